@@ -1,0 +1,36 @@
+# The two commands the README opens with: `make run` and `make test`.
+# Each sets itself up: a virtualenv in .venv, the project installed with its
+# extras, and a Redis that answers (scripts/ensure-redis).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test run lint bench fuzz clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	echo "tests against $$REDIS_URL" && \
+	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+run: $(STAMP)
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	exec $(BIN)/risk dev
+
+bench: $(STAMP)
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+clean:
+	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""service: the REST API (Flask + marshmallow) and the Redis event store."""

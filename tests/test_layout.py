@@ -1,0 +1,42 @@
+"""The dependency direction of DESIGN.md §1, checked in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = ("flask", "redis", "rq", "marshmallow", "service", "workers", "click")
+
+
+def test_riskcore_imports_nothing_from_the_server_stack() -> None:
+    code = (
+        "import json, pkgutil, importlib, sys, riskcore\n"
+        "for m in pkgutil.walk_packages(riskcore.__path__, 'riskcore.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(out.stdout)
+    leaked = [m for m in loaded if m.split(".")[0] in FORBIDDEN]
+    assert leaked == []
+
+
+def test_openapi_document_parses() -> None:
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    assert spec["openapi"].startswith("3.1")
+    assert spec["paths"]
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    text = (ROOT / "README.md").read_text()
+    first_blocks = [b for b in text.split("```") if b.strip().startswith(("make", "bash"))]
+    lines = [line.split("#")[0].strip() for block in first_blocks[:1] for line in block.splitlines()]
+    commands = [line for line in lines if line and line != "bash"]
+    assert commands[:2] == ["make run", "make test"]

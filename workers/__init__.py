@@ -1,0 +1,1 @@
+"""workers: RQ jobs (bot turns, clocks, exports) and the outbox relay."""
