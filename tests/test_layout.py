@@ -37,6 +37,8 @@ def test_openapi_document_parses() -> None:
 def test_readme_opens_with_the_two_commands() -> None:
     text = (ROOT / "README.md").read_text()
     first_blocks = [b for b in text.split("```") if b.strip().startswith(("make", "bash"))]
-    lines = [line.split("#")[0].strip() for block in first_blocks[:1] for line in block.splitlines()]
+    lines = [
+        line.split("#")[0].strip() for block in first_blocks[:1] for line in block.splitlines()
+    ]
     commands = [line for line in lines if line and line != "bash"]
     assert commands[:2] == ["make run", "make test"]
