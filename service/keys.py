@@ -1,0 +1,128 @@
+"""The Redis key layout: the one place that names keys.
+
+Games are spread over ``partitions`` hash tags ``{p<N>}``, N = CRC-32 of the
+game id modulo the partition count. Every key of a game, and the outbox
+stream and game index of its partition, carry the same tag, so they live in
+one Redis Cluster slot and every script touches exactly one slot::
+
+    <prefix>:{p<N>}:game:<id>:events     stream, entry id <version>-0
+    <prefix>:{p<N>}:game:<id>:meta       hash: v (version), h (head hash), e (epoch)
+    <prefix>:{p<N>}:game:<id>:seed       string: the secret server seed
+    <prefix>:{p<N>}:game:<id>:snapshot   hash: v (version), s (stamp), d (data)
+    <prefix>:{p<N>}:game:<id>:idem:<key> hash with a TTL: one idempotency record
+    <prefix>:{p<N>}:outbox               stream: one notification per append
+    <prefix>:{p<N>}:games                sorted set: game ids by creation time (ms)
+
+Why partitions rather than one tag per game: a relay then reads a fixed set
+of outbox streams (one per partition) instead of one per game, and the
+append script can still write the notification in the same slot. The cost
+is that Redis Cluster places at most ``partitions`` slots' worth of data
+per prefix, so raise the count (say to 256) before spreading over many
+shards. Changing it moves games between tags: only on an empty store.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from service.store_errors import InvalidName
+
+__all__ = ["GameKeys", "KeySpace"]
+
+_GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+MAX_IDEMPOTENCY_KEY = 200
+MAX_PARTITIONS = 16384  # Redis Cluster has 16384 slots; more tags cannot help
+
+
+class GameKeys(NamedTuple):
+    """All keys of one game, computed once per game id."""
+
+    events: str
+    meta: str
+    seed: str
+    snapshot: str
+    idempotency_prefix: str
+    outbox: str
+    games: str
+
+    def idempotency(self, key: str) -> str:
+        """Key of one idempotency record, scoped to the game so ids cannot collide."""
+        if not 0 < len(key) <= MAX_IDEMPOTENCY_KEY or not key.isprintable():
+            raise InvalidName(
+                f"idempotency key must be 1..{MAX_IDEMPOTENCY_KEY} printable characters: {key!r}"
+            )
+        return self.idempotency_prefix + key
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpace:
+    """Key names for one deployment (``prefix``) split into ``partitions`` tags."""
+
+    prefix: str = "risk"
+    partitions: int = 16
+
+    def __post_init__(self) -> None:
+        if not _PREFIX.fullmatch(self.prefix):
+            raise InvalidName(f"key prefix must match {_PREFIX.pattern}: {self.prefix!r}")
+        if not 1 <= self.partitions <= MAX_PARTITIONS:
+            raise InvalidName(f"partitions must be 1..{MAX_PARTITIONS}: {self.partitions!r}")
+
+    def partition(self, game_id: str) -> int:
+        """Stable partition of a game: the same on every host and Python version."""
+        return _game_keys(self, game_id)[0]
+
+    def game(self, game_id: str) -> GameKeys:
+        """Every key of ``game_id``; raises InvalidName for an id that cannot be a key."""
+        return _game_keys(self, game_id)[1]
+
+    def tag(self, partition: int) -> str:
+        """Common start of every key in ``partition``, hash tag included."""
+        if not 0 <= partition < self.partitions:
+            raise InvalidName(f"partition must be 0..{self.partitions - 1}: {partition!r}")
+        return f"{self.prefix}:{{p{partition}}}"
+
+    def outbox(self, partition: int) -> str:
+        """The notification stream a relay reads for ``partition``."""
+        return f"{self.tag(partition)}:outbox"
+
+    def games(self, partition: int) -> str:
+        """The sorted set of game ids created in ``partition``."""
+        return f"{self.tag(partition)}:games"
+
+    def outboxes(self) -> list[str]:
+        """Every outbox stream, in partition order."""
+        return [self.outbox(n) for n in range(self.partitions)]
+
+    def game_indexes(self) -> list[str]:
+        """Every game index, in partition order."""
+        return [self.games(n) for n in range(self.partitions)]
+
+
+def check_game_id(game_id: str) -> str:
+    """Refuse ids that could break a key (``:`` or braces) or bloat memory."""
+    if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+        raise InvalidName(f"game id must match {_GAME_ID.pattern}: {game_id!r}")
+    return game_id
+
+
+@lru_cache(maxsize=65536)
+def _game_keys(space: KeySpace, game_id: str) -> tuple[int, GameKeys]:
+    """Cached: an append needs six key names, and building them is pure overhead."""
+    partition = zlib.crc32(check_game_id(game_id).encode()) % space.partitions
+    tag = space.tag(partition)
+    base = f"{tag}:game:{game_id}"
+    keys = GameKeys(
+        events=f"{base}:events",
+        meta=f"{base}:meta",
+        seed=f"{base}:seed",
+        snapshot=f"{base}:snapshot",
+        idempotency_prefix=f"{base}:idem:",
+        outbox=f"{tag}:outbox",
+        games=f"{tag}:games",
+    )
+    return partition, keys

@@ -1,0 +1,524 @@
+"""The event store: one Redis stream per game, appended by one Lua script.
+
+The store is generic over bytes. It never decodes an event: a payload is
+the codec's canonical encoding, and the caller hashes it with
+``riskcore.chain`` (``new_events`` does that). What the store guarantees,
+against one Redis or a Redis Cluster:
+
+* no lost update: an append names the version it was decided at
+  (``expected_version``) and is refused with ``VersionConflict`` otherwise;
+* no gap, no duplicate: entry ids are ``<version>-0``, written by the
+  script from the stored version, so ``XADD`` itself refuses a reused id;
+* no half-written batch: the whole append (events, version, head hash,
+  idempotency record, seed, outbox notification) is one script that checks
+  every argument before its first write;
+* safe retries: an idempotency key replays the original result; appends
+  without one get a private key, so the Redis client's own reconnect-retry
+  (redis-py retries dropped connections) cannot apply a batch twice;
+* a hash chain: each entry stores its payload ``p`` and hash ``h``. The
+  previous hash is *not* stored again: it is the previous entry's ``h``,
+  so reads fetch one extra entry to fill ``StoredEvent.prev``. That keeps an
+  event near 150 bytes of Redis memory instead of ~200 (bench/store.py);
+* loading in bounded time: snapshots every ``snapshot_every`` events,
+  stamped with the codec/rules version, so a load is one snapshot plus at
+  most that many events.
+
+The client must return bytes (``decode_responses=False``): payloads and
+hashes are binary. Blocking reads (``wait``) hold a pooled connection for
+their timeout, so the client's ``socket_timeout`` must be longer.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
+from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
+
+import redis
+from redis.cluster import RedisCluster
+
+from riskcore.chain import GENESIS, HASH_SIZE, chain, verify_chain
+from service.keys import GameKeys, KeySpace
+from service.store_errors import (
+    AppendOutcomeUnknown,
+    ChainMismatch,
+    GameNotFound,
+    IdempotencyMismatch,
+    InvalidArgument,
+    MalformedAppend,
+    StoreFull,
+    StoreUnavailable,
+    VersionConflict,
+)
+
+__all__ = [
+    "AppendResult",
+    "EventStore",
+    "Head",
+    "NewEvent",
+    "Notification",
+    "Snapshot",
+    "StoredEvent",
+    "Tail",
+    "new_events",
+]
+
+Client = redis.Redis | RedisCluster
+S = TypeVar("S")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+MAX_SEED = 1024
+MAX_KIND = 256
+MAX_FINGERPRINT = 64
+
+
+# Named tuples, not dataclasses: a load builds thousands of StoredEvents and
+# tuple construction is several times cheaper; they are just as immutable.
+class NewEvent(NamedTuple):
+    """An event to append: its canonical payload and its chain hash."""
+
+    payload: bytes
+    hash: bytes
+
+
+class StoredEvent(NamedTuple):
+    """An event as read back, with both ends of its chain link."""
+
+    version: int
+    payload: bytes
+    hash: bytes
+    prev: bytes
+
+
+class AppendResult(NamedTuple):
+    """Versions written (or written by the original call, when ``replayed``)."""
+
+    first_version: int
+    last_version: int
+    head_hash: bytes
+    replayed: bool
+
+
+class Head(NamedTuple):
+    """A game's version and the hash the next event must follow."""
+
+    version: int
+    hash: bytes
+
+
+class Snapshot(NamedTuple):
+    """Encoded state after ``version`` events."""
+
+    version: int
+    data: bytes
+
+
+class Tail(NamedTuple):
+    """What a load needs: the newest valid snapshot and the events after it."""
+
+    snapshot: Snapshot | None
+    events: list[StoredEvent]
+    head_hash: bytes
+
+
+class Notification(NamedTuple):
+    """One outbox entry: ``game_id`` moved from ``first_version - 1`` to ``last_version``."""
+
+    id: str
+    game_id: str
+    first_version: int
+    last_version: int
+    kind: str
+
+    @classmethod
+    def from_entry(cls, entry_id: bytes, fields: dict[bytes, bytes]) -> Notification:
+        """Parse an outbox stream entry as returned by XRANGE or XREADGROUP."""
+        return cls(
+            id=entry_id.decode(),
+            game_id=fields[b"g"].decode(),
+            first_version=int(fields[b"f"]),
+            last_version=int(fields[b"l"]),
+            kind=fields.get(b"k", b"").decode(),
+        )
+
+
+def new_events(prev: bytes, payloads: Sequence[bytes]) -> list[NewEvent]:
+    """Chain ``payloads`` after the event hashing to ``prev``, ready to append."""
+    return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
+
+
+def _script(client: Client, name: str) -> Any:
+    """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT."""
+    source = resources.files("service").joinpath(name).read_text(encoding="utf-8")
+    return client.register_script(source)
+
+
+def _translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Turn the client's connection failures into the store's typed errors."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise StoreUnavailable(f"Redis unavailable: {error}") from error
+        except redis.ResponseError as error:
+            _raise_if_full(error)
+            raise
+
+    return wrapper
+
+
+def _raise_if_full(error: redis.ResponseError) -> None:
+    if str(error).startswith("OOM"):
+        raise StoreFull(f"Redis refused the write: {error}") from error
+
+
+class EventStore:
+    """Append and read game event streams; see the module docstring for the guarantees."""
+
+    def __init__(
+        self,
+        client: Client,
+        keys: KeySpace | None = None,
+        *,
+        idempotency_ttl_seconds: float = 24 * 3600,
+        auto_key_ttl_seconds: float = 300,
+        snapshot_every: int = 100,
+        outbox_maxlen: int | None = 100_000,
+        max_batch: int = 1000,
+        max_payload_bytes: int = 64 * 1024,
+    ) -> None:
+        if getattr(client.get_encoder(), "decode_responses", False):
+            raise InvalidArgument("the event store needs a client with decode_responses=False")
+        if snapshot_every < 1:
+            raise InvalidArgument(f"snapshot_every must be positive: {snapshot_every!r}")
+        self._client = client
+        self.keys = keys or KeySpace()
+        self.snapshot_every = snapshot_every
+        self._ttl_ms = _positive_ms(idempotency_ttl_seconds, "idempotency_ttl_seconds")
+        self._auto_ttl_ms = int(auto_key_ttl_seconds * 1000)
+        self._outbox_maxlen = outbox_maxlen or 0
+        self._max_batch = max_batch
+        self._max_payload = max_payload_bytes
+        self._append = _script(client, "append.lua")
+        self._snapshot = _script(client, "snapshot.lua")
+        self._delete = _script(client, "delete.lua")
+
+    # -- appending -----------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        prev: bytes,
+        idempotency_key: str | None = None,
+        fingerprint: bytes | None = None,
+        seed: bytes | None = None,
+        kind: str = "",
+    ) -> AppendResult:
+        """Append ``events`` after version ``expected_version``, whose hash is ``prev``.
+
+        ``fingerprint`` identifies the request behind an idempotency key; it
+        defaults to a digest of the batch. Callers that re-run ``decide`` on
+        a retry (new timestamps, so new payloads) must pass a digest of the
+        command instead, or the retry is refused as IdempotencyMismatch.
+        ``seed`` is stored (apart from the stream) by the first append only.
+        ``kind`` travels in the outbox notification (say, whose turn is next).
+        """
+        keys = self.keys.game(game_id)
+        self._check_batch(expected_version, events, prev, seed, kind)
+        key, idem_key, ttl_ms = self._idempotency(keys, idempotency_key)
+        if fingerprint is None:
+            fingerprint = _fingerprint(expected_version, events)
+        elif not 0 < len(fingerprint) <= MAX_FINGERPRINT:
+            raise MalformedAppend(
+                f"fingerprint must be 1..{MAX_FINGERPRINT} bytes: {fingerprint!r:.80}"
+            )
+        args: list[Any] = [game_id, expected_version, prev, fingerprint, ttl_ms]
+        args += [seed or b"", kind, self._outbox_maxlen]
+        for event in events:
+            args += event
+        script_keys = [keys.events, keys.meta, idem_key, keys.seed, keys.outbox, keys.games]
+        try:
+            reply = self._append(keys=script_keys, args=args)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise AppendOutcomeUnknown(game_id, key, error) from error
+        except redis.ResponseError as error:
+            _raise_if_full(error)
+            raise
+        return _append_result(reply, game_id, expected_version, prev, key)
+
+    def _check_batch(
+        self,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        prev: bytes,
+        seed: bytes | None,
+        kind: str,
+    ) -> None:
+        """Refuse what the script would refuse, with a precise message and no round trip."""
+        if type(expected_version) is not int or expected_version < 0:
+            raise MalformedAppend(f"expected_version must be an int >= 0: {expected_version!r}")
+        if not 0 < len(events) <= self._max_batch:
+            raise MalformedAppend(f"a batch holds 1..{self._max_batch} events, not {len(events)}")
+        if type(prev) is not bytes or len(prev) != HASH_SIZE:
+            raise MalformedAppend(f"prev must be a {HASH_SIZE}-byte hash: {prev!r}")
+        for index, event in enumerate(events):
+            payload = event[0]
+            if type(payload) is not bytes or not 0 < len(payload) <= self._max_payload:
+                raise MalformedAppend(
+                    f"event {index}: payload must be 1..{self._max_payload} bytes, "
+                    f"got {type(payload).__name__} of length {len(payload)}"
+                )
+        broken = verify_chain(prev, events)
+        if broken is not None:
+            bad = events[broken][1]
+            raise MalformedAppend(f"event {broken}: hash {bad!r} is not SHA-256(prev || payload)")
+        if seed is not None:
+            if type(seed) is not bytes or not 0 < len(seed) <= MAX_SEED:
+                raise MalformedAppend(f"seed must be 1..{MAX_SEED} bytes, got {len(seed)}")
+            if expected_version != 0:
+                raise MalformedAppend("a seed is stored by the first append only")
+        if type(kind) is not str or len(kind.encode()) > MAX_KIND:
+            raise MalformedAppend(f"kind must be a str of at most {MAX_KIND} bytes: {kind!r:.60}")
+
+    def _idempotency(self, keys: GameKeys, key: str | None) -> tuple[str | None, str, int]:
+        """The key to report, its Redis key, and the record TTL (0 = keep no record)."""
+        if key is not None:
+            return key, keys.idempotency(key), self._ttl_ms
+        if self._auto_ttl_ms <= 0:
+            return None, keys.idempotency_prefix, 0
+        key = "auto-" + os.urandom(12).hex()
+        return key, keys.idempotency(key), self._auto_ttl_ms
+
+    # -- reading -------------------------------------------------------------
+
+    @_translated
+    def read(
+        self, game_id: str, start: int = 1, stop: int | None = None, count: int | None = None
+    ) -> list[StoredEvent]:
+        """Events ``start..stop`` (inclusive), at most ``count`` of them; [] past the end."""
+        return self._read(self.keys.game(game_id), game_id, start, stop, count)[1]
+
+    def iter_events(self, game_id: str, start: int = 1, page: int = 1000) -> Iterator[StoredEvent]:
+        """Every event from ``start`` on, fetched ``page`` at a time."""
+        while True:
+            events = self.read(game_id, start, count=page)
+            yield from events
+            if len(events) < page:
+                return
+            start = events[-1].version + 1
+
+    def _read(
+        self, keys: GameKeys, game_id: str, start: int, stop: int | None, count: int | None
+    ) -> tuple[bytes, list[StoredEvent]]:
+        """(hash before ``start``, events): the entry before ``start`` is read for its hash."""
+        _check_range(start, stop, count)
+        low = max(start - 1, 1)
+        fetch = None if count is None else count + (start > 1)
+        high = "+" if stop is None else f"{stop}-0"
+        entries = self._client.xrange(keys.events, f"{low}-0", high, count=fetch)
+        if not entries:
+            self._require(keys, game_id)
+            return GENESIS, []
+        return _decode(entries, start)
+
+    @_translated
+    def version(self, game_id: str) -> int:
+        """Number of events stored for ``game_id``."""
+        return self.head(game_id).version
+
+    @_translated
+    def head(self, game_id: str) -> Head:
+        """Version and head hash, read together so they always match."""
+        keys = self.keys.game(game_id)
+        version, head = self._client.hmget(keys.meta, ["v", "h"])
+        if version is None:
+            raise GameNotFound(game_id)
+        return Head(int(version), cast(bytes, head))
+
+    @_translated
+    def exists(self, game_id: str) -> bool:
+        """Whether any event of ``game_id`` is stored."""
+        return bool(self._client.exists(self.keys.game(game_id).meta))
+
+    @_translated
+    def wait(
+        self, game_id: str, after_version: int, timeout_seconds: float, count: int | None = None
+    ) -> list[StoredEvent]:
+        """Events after ``after_version``, blocking up to ``timeout_seconds`` until one exists.
+
+        Returns at once when events are already there; [] on timeout. A game
+        that does not exist yet is waited for, not refused: long-polling a
+        game that is being created is legitimate.
+        """
+        keys = self.keys.game(game_id)
+        if type(after_version) is not int or after_version < 0:
+            raise InvalidArgument(f"after_version must be an int >= 0: {after_version!r}")
+        block_ms = max(1, int(timeout_seconds * 1000))
+        ready = self._client.xread({keys.events: f"{after_version}-0"}, count=1, block=block_ms)
+        if not ready:
+            return []
+        return self._read(keys, game_id, after_version + 1, None, count)[1]
+
+    @_translated
+    def seed(self, game_id: str) -> bytes | None:
+        """The secret server seed: for the server only, never part of a stream read."""
+        keys = self.keys.game(game_id)
+        seed = cast(bytes | None, self._client.get(keys.seed))
+        if seed is None:
+            self._require(keys, game_id)
+        return seed
+
+    @_translated
+    def list_games(self) -> list[str]:
+        """Every stored game id, oldest first (by creation time, then id)."""
+        pipe = self._client.pipeline(transaction=False)
+        for index in self.keys.game_indexes():
+            pipe.zrange(index, 0, -1, withscores=True)
+        found = [(score, gid) for rows in pipe.execute() for gid, score in rows]
+        return [gid.decode() for _, gid in sorted(found)]
+
+    @_translated
+    def delete_game(self, game_id: str) -> bool:
+        """Operator action: remove a game and everything about it. True if it existed."""
+        keys = self.keys.game(game_id)
+        script_keys = [keys.events, keys.meta, keys.seed, keys.snapshot, keys.games]
+        return bool(self._delete(keys=script_keys, args=[game_id]))
+
+    @_translated
+    def notifications(
+        self, partition: int, after: str = "0-0", count: int | None = None
+    ) -> list[Notification]:
+        """Outbox entries of ``partition`` after entry id ``after`` (for tools and tests;
+        the relay reads the same stream through a consumer group)."""
+        entries = self._client.xrange(self.keys.outbox(partition), f"({after}", "+", count=count)
+        return [
+            Notification.from_entry(entry_id, fields) for entry_id, fields in cast(Any, entries)
+        ]
+
+    def _require(self, keys: GameKeys, game_id: str) -> None:
+        if not self._client.exists(keys.meta):
+            raise GameNotFound(game_id)
+
+    # -- snapshots -----------------------------------------------------------
+
+    def should_snapshot(self, old_version: int, new_version: int) -> bool:
+        """Whether an append from ``old_version`` to ``new_version`` crossed a multiple
+        of ``snapshot_every`` (batches can jump over the exact multiple)."""
+        return new_version // self.snapshot_every > old_version // self.snapshot_every
+
+    @_translated
+    def save_snapshot(self, game_id: str, version: int, data: bytes, stamp: str) -> bool:
+        """Store ``data`` as the state after ``version`` unless a newer one with the
+        same stamp is stored. True if written. Snapshots are a cache: losing one
+        only costs a longer load."""
+        keys = self.keys.game(game_id)
+        if type(version) is not int or version < 1:
+            raise InvalidArgument(f"snapshot version must be an int >= 1: {version!r}")
+        if not stamp:
+            raise InvalidArgument("a snapshot needs a stamp (codec/rules version)")
+        outcome = self._snapshot(keys=[keys.snapshot, keys.meta], args=[version, stamp, data])
+        if outcome == -1:
+            raise GameNotFound(game_id)
+        if outcome == -2:
+            raise InvalidArgument(f"game {game_id!r} has no version {version} to snapshot yet")
+        return bool(outcome == 1)
+
+    @_translated
+    def load_snapshot(self, game_id: str, stamp: str) -> Snapshot | None:
+        """The stored snapshot, or None if there is none or it has another stamp."""
+        keys = self.keys.game(game_id)
+        version, stored_stamp, data = self._client.hmget(keys.snapshot, ["v", "s", "d"])
+        if version is None or stored_stamp != stamp.encode():
+            return None
+        return Snapshot(int(version), cast(bytes, data))
+
+    @_translated
+    def events_after_snapshot(self, game_id: str, stamp: str, page: int = 1000) -> Tail:
+        """The newest valid snapshot and every event after it (all events if none)."""
+        keys = self.keys.game(game_id)
+        snapshot = self.load_snapshot(game_id, stamp)
+        start = snapshot.version + 1 if snapshot else 1
+        head, events = self._read(keys, game_id, start, None, page)
+        if len(events) == page:
+            events += self.iter_events(game_id, events[-1].version + 1, page)
+        return Tail(snapshot, events, events[-1].hash if events else head)
+
+    def load(
+        self,
+        game_id: str,
+        *,
+        stamp: str,
+        initial: S,
+        fold: Callable[[S, StoredEvent], S],
+        decode_snapshot: Callable[[bytes], S],
+    ) -> tuple[Head, S]:
+        """State of ``game_id`` = newest valid snapshot + ``fold`` over the events after it.
+
+        Returns the head too, so the caller can decide and append at once.
+        """
+        snapshot, events, head_hash = self.events_after_snapshot(game_id, stamp)
+        state = decode_snapshot(snapshot.data) if snapshot else initial
+        version = snapshot.version if snapshot else 0
+        for event in events:
+            state = fold(state, event)
+            version = event.version
+        return Head(version, head_hash), state
+
+
+def _append_result(
+    reply: list[Any], game_id: str, expected: int, prev: bytes, key: str | None
+) -> AppendResult:
+    status = reply[0]
+    if status == b"ok":
+        return AppendResult(int(reply[1]), int(reply[2]), reply[3], reply[4] == 1)
+    if status == b"conflict":
+        raise VersionConflict(game_id, expected, int(reply[1]))
+    if status == b"chain":
+        raise ChainMismatch(game_id, prev, reply[1])
+    if status == b"idempotency":
+        raise IdempotencyMismatch(game_id, key or "")
+    raise MalformedAppend(f"game {game_id!r}: {reply[1].decode()}")
+
+
+def _fingerprint(expected_version: int, events: Sequence[NewEvent]) -> bytes:
+    """Digest of a batch: the last hash already commits to prev and every payload."""
+    return hashlib.sha256(b"%d/%d/" % (expected_version, len(events)) + events[-1][1]).digest()
+
+
+def _decode(entries: list[Any], start: int) -> tuple[bytes, list[StoredEvent]]:
+    """Build StoredEvents, taking each prev from the entry before it."""
+    prev = GENESIS
+    events: list[StoredEvent] = []
+    for entry_id, fields in entries:
+        version = int(entry_id[:-2])  # ids are always b"<version>-0"
+        digest = fields[b"h"]
+        if version >= start:
+            events.append(StoredEvent(version, fields[b"p"], digest, prev))
+        prev = digest
+    before = events[0].prev if events else prev
+    return before, events
+
+
+def _check_range(start: int, stop: int | None, count: int | None) -> None:
+    if type(start) is not int or start < 1:
+        raise InvalidArgument(f"start must be an int >= 1: {start!r}")
+    if stop is not None and (type(stop) is not int or stop < 0):
+        raise InvalidArgument(f"stop must be an int >= 0: {stop!r}")
+    if count is not None and (type(count) is not int or count < 1):
+        raise InvalidArgument(f"count must be an int >= 1: {count!r}")
+
+
+def _positive_ms(seconds: float, name: str) -> int:
+    milliseconds = int(seconds * 1000)
+    if milliseconds < 1:
+        raise InvalidArgument(f"{name} must be at least 1 ms: {seconds!r}")
+    return milliseconds
