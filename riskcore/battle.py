@@ -1,0 +1,221 @@
+"""Attacks, battles, blitz, the defender's dice, conquest and elimination.
+
+RULES.md §1 "Attack", "Conquest", "Elimination". A battle is one roll; the
+attacker rolls 1-3 dice with at least dice+1 armies in the source, the
+defender 1-2 (2 only with 2+ armies), pairs compare high to high and ties
+go to the defender (``riskcore.odds.compare_dice``).
+"""
+
+from __future__ import annotations
+
+from riskcore import events as ev
+from riskcore.commands import Attack, Blitz, Defend, Occupy
+from riskcore.decision import (
+    Decision,
+    check_can_act,
+    check_owns,
+    check_territory,
+    check_turn,
+    violation,
+)
+from riskcore.odds import compare_dice
+from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
+from riskcore.turns import finish_if_decided
+
+
+def check_attack_phase(s: State) -> None:
+    """Attacking needs the attack phase; say what is owed first if not."""
+    if s.phase == ATTACK:
+        return
+    if s.phase == OCCUPY:
+        raise violation("must_occupy", "move armies into the conquered territory first")
+    if s.phase == REINFORCE and s.must_trade_until is not None:
+        raise violation("must_trade_cards", "trade a set of cards first")
+    if s.phase == REINFORCE:
+        left = s.reserve.get(s.current or "", 0)
+        raise violation("armies_to_place", f"place your {left} remaining armies first")
+    if s.phase == DEFEND:
+        raise violation("waiting_for_defender", "the defender has not chosen their dice yet")
+    raise violation("wrong_phase", f"attacks need the attack phase; the game is in {s.phase!r}")
+
+
+def check_attack(s: State, seat: str, source: str, target: str) -> int:
+    """Validate an attack from ``source`` on ``target``; return the most dice allowed."""
+    check_turn(s, seat)
+    check_attack_phase(s)
+    check_owns(s, seat, source)
+    check_territory(s, target)
+    if not s.board.adjacent(source, target):
+        raise violation("not_adjacent", f"{source!r} does not border {target!r}")
+    if s.owner.get(target) == seat:
+        raise violation("own_territory", f"{target!r} is yours; attack someone else")
+    armies = s.troops(source)
+    if armies < 2:
+        raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
+    return min(3, armies - 1)
+
+
+def defending_seat(s: State) -> str | None:
+    """Who picks the defender's dice, or None when the maximum is rolled.
+
+    A player picks their own (with ``defender_chooses_dice``); a neutral's
+    defence is rolled by the attacker's opponent (RULES.md §2).
+    """
+    battle = s.pending_battle
+    if battle is None:
+        return None
+    return _chooser(s, battle.defender, s.current)
+
+
+def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
+    if s.is_active(defender):
+        return defender
+    if s.seats[defender].kind == "neutral":
+        others = [p for p in s.active_players() if p != attacker]
+        return others[0] if len(others) == 1 else None
+    return None
+
+
+def attack(d: Decision, command: Attack) -> None:
+    s = d.state
+    most = check_attack(s, command.seat, command.source, command.target)
+    dice = most if command.dice is None else command.dice
+    if dice > most:
+        raise violation("too_many_dice", f"{dice!r} dice; {command.source!r} allows at most {most}")
+    if dice < 1:
+        raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
+    defender = s.owner[command.target]
+    chooser = _chooser(s, defender, command.seat)
+    if s.rules.defender_chooses_dice and chooser is not None and s.troops(command.target) >= 2:
+        d.emit(
+            ev.AttackDeclared(
+                seat=command.seat,
+                source=command.source,
+                target=command.target,
+                dice=dice,
+                defender=defender,
+            )
+        )
+        return
+    battle(d, command.seat, command.source, command.target, dice, None)
+
+
+def blitz(d: Decision, command: Blitz) -> None:
+    """Battles with the most dice until the target falls or the source is at
+    ``stop_at``: the events are exactly those of the battles it stands for."""
+    s = d.state
+    check_attack(s, command.seat, command.source, command.target)
+    if command.stop_at < 1:
+        raise violation("invalid_stop_at", f"stop_at {command.stop_at!r} must be at least 1")
+    if s.rules.defender_chooses_dice and _chooser(s, s.owner[command.target], command.seat):
+        raise violation(
+            "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
+        )
+    if s.troops(command.source) <= command.stop_at:
+        raise violation(
+            "too_few_armies", f"{command.source!r} already has {command.stop_at} or fewer armies"
+        )
+    while s.phase == ATTACK and s.troops(command.source) > max(1, command.stop_at):
+        dice = min(3, s.troops(command.source) - 1)
+        battle(d, command.seat, command.source, command.target, dice, None)
+
+
+def defend(d: Decision, command: Defend) -> None:
+    s = d.state
+    check_can_act(s, command.seat)
+    if s.phase != DEFEND or s.pending_battle is None:
+        raise violation("no_battle_pending", "there is no attack waiting for a defence")
+    if defending_seat(s) != command.seat:
+        raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
+    battle_ = s.pending_battle
+    most = min(2, s.troops(battle_.target))
+    if not 1 <= command.dice <= most:
+        raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
+    assert s.current is not None
+    battle(d, s.current, battle_.source, battle_.target, battle_.dice, command.dice)
+
+
+def resolve_pending_with_max_dice(d: Decision) -> None:
+    s = d.state
+    pending = s.pending_battle
+    if pending is not None and s.current is not None:
+        battle(d, s.current, pending.source, pending.target, pending.dice, None)
+
+
+def battle(
+    d: Decision, seat: str, source: str, target: str, dice: int, defender_dice: int | None
+) -> None:
+    s = d.state
+    defender = s.owner[target]
+    if defender_dice is None:
+        defender_dice = min(2, s.troops(target))
+    attacker_roll = d.rng.dice(dice)
+    defender_roll = d.rng.dice(defender_dice)
+    attacker_losses, defender_losses = compare_dice(attacker_roll, defender_roll)
+    d.emit(
+        ev.BattleResolved(
+            seat=seat,
+            source=source,
+            target=target,
+            defender=defender,
+            attacker_dice=tuple(attacker_roll),
+            defender_dice=tuple(defender_roll),
+            attacker_losses=attacker_losses,
+            defender_losses=defender_losses,
+        )
+    )
+    if s.troops(target) == 0:
+        conquer(d, seat, source, target, defender, dice - attacker_losses)
+
+
+def conquer(
+    d: Decision, seat: str, source: str, target: str, defender: str, survivors: int
+) -> None:
+    s = d.state
+    most = s.troops(source) - 1
+    wanted = s.last_battle_dice if s.rules.conquest_min_move == "dice" else survivors
+    least = max(1, min(wanted, most))
+    d.emit(
+        ev.TerritoryConquered(
+            seat=seat,
+            source=source,
+            target=target,
+            defender=defender,
+            min_move=least,
+            max_move=most,
+        )
+    )
+    if not any(p == defender for p in s.owner.values()):
+        captured = tuple(s.hand(defender)) if s.seats[defender].kind == "player" else ()
+        holding = len(s.hand(seat)) + len(captured)
+        d.emit(
+            ev.PlayerEliminated(
+                seat=seat,
+                player=defender,
+                cards=captured,
+                must_trade=holding >= s.rules.elimination_trade_threshold,
+            )
+        )
+
+
+def occupy(d: Decision, command: Occupy) -> None:
+    s = d.state
+    check_turn(s, command.seat)
+    if s.phase != OCCUPY or s.occupation is None:
+        raise violation("nothing_to_occupy", "no conquered territory is waiting for armies")
+    occ = s.occupation
+    if command.count < occ.min_move:
+        raise violation(
+            "occupy_too_few",
+            f"move at least {occ.min_move} armies into {occ.target!r}, not {command.count}",
+        )
+    if command.count > occ.max_move:
+        raise violation(
+            "occupy_too_many", f"at most {occ.max_move} armies can move, not {command.count}"
+        )
+    d.emit(
+        ev.TerritoryOccupied(
+            seat=command.seat, source=occ.source, target=occ.target, count=command.count
+        )
+    )
+    finish_if_decided(d)

@@ -1,0 +1,38 @@
+"""Card sets (RULES.md §1 "Card trades"): what makes a set, and what is in a hand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from riskcore.board import WILD, Board
+
+
+def is_set(symbols: Sequence[str]) -> bool:
+    """Three of one symbol, one of each of three symbols, or any two plus a wild."""
+    if len(symbols) != 3:
+        return False
+    plain = [s for s in symbols if s != WILD]
+    if len(plain) < 3:
+        return True
+    return len(set(plain)) in (1, 3)
+
+
+def sets_in_hand(board: Board, hand: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Every distinct set (as sorted card ids) a hand can trade."""
+    found = []
+    for combo in combinations(sorted(hand), 3):
+        if is_set([board.cards[c].symbol for c in combo]):
+            found.append((combo[0], combo[1], combo[2]))
+    return found
+
+
+def has_set(board: Board, hand: Sequence[int]) -> bool:
+    return any(True for _ in _iter_sets(board, hand))
+
+
+def _iter_sets(board: Board, hand: Sequence[int]) -> list[tuple[int, ...]]:
+    symbols = [board.cards[c].symbol for c in hand]
+    if len(symbols) >= 5:
+        return [(0,)]  # any five cards hold a set (pigeonhole over three symbols)
+    return [c for c in combinations(range(len(hand)), 3) if is_set([symbols[i] for i in c])]

@@ -1,0 +1,93 @@
+"""The event codec: the one place events become JSON and JSON becomes events.
+
+Wire form of an event: ``{"type": ..., "v": <schema version>, <fields>}``.
+Canonical bytes (what hashes are computed over) are that object as JSON
+with sorted keys, no whitespace, UTF-8, and no floats anywhere. Decoding
+passes old schema versions through registered upcasters first, so a record
+written today still replays after an event changes shape.
+
+State snapshots use the same rules (``state_to_dict``/``state_from_dict``),
+stamped with ``SNAPSHOT_STAMP`` so a snapshot from other code is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
+from riskcore import events as ev
+from riskcore.errors import RecordError
+
+CODEC_VERSION = 1
+EVENT_CLASSES: dict[str, type[ev.Event]] = {cls.TYPE: cls for cls in ev.EVENT_TYPES}
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+# (type, from_version) -> function returning the object at from_version + 1.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls)) for cls in ev.EVENT_TYPES
+}
+_TUPLE_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
+    for cls in ev.EVENT_TYPES
+}
+
+
+def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register a function that lifts ``event_type`` from one schema version."""
+
+    def register(fn: Upcaster) -> Upcaster:
+        UPCASTERS[(event_type, from_version)] = fn
+        return fn
+
+    return register
+
+
+def event_to_dict(event: ev.Event) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": event.TYPE, "v": event.VERSION}
+    for name in _FIELDS[type(event)]:
+        value = getattr(event, name)
+        data[name] = list(value) if isinstance(value, tuple) else value
+    return data
+
+
+def event_from_dict(data: dict[str, Any]) -> ev.Event:
+    """Decode (and upcast) one event; RecordError names what is wrong."""
+    try:
+        kind = data["type"]
+        cls = EVENT_CLASSES[kind]
+        version = data.get("v", 1)
+        while version < cls.VERSION:
+            data = UPCASTERS[(kind, version)](data)
+            version += 1
+        if version != cls.VERSION:
+            raise RecordError(f"{kind} schema version {version!r} is newer than this engine")
+        values = {name: data[name] for name in _FIELDS[cls]}
+        for name in _TUPLE_FIELDS[cls]:
+            values[name] = tuple(values[name])
+        return cls(**values)
+    except RecordError:
+        raise
+    except (KeyError, TypeError, AttributeError) as error:
+        raise RecordError(f"cannot decode event {str(data)[:120]}: {error!r}") from None
+
+
+def canonical(obj: Any) -> bytes:
+    """Canonical JSON bytes: sorted keys, compact, UTF-8 (events hold no floats)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def encode_event(event: ev.Event) -> bytes:
+    return canonical(event_to_dict(event))
+
+
+def decode_event(raw: bytes | str) -> ev.Event:
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise RecordError(f"event is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RecordError("an event must be a JSON object")
+    return event_from_dict(data)

@@ -1,0 +1,77 @@
+"""The working context of one ``decide`` call, and the checks rules share.
+
+``Decision`` holds a private copy of the state and applies each event as it
+is emitted, so a rule that emits several events (a blitz, the end of a
+turn) reads the state as those events leave it, and the events a command
+returns are exactly the ones that ``evolve`` will replay. Nothing reaches
+the caller's state: a rejected command changes nothing.
+"""
+
+from __future__ import annotations
+
+from riskcore import events as ev
+from riskcore.dice import GameRng
+from riskcore.errors import RuleViolation
+from riskcore.evolve import apply
+from riskcore.state import FINISHED, State
+
+
+class Decision:
+    __slots__ = ("events", "rng", "state")
+
+    def __init__(self, state: State, rng: GameRng) -> None:
+        self.state = state.copy()
+        self.rng = rng
+        self.events: list[ev.Event] = []
+
+    def emit(self, event: ev.Event) -> None:
+        apply(self.state, event)
+        self.events.append(event)
+
+
+def violation(code: str, message: str) -> RuleViolation:
+    return RuleViolation(code, message)
+
+
+def check_can_act(state: State, seat: str) -> None:
+    """The game runs, the seat exists and is still in it."""
+    if state.phase == FINISHED:
+        raise violation("game_finished", f"the game is over (winner {state.winner!r})")
+    if seat not in state.seats or state.seats[seat].kind != "player":
+        raise violation("unknown_seat", f"no player seat {seat!r} in this game")
+    if seat in state.out:
+        raise violation("player_out", f"seat {seat!r} is out of the game ({state.out[seat]})")
+
+
+def check_turn(state: State, seat: str) -> None:
+    check_can_act(state, seat)
+    if state.current != seat:
+        raise violation("not_your_turn", f"it is {state.current!r}'s turn, not {seat!r}'s")
+
+
+def check_phase(state: State, *phases: str) -> None:
+    if state.phase not in phases:
+        wanted = " or ".join(phases)
+        raise violation(
+            "wrong_phase", f"this needs the {wanted} phase; the game is in {state.phase!r}"
+        )
+
+
+def check_territory(state: State, territory: str) -> None:
+    if territory not in state.board.territory_names:
+        raise violation("unknown_territory", f"no territory {territory!r} on {state.board.name}")
+
+
+def check_owns(state: State, seat: str, territory: str) -> None:
+    check_territory(state, territory)
+    if state.owner.get(territory) != seat:
+        owner = state.owner.get(territory)
+        raise violation("not_your_territory", f"{territory!r} is held by {owner!r}, not {seat!r}")
+
+
+def reinforcements(state: State, seat: str) -> int:
+    """max(3, territories // 3) + the bonus of every group held whole (RULES.md §1)."""
+    owned = state.territories_of(seat)
+    held = set(owned)
+    bonus = sum(g.bonus for g in state.board.groups if g.territories <= held)
+    return max(3, len(owned) // 3) + bonus

@@ -1,0 +1,99 @@
+"""Fair, auditable randomness: dice and shuffles from a committed seed.
+
+Every random outcome of a game comes from one stream of bytes:
+
+    block_i = HMAC-SHA256(key = server_seed,
+                          msg = "risk/v1" | game_id | version | i | player_seeds)
+
+where ``version`` is the game version the command was decided at, ``i``
+counts blocks from 0, ``|`` is a 0x1f separator and ``player_seeds`` are
+the seats' own seeds (hex, sorted by seat) so that the server cannot pick a
+seed that favours anyone after seeing the players'. Numbers in ``[0, n)``
+are drawn by rejection sampling from single bytes (n <= 256) or 4-byte
+words, so every die face has probability exactly 1/6. Shuffles are
+Fisher-Yates from the end. The first event carries ``commitment(seed)``;
+the final event reveals the seed so anyone can recompute every roll.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping, MutableSequence
+from typing import TypeVar
+
+T = TypeVar("T")
+_SEP = b"\x1f"
+DOMAIN = b"risk/v1"
+
+
+def commitment(seed: bytes) -> str:
+    """SHA-256 of the seed, hex: published before the first roll."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+class GameRng:
+    """The deterministic generator for one decision (one game version)."""
+
+    __slots__ = ("_block", "_buffer", "_offset", "_prefix", "_prefix_tail", "seed")
+
+    def __init__(
+        self,
+        seed: bytes,
+        game_id: str,
+        version: int,
+        player_seeds: Mapping[str, str] | None = None,
+    ) -> None:
+        self.seed = seed
+        mixed = b",".join(
+            f"{seat}={value}".encode() for seat, value in sorted((player_seeds or {}).items())
+        )
+        self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode()))
+        self._prefix_tail = mixed
+        self._block = 0
+        self._buffer = b""
+        self._offset = 0
+
+    def _refill(self) -> None:
+        message = _SEP.join((self._prefix, str(self._block).encode(), self._prefix_tail))
+        self._buffer = hmac.new(self.seed, message, hashlib.sha256).digest()
+        self._block += 1
+        self._offset = 0
+
+    def _byte(self) -> int:
+        if self._offset >= len(self._buffer):
+            self._refill()
+        value = self._buffer[self._offset]
+        self._offset += 1
+        return value
+
+    def below(self, n: int) -> int:
+        """Uniform integer in [0, n), exactly (rejection sampling)."""
+        if n <= 0:
+            raise ValueError(f"below({n!r}) needs n > 0")
+        if n <= 256:
+            limit = 256 - 256 % n
+            while True:
+                b = self._byte()
+                if b < limit:
+                    return b % n
+        limit = 2**32 - 2**32 % n
+        while True:
+            word = int.from_bytes(bytes(self._byte() for _ in range(4)), "big")
+            if word < limit:
+                return word % n
+
+    def die(self) -> int:
+        return self.below(6) + 1
+
+    def dice(self, count: int) -> list[int]:
+        """``count`` dice, sorted high to low as the rules compare them."""
+        return sorted((self.die() for _ in range(count)), reverse=True)
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def seed_hex(self) -> str:
+        return self.seed.hex()

@@ -1,0 +1,235 @@
+"""Events: immutable, past-tense facts. Dice, draws and shuffles are inside.
+
+Each event class has a ``TYPE`` (its stable name on the wire) and a schema
+``VERSION``; ``riskcore.codec`` turns them into canonical JSON and back,
+upcasting old versions. Fields that are sequences are tuples so an event
+can be shared freely. ``seat`` is always the seat that acted (or, for
+events the engine makes on its own, the seat they concern).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    TYPE: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameCreated(Event):
+    """The first event: board, rule options, seats and the seed commitment."""
+
+    TYPE = "game_created"
+    game_id: str
+    board: str
+    rules: dict[str, Any]
+    seats: tuple[dict[str, Any], ...]
+    seed_commitment: str
+    player_seeds: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OrderRolled(Event):
+    """Dice rolled to pick who goes first; ``rounds`` holds re-rolls of ties."""
+
+    TYPE = "order_rolled"
+    purpose: str  # "setup" or "first_turn"
+    rounds: tuple[dict[str, int], ...]
+    winner: str
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerritoriesDealt(Event):
+    """Setup by dealing: each territory gets one army of its new owner."""
+
+    TYPE = "territories_dealt"
+    owners: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerritoryClaimed(Event):
+    TYPE = "territory_claimed"
+    seat: str
+    territory: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArmiesPlaced(Event):
+    """``player``'s armies placed by ``seat`` (they differ for neutral armies)."""
+
+    TYPE = "armies_placed"
+    seat: str
+    player: str
+    territory: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckShuffled(Event):
+    """The draw pile, top first. Secret until the game ends."""
+
+    TYPE = "deck_shuffled"
+    order: tuple[int, ...]
+    reshuffle: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(Event):
+    TYPE = "turn_started"
+    seat: str
+    turn: int
+    reinforcements: int
+    must_trade: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardsTraded(Event):
+    """A set turned in; bonus armies go straight onto ``bonus_territory``."""
+
+    TYPE = "cards_traded"
+    seat: str
+    cards: tuple[int, ...]
+    armies: int
+    bonus_territory: str | None
+    bonus_armies: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttackDeclared(Event):
+    """Only when defenders choose their dice: the battle waits for them."""
+
+    TYPE = "attack_declared"
+    seat: str
+    source: str
+    target: str
+    dice: int
+    defender: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BattleResolved(Event):
+    TYPE = "battle_resolved"
+    seat: str
+    source: str
+    target: str
+    defender: str
+    attacker_dice: tuple[int, ...]
+    defender_dice: tuple[int, ...]
+    attacker_losses: int
+    defender_losses: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerritoryConquered(Event):
+    """The last defender fell; the attacker must now move in (min..max)."""
+
+    TYPE = "territory_conquered"
+    seat: str
+    source: str
+    target: str
+    defender: str
+    min_move: int
+    max_move: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerritoryOccupied(Event):
+    TYPE = "territory_occupied"
+    seat: str
+    source: str
+    target: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerEliminated(Event):
+    """``player`` lost their last territory; ``seat`` takes their cards."""
+
+    TYPE = "player_eliminated"
+    seat: str
+    player: str
+    cards: tuple[int, ...]
+    must_trade: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseEnded(Event):
+    TYPE = "phase_ended"
+    seat: str
+    phase: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fortified(Event):
+    TYPE = "fortified"
+    seat: str
+    source: str
+    target: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardDrawn(Event):
+    """The end-of-turn card. Which card is secret to everyone but ``seat``."""
+
+    TYPE = "card_drawn"
+    seat: str
+    card: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnEnded(Event):
+    TYPE = "turn_ended"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerResigned(Event):
+    """A seat left (or forfeited on time): it takes no more turns.
+
+    Its armies stay on the board, passive, until conquered; its cards go to
+    the discard pile.
+    """
+
+    TYPE = "player_resigned"
+    seat: str
+    reason: str
+    discarded: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameFinished(Event):
+    """The end: the winner, why, and the server seed revealed for audit."""
+
+    TYPE = "game_finished"
+    winner: str | None
+    reason: str
+    seed: str
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    GameCreated,
+    OrderRolled,
+    TerritoriesDealt,
+    TerritoryClaimed,
+    ArmiesPlaced,
+    DeckShuffled,
+    TurnStarted,
+    CardsTraded,
+    AttackDeclared,
+    BattleResolved,
+    TerritoryConquered,
+    TerritoryOccupied,
+    PlayerEliminated,
+    PhaseEnded,
+    Fortified,
+    CardDrawn,
+    TurnEnded,
+    PlayerResigned,
+    GameFinished,
+)

@@ -1,0 +1,53 @@
+"""The fortify phase: one move between own territories (RULES.md §1 "Fortify")."""
+
+from __future__ import annotations
+
+from riskcore import events as ev
+from riskcore.commands import Fortify
+from riskcore.decision import Decision, check_owns, check_turn, violation
+from riskcore.state import ATTACK, FORTIFY, State
+
+
+def reachable(s: State, seat: str, source: str) -> set[str]:
+    """Own territories a fortify from ``source`` may reach under the rule option."""
+    if s.rules.fortify == "adjacent":
+        return {t for t in s.board.neighbours[source] if s.owner.get(t) == seat}
+    seen = {source}
+    frontier = [source]
+    while frontier:
+        here = frontier.pop()
+        for nxt in s.board.neighbours[here]:
+            if nxt not in seen and s.owner.get(nxt) == seat:
+                seen.add(nxt)
+                frontier.append(nxt)
+    seen.discard(source)
+    return seen
+
+
+def fortify(d: Decision, command: Fortify) -> None:
+    s = d.state
+    check_turn(s, command.seat)
+    if s.phase == FORTIFY and s.fortified:
+        raise violation("already_fortified", "you have fortified this turn; end your turn")
+    if s.phase not in (ATTACK, FORTIFY):
+        from riskcore.battle import check_attack_phase
+
+        check_attack_phase(s)
+    check_owns(s, command.seat, command.source)
+    check_owns(s, command.seat, command.target)
+    if command.target not in reachable(s, command.seat, command.source):
+        code = "not_adjacent" if s.rules.fortify == "adjacent" else "not_connected"
+        raise violation(code, f"cannot move from {command.source!r} to {command.target!r}")
+    most = s.troops(command.source) - 1
+    if not 1 <= command.count <= most:
+        raise violation(
+            "invalid_count",
+            f"move 1 to {most} armies from {command.source!r}, not {command.count!r}",
+        )
+    if s.phase == ATTACK:
+        d.emit(ev.PhaseEnded(seat=command.seat, phase=ATTACK))
+    d.emit(
+        ev.Fortified(
+            seat=command.seat, source=command.source, target=command.target, count=command.count
+        )
+    )

@@ -1,0 +1,133 @@
+"""``legal_actions``: what a seat may do now, as ready-to-send commands.
+
+Each action is ``{"command": {...}, "bounds": {...}}``: the command body is
+accepted by ``decide`` as it is (its numeric fields set to the most useful
+value), and ``bounds`` gives the inclusive range each numeric field may
+take. Clients and bots build their moves from this list alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskcore.battle import _chooser, defending_seat
+from riskcore.cards import sets_in_hand
+from riskcore.fortify import reachable
+from riskcore.state import (
+    ATTACK,
+    DEFEND,
+    FINISHED,
+    FORTIFY,
+    OCCUPY,
+    REINFORCE,
+    SETUP_CLAIM,
+    SETUP_PLACE,
+    State,
+)
+
+Action = dict[str, Any]
+
+
+def _action(command: dict[str, Any], **bounds: tuple[int, int]) -> Action:
+    return {"command": command, "bounds": {k: list(v) for k, v in bounds.items()}}
+
+
+def legal_actions(state: State, seat: str) -> list[Action]:
+    """Every action ``seat`` may take now (empty when it has none)."""
+    if state.phase == FINISHED or seat not in state.seats or not state.is_active(seat):
+        return []
+    if state.phase == DEFEND:
+        return _defend(state) if defending_seat(state) == seat else []
+    if state.current != seat:
+        return []
+    actions = _BY_PHASE[state.phase](state, seat)
+    actions.append(_action({"type": "resign"}))
+    return actions
+
+
+def _claim(s: State, seat: str) -> list[Action]:
+    free = [t for t in s.board.territory_names if t not in s.owner]
+    return [_action({"type": "claim_territory", "territory": t}) for t in free]
+
+
+def _setup_place(s: State, seat: str) -> list[Action]:
+    actions = []
+    for player, left in s.setup_quota.items():
+        if left > 0:
+            for t in s.territories_of(player):
+                body = {"type": "place_armies", "territory": t, "count": left}
+                actions.append(_action(body, count=(1, left)))
+    return actions
+
+
+def _reinforce(s: State, seat: str) -> list[Action]:
+    actions = [
+        _action({"type": "trade_cards", "cards": list(cards)})
+        for cards in sets_in_hand(s.board, s.hand(seat))
+    ]
+    left = s.reserve.get(seat, 0)
+    if s.must_trade_until is None and left > 0:
+        for t in s.territories_of(seat):
+            body = {"type": "place_armies", "territory": t, "count": left}
+            actions.append(_action(body, count=(1, left)))
+    return actions
+
+
+def _attack(s: State, seat: str) -> list[Action]:
+    actions = []
+    for source in s.territories_of(seat):
+        armies = s.troops(source)
+        if armies < 2:
+            continue
+        dice = min(3, armies - 1)
+        for target in s.board.neighbours[source]:
+            if s.owner.get(target) == seat:
+                continue
+            where = {"source": source, "target": target}
+            actions.append(_action({"type": "attack", **where, "dice": dice}, dice=(1, dice)))
+            if not (s.rules.defender_chooses_dice and _chooser(s, s.owner[target], seat)):
+                body = {"type": "blitz", **where, "stop_at": 1}
+                actions.append(_action(body, stop_at=(1, armies - 1)))
+    actions.append(_action({"type": "end_phase"}))
+    return actions + _fortify(s, seat)
+
+
+def _defend(s: State) -> list[Action]:
+    assert s.pending_battle is not None
+    most = min(2, s.troops(s.pending_battle.target))
+    return [_action({"type": "defend", "dice": most}, dice=(1, most))]
+
+
+def _occupy(s: State, seat: str) -> list[Action]:
+    occ = s.occupation
+    assert occ is not None
+    body = {"type": "occupy", "count": occ.max_move}
+    return [_action(body, count=(occ.min_move, occ.max_move))]
+
+
+def _fortify(s: State, seat: str) -> list[Action]:
+    if s.fortified:
+        return []
+    actions = []
+    for source in s.territories_of(seat):
+        most = s.troops(source) - 1
+        if most < 1:
+            continue
+        for target in sorted(reachable(s, seat, source)):
+            body = {"type": "fortify", "source": source, "target": target, "count": most}
+            actions.append(_action(body, count=(1, most)))
+    return actions
+
+
+def _fortify_phase(s: State, seat: str) -> list[Action]:
+    return [*_fortify(s, seat), _action({"type": "end_phase"})]
+
+
+_BY_PHASE = {
+    SETUP_CLAIM: _claim,
+    SETUP_PLACE: _setup_place,
+    REINFORCE: _reinforce,
+    ATTACK: _attack,
+    OCCUPY: _occupy,
+    FORTIFY: _fortify_phase,
+}

@@ -1,0 +1,74 @@
+"""The reinforce phase: card trades and placing armies (RULES.md §1)."""
+
+from __future__ import annotations
+
+from riskcore import events as ev
+from riskcore.cards import is_set
+from riskcore.commands import PlaceArmies, TradeCards
+from riskcore.decision import Decision, check_owns, check_turn, violation
+from riskcore.state import REINFORCE, State
+
+# RULES.md §1: "they get 2 extra armies ... at most 2 such armies per turn".
+TERRITORY_BONUS = 2
+
+
+def trade(d: Decision, command: TradeCards) -> None:
+    s = d.state
+    check_turn(s, command.seat)
+    if s.phase != REINFORCE:
+        raise violation("wrong_phase", f"cards are traded while reinforcing, not in {s.phase!r}")
+    cards = command.cards
+    hand = s.hand(command.seat)
+    if len(cards) != 3 or len(set(cards)) != 3:
+        raise violation("not_a_set", f"a trade is three different cards, not {list(cards)!r}")
+    missing = [c for c in cards if c not in hand]
+    if missing:
+        raise violation("cards_not_held", f"card {missing[0]!r} is not in your hand")
+    symbols = tuple(s.board.cards[c].symbol for c in cards)
+    if not is_set(symbols):
+        raise violation("not_a_set", f"cards {list(cards)!r} ({', '.join(symbols)}) are not a set")
+    bonus_territory, bonus = _territory_bonus(s, command)
+    d.emit(
+        ev.CardsTraded(
+            seat=command.seat,
+            cards=tuple(cards),
+            armies=s.rules.trade_value(s.sets_traded, symbols),
+            bonus_territory=bonus_territory,
+            bonus_armies=bonus,
+        )
+    )
+
+
+def _territory_bonus(s: State, command: TradeCards) -> tuple[str | None, int]:
+    """+2 on one traded card's territory the player holds, once per turn."""
+    pictured = [s.board.cards[c].territory for c in command.cards]
+    held = [t for t in pictured if t is not None and s.owner.get(t) == command.seat]
+    if command.bonus_territory is not None and command.bonus_territory not in held:
+        raise violation(
+            "invalid_bonus_territory",
+            f"{command.bonus_territory!r} is not a territory of yours on the traded cards",
+        )
+    if not held or s.bonus_taken:
+        return None, 0
+    return command.bonus_territory or held[0], TERRITORY_BONUS
+
+
+def place(d: Decision, command: PlaceArmies) -> None:
+    s = d.state
+    check_turn(s, command.seat)
+    if s.phase != REINFORCE:
+        raise violation("wrong_phase", f"armies are placed while reinforcing, not in {s.phase!r}")
+    if s.must_trade_until is not None:
+        held = len(s.hand(command.seat))
+        raise violation("must_trade_cards", f"with {held} cards you must trade a set first")
+    check_owns(s, command.seat, command.territory)
+    left = s.reserve.get(command.seat, 0)
+    if command.count > left:
+        raise violation("too_many_armies", f"{command.count!r} armies; you have {left} to place")
+    if command.count < 1:
+        raise violation("invalid_count", f"place at least 1 army, not {command.count!r}")
+    d.emit(
+        ev.ArmiesPlaced(
+            seat=command.seat, player=command.seat, territory=command.territory, count=command.count
+        )
+    )

@@ -1,0 +1,160 @@
+"""Setting a game up (RULES.md §1 "Setup", §2 two players).
+
+``start_game`` makes the opening events: the game itself, the die roll for
+the order (ties re-rolled) and, when territories are dealt, the deal. Then
+players claim territories one at a time and place armies one at a time (or,
+in the two-player game, 3 of their own and 1 for each neutral), until every
+army is on the board; the deck is shuffled and the first turn starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from riskcore import events as ev
+from riskcore.board import WILD
+from riskcore.commands import ClaimTerritory, PlaceArmies
+from riskcore.decision import Decision, check_territory, check_turn, violation
+from riskcore.dice import GameRng
+from riskcore.errors import RuleOptionError
+from riskcore.rules import RuleSet
+from riskcore.state import SETUP_CLAIM, SETUP_PLACE, State
+
+# RULES.md §2: 12 territories to each player, 9 to each neutral.
+TWO_PLAYER_DEAL = (12, 12, 9, 9)
+
+
+def seat_list(players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
+    """Seats p1..pN for the players, then n1, n2 for the two-player neutrals."""
+    low, high = rules.player_range()
+    if not low <= len(players) <= high:
+        raise RuleOptionError(f"{rules.variant} needs {low}-{high} players, not {len(players)}")
+    seats = [{"id": f"p{i}", "kind": "player", "name": n} for i, n in enumerate(players, 1)]
+    if rules.variant == "two_player":
+        seats += [{"id": f"n{i}", "kind": "neutral", "name": f"Neutral {i}"} for i in (1, 2)]
+    return seats
+
+
+def open_game(d: Decision, rules: RuleSet, seats: Sequence[dict[str, Any]]) -> None:
+    """Everything after the first event: the order roll and any deal."""
+    territories = len(d.state.board.territory_names)
+    player_ids = [s["id"] for s in seats if s["kind"] == "player"]
+    if rules.armies_for(len(player_ids)) * len(player_ids) < territories:
+        raise RuleOptionError(f"starting armies too few to claim {territories} territories")
+    if rules.variant == "two_player":
+        deal(d, [*player_ids, "n1", "n2"], TWO_PLAYER_DEAL)
+        roll_for_order(d, "setup", player_ids)
+    else:
+        roll_for_order(d, "setup", player_ids)
+        if rules.setup == "deal":
+            deal(d, list(d.state.order), None)
+
+
+def roll_for_order(d: Decision, purpose: str, contenders: Sequence[str]) -> None:
+    """Everyone rolls one die; the highest starts, ties among the highest re-roll."""
+    rounds: list[dict[str, int]] = []
+    left = list(contenders)
+    while len(left) > 1:
+        rolls = {seat: d.rng.die() for seat in left}
+        rounds.append(rolls)
+        best = max(rolls.values())
+        left = [seat for seat in left if rolls[seat] == best]
+    winner = left[0]
+    seats = list(d.state.order)
+    start = seats.index(winner)
+    order = tuple(seats[start:] + seats[:start])
+    d.emit(ev.OrderRolled(purpose=purpose, rounds=tuple(rounds), winner=winner, order=order))
+
+
+def deal(d: Decision, receivers: Sequence[str], counts: Sequence[int] | None) -> None:
+    """Deal the territory cards (wild cards removed first), one army on each.
+
+    Round-robin from the first receiver, or ``counts`` cards to each in turn.
+    """
+    cards = [c for c in d.state.board.cards if c.symbol != WILD]
+    d.rng.shuffle(cards)
+    owners: dict[str, str] = {}
+    if counts is None:
+        for i, card in enumerate(cards):
+            assert card.territory is not None
+            owners[card.territory] = receivers[i % len(receivers)]
+    else:
+        position = 0
+        for receiver, count in zip(receivers, counts, strict=True):
+            for card in cards[position : position + count]:
+                assert card.territory is not None
+                owners[card.territory] = receiver
+            position += count
+    d.emit(ev.TerritoriesDealt(owners=owners))
+
+
+def claim(d: Decision, command: ClaimTerritory) -> None:
+    s = d.state
+    check_turn(s, command.seat)
+    if s.phase == SETUP_PLACE:
+        raise violation("all_claimed", "every territory is claimed; place armies instead")
+    check_phase_setup(s, SETUP_CLAIM)
+    check_territory(s, command.territory)
+    if command.territory in s.owner:
+        raise violation(
+            "territory_taken",
+            f"{command.territory!r} is already held by {s.owner[command.territory]!r}",
+        )
+    d.emit(ev.TerritoryClaimed(seat=command.seat, territory=command.territory))
+    begin_play_if_placed(d)
+
+
+def place_in_setup(d: Decision, command: PlaceArmies) -> None:
+    s = d.state
+    if s.phase == SETUP_CLAIM:
+        raise violation("must_claim", "claim an unclaimed territory first")
+    check_territory(s, command.territory)
+    player = s.owner.get(command.territory)
+    if player is None or (player != command.seat and s.seats[player].kind != "neutral"):
+        raise violation(
+            "not_your_territory",
+            f"{command.territory!r} is held by {player!r}, not {command.seat!r}",
+        )
+    allowed = s.setup_quota.get(player, 0)
+    if allowed <= 0:
+        raise violation(
+            "quota_used", f"no more armies for {player!r} this round; place for another"
+        )
+    if not 1 <= command.count <= allowed:
+        raise violation("invalid_count", f"count {command.count!r} must be 1..{allowed}")
+    d.emit(
+        ev.ArmiesPlaced(
+            seat=command.seat, player=player, territory=command.territory, count=command.count
+        )
+    )
+    begin_play_if_placed(d)
+
+
+def check_phase_setup(s: State, phase: str) -> None:
+    if s.phase != phase:
+        raise violation("wrong_phase", f"this needs the {phase} phase; the game is in {s.phase!r}")
+
+
+def begin_play_if_placed(d: Decision) -> None:
+    """Once every army is placed: shuffle the deck and start the first turn."""
+    from riskcore.turns import start_turn
+
+    s = d.state
+    if s.phase not in (SETUP_CLAIM, SETUP_PLACE) or s.current is not None:
+        return
+    order = [card.id for card in s.board.cards]
+    d.rng.shuffle(order)
+    d.emit(ev.DeckShuffled(order=tuple(order)))
+    if s.rules.first_player == "reroll" or s.rules.variant == "two_player":
+        roll_for_order(d, "first_turn", s.active_players())
+        first = s.current
+    else:
+        first = next(p for p in s.order if s.is_active(p))
+    assert first is not None
+    start_turn(d, first)
+
+
+def new_game_rng(seed: bytes, game_id: str, player_seeds: Mapping[str, str] | None) -> GameRng:
+    """The generator for the opening events (decided at version 0)."""
+    return GameRng(seed, game_id, 0, player_seeds)
