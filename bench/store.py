@@ -1,0 +1,208 @@
+"""Event store benchmark: prints one JSON object.
+
+    .venv/bin/python bench/store.py [--appends 20000] [--load-events 10000]
+
+Figures (against $REDIS_URL, default redis://127.0.0.1:6379/0, under a
+private key prefix that is deleted afterwards):
+
+* ``append_one_game_per_s``: single-event appends, one after another, to
+  one game, from one Python process and connection; each append is a real
+  one (expected version, chained hash, private idempotency key, outbox).
+* ``append_100_games_per_s``: the same, round-robin over 100 games.
+* ``raw_xadd_per_s``: what ``redis-benchmark -q -n 100000 XADD <key> '*' f v``
+  reaches on the same server, with its default 50 connections and with one
+  (``raw_xadd_one_connection_per_s``), and the ratios to our append rate
+  (target: at least 10 % of the raw rate).
+* ``load_ms``: median time to load a 10,000-event game without a
+  snapshot, and with a snapshot 99 events behind the head (the worst case
+  with ``snapshot_every=100``). The engine state is not ready yet, so the
+  snapshot is an 8 KB stand-in blob and the fold only counts events: the
+  figure is the store's share of a load (target: under 10 ms).
+* ``bytes_per_event``: ``MEMORY USAGE`` of the 10,000-event stream divided
+  by its length, for a realistic mix of canonical JSON events averaging
+  ~95 bytes (target: at most 200); ``bytes_per_event_by_payload_size`` does
+  the same for fixed sizes, which shows how node packing (the server's
+  ``stream-node-max-bytes``) moves the figure; the memory of the per-game
+  meta hash and of one idempotency record are there for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time
+import uuid
+
+import redis
+
+from riskcore.chain import GENESIS
+from service.keys import KeySpace
+from service.store import EventStore, new_events
+
+SNAPSHOT_BLOB = os.urandom(8 * 1024)
+
+
+TERRITORIES = [
+    *("alaska", "eastern-australia", "ukraine", "ural", "north-africa", "siam"),
+    *("western-united-states", "peru", "great-britain", "kamchatka", "egypt", "india"),
+]
+SEATS = ["north", "east", "south", "west"]
+
+
+def payload(n: int) -> bytes:
+    """The n-th event of a plausible turn, in the codec's wire form (canonical JSON).
+
+    Shapes follow riskcore.events (type, schema version, fields); sizes vary
+    from ~40 to ~200 bytes and average ~95, as a real record's do. A mix
+    matters: Redis packs stream entries into nodes, so one fixed size can
+    land on a lucky or unlucky packing and misstate the per-event memory.
+    """
+    seat, source = SEATS[n % 4], TERRITORIES[n % 12]
+    target = TERRITORIES[(n * 7 + 3) % 12]
+    kind = n % 10
+    event: dict[str, object] = {"seat": seat, "v": 1}
+    if kind in (0, 3):
+        event |= {"type": "armies_placed", "player": seat, "territory": target, "count": 3}
+    elif kind in (1, 2):
+        event |= {"type": "battle_resolved", "source": source, "target": target}
+        event |= {"defender": SEATS[(n + 1) % 4], "attacker_dice": [6, 4, 1][: 1 + n % 3]}
+        event |= {"defender_dice": [5, 2][: 1 + n % 2], "attacker_losses": 1}
+        event["defender_losses"] = n % 2
+    elif kind == 4:
+        event |= {"type": "territory_occupied", "source": source, "target": target, "count": 2}
+    elif kind == 5:
+        event |= {"type": "fortified", "source": source, "target": target, "count": 4}
+    elif kind in (6, 7):
+        event |= {"type": "phase_ended", "phase": ["attack", "fortify"][kind - 6]}
+    elif kind == 8:
+        event |= {"type": "card_drawn", "card": n % 44}
+    else:
+        event |= {"type": "turn_ended"}
+    return json.dumps(event, sort_keys=True, separators=(",", ":")).encode()
+
+
+def append_rate(store: EventStore, games: list[str], appends: int) -> float:
+    heads = dict.fromkeys(games, (0, GENESIS))
+    began = time.perf_counter()
+    for n in range(appends):
+        game = games[n % len(games)]
+        version, prev = heads[game]
+        result = store.append(game, version, new_events(prev, [payload(n)]), prev=prev)
+        heads[game] = (result.last_version, result.head_hash)
+    return appends / (time.perf_counter() - began)
+
+
+def build_game(store: EventStore, game: str, events: int, batch: int = 100) -> None:
+    version, prev = 0, GENESIS
+    while version < events:
+        payloads = [payload(version + i) for i in range(min(batch, events - version))]
+        result = store.append(game, version, new_events(prev, payloads), prev=prev)
+        version, prev = result.last_version, result.head_hash
+
+
+def bytes_by_size(store: EventStore, client: redis.Redis, sizes: list[int]) -> dict[int, float]:
+    """Per-event stream memory for fixed payload sizes (3,000 events each)."""
+    found = {}
+    for size in sizes:
+        game, version, prev = f"size{size}", 0, GENESIS
+        while version < 3000:
+            payloads = [
+                b'{"n":%09d,"x":"%s"}' % (version + i, b"a" * (size - 20)) for i in range(100)
+            ]
+            result = store.append(game, version, new_events(prev, payloads), prev=prev)
+            version, prev = result.last_version, result.head_hash
+        found[size] = round(
+            (client.memory_usage(store.keys.game(game).events, samples=0) or 0) / 3000, 1
+        )
+    return found
+
+
+def load_ms(store: EventStore, game: str, stamp: str, runs: int = 15) -> float:
+    timings = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        head, _count = store.load(
+            game, stamp=stamp, initial=0, fold=lambda s, _e: s + 1, decode_snapshot=len
+        )
+        timings.append((time.perf_counter() - began) * 1000)
+        assert head.version > 0
+    return round(statistics.median(timings), 3)
+
+
+def raw_xadd(url: str, prefix: str, clients: int, requests: int) -> float | None:
+    """Run redis-benchmark's XADD against the same server; None if it is not installed."""
+    tool = shutil.which("redis-benchmark")
+    if tool is None:
+        return None
+    kwargs = redis.connection.parse_url(url)
+    command = [tool, "-h", kwargs.get("host", "127.0.0.1"), "-p", str(kwargs.get("port", 6379))]
+    command += ["--dbnum", str(kwargs.get("db", 0)), "-q", "-c", str(clients), "-n", str(requests)]
+    command += ["XADD", f"{prefix}:raw", "*", "f", "v"]
+    if kwargs.get("password"):
+        command += ["-a", kwargs["password"]]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    found = re.findall(r"([\d.]+) requests per second", out)
+    return float(found[-1]) if found else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--appends", type=int, default=20_000)
+    parser.add_argument("--load-events", type=int, default=10_000)
+    args = parser.parse_args()
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    client = redis.Redis.from_url(url)
+    prefix = f"bench:{uuid.uuid4().hex[:8]}"
+    store = EventStore(client, KeySpace(prefix))
+    try:
+        print(json.dumps(run(store, client, url, prefix, args), indent=2))
+    finally:
+        for key in client.scan_iter(f"{prefix}:*", count=1000):
+            client.delete(key)
+
+
+def run(
+    store: EventStore, client: redis.Redis, url: str, prefix: str, args: argparse.Namespace
+) -> dict[str, object]:
+    one = append_rate(store, ["solo"], args.appends)
+    many = append_rate(store, [f"g{n}" for n in range(100)], args.appends)
+    raw = raw_xadd(url, prefix, 50, 100_000)
+    raw_one = raw_xadd(url, prefix, 1, 50_000)
+    build_game(store, "long", args.load_events)
+    keys = store.keys.game("long")
+    no_snapshot = load_ms(store, "long", "no-such-stamp")
+    store.save_snapshot("long", args.load_events - 99, SNAPSHOT_BLOB, "s1")
+    with_snapshot = load_ms(store, "long", "s1")
+    stream_bytes = client.memory_usage(keys.events, samples=0) or 0
+    idem = next(iter(client.scan_iter(f"{prefix}:*:idem:*", count=1000)))
+    return {
+        "redis_version": client.info("server")["redis_version"],
+        "appends_measured": args.appends,
+        "append_one_game_per_s": round(one),
+        "append_100_games_per_s": round(many),
+        "raw_xadd_per_s": raw,
+        "raw_xadd_one_connection_per_s": raw_one,
+        "ratio_one_game_to_raw": round(one / raw, 3) if raw else None,
+        "ratio_100_games_to_raw": round(many / raw, 3) if raw else None,
+        "ratio_one_game_to_raw_one_connection": round(one / raw_one, 3) if raw_one else None,
+        "load_events": args.load_events,
+        "load_ms": {"without_snapshot": no_snapshot, "with_snapshot_99_behind": with_snapshot},
+        "snapshot_bytes": len(SNAPSHOT_BLOB),
+        "event_payload_bytes_mean": statistics.mean(len(payload(n)) for n in range(1000)),
+        "stream_node_max_bytes": int(
+            client.config_get("stream-node-max-bytes")["stream-node-max-bytes"]
+        ),
+        "bytes_per_event": round(stream_bytes / client.xlen(keys.events), 1),
+        "bytes_per_event_by_payload_size": bytes_by_size(store, client, [80, 90, 91, 100, 120]),
+        "meta_bytes_per_game": client.memory_usage(keys.meta, samples=0),
+        "idempotency_record_bytes": client.memory_usage(idem, samples=0),
+    }
+
+
+if __name__ == "__main__":
+    main()
