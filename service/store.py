@@ -39,6 +39,7 @@ from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
 
 import redis
 from redis.cluster import RedisCluster
+from redis.exceptions import OutOfMemoryError
 
 from riskcore.chain import GENESIS, HASH_SIZE, chain, verify_chain
 from service.keys import GameKeys, KeySpace
@@ -166,16 +167,10 @@ def _translated(method: Callable[P, R]) -> Callable[P, R]:
             return method(*args, **kwargs)
         except (redis.ConnectionError, redis.TimeoutError) as error:
             raise StoreUnavailable(f"Redis unavailable: {error}") from error
-        except redis.ResponseError as error:
-            _raise_if_full(error)
-            raise
+        except OutOfMemoryError as error:
+            raise StoreFull(f"Redis refused the write: {error}") from error
 
     return wrapper
-
-
-def _raise_if_full(error: redis.ResponseError) -> None:
-    if str(error).startswith("OOM"):
-        raise StoreFull(f"Redis refused the write: {error}") from error
 
 
 class EventStore:
@@ -250,9 +245,8 @@ class EventStore:
             reply = self._append(keys=script_keys, args=args)
         except (redis.ConnectionError, redis.TimeoutError) as error:
             raise AppendOutcomeUnknown(game_id, key, error) from error
-        except redis.ResponseError as error:
-            _raise_if_full(error)
-            raise
+        except OutOfMemoryError as error:  # refused before the script's first write
+            raise StoreFull(f"game {game_id!r}: Redis refused the append: {error}") from error
         return _append_result(reply, game_id, expected_version, prev, key)
 
     def _check_batch(

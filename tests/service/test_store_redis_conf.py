@@ -1,7 +1,13 @@
-"""deploy/redis.conf starts a real Redis with the durability the store relies on."""
+"""deploy/redis.conf starts a real Redis with the durability the store relies on.
+
+These tests start their own redis-server on the shipped file (private
+socket and directory) because they need settings the shared test server
+must not change: its persistence and a tiny memory limit.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import time
@@ -11,21 +17,26 @@ from pathlib import Path
 import pytest
 import redis as redis_lib
 
+from riskcore.chain import GENESIS
+from service.keys import KeySpace
+from service.store import EventStore, new_events
+from service.store_errors import StoreFull
+
 CONF = Path(__file__).resolve().parents[2] / "deploy" / "redis.conf"
 
 
-@pytest.fixture
-def configured(tmp_path: Path) -> Iterator[redis_lib.Redis]:
-    """redis-server on the shipped file, on a private socket and directory."""
+@contextlib.contextmanager
+def shipped_redis(directory: Path, *extra: str) -> Iterator[redis_lib.Redis]:
+    """redis-server on deploy/redis.conf plus ``extra`` arguments."""
     server = shutil.which("redis-server")
     if server is None:  # pragma: no cover - environment
         pytest.skip("redis-server is not installed")
-    sock = tmp_path / "redis.sock"
-    args = [server, str(CONF), "--port", "0", "--unixsocket", str(sock), "--dir", str(tmp_path)]
-    process = subprocess.Popen([*args, "--daemonize", "no"], stdout=subprocess.DEVNULL)
+    sock = directory / "redis.sock"
+    args = [server, str(CONF), "--port", "0", "--unixsocket", str(sock), "--dir", str(directory)]
+    process = subprocess.Popen([*args, *extra, "--daemonize", "no"], stdout=subprocess.DEVNULL)
     client = redis_lib.Redis(unix_socket_path=str(sock))
     try:
-        for _ in range(100):
+        for _ in range(250):
             if sock.exists():
                 break
             assert process.poll() is None, "redis-server refused deploy/redis.conf"
@@ -37,15 +48,30 @@ def configured(tmp_path: Path) -> Iterator[redis_lib.Redis]:
         process.wait(10)
 
 
-def test_the_shipped_config_is_durable_and_never_evicts(configured: redis_lib.Redis) -> None:
-    settings = {
-        name: configured.config_get(name)[name]
-        for name in ("appendonly", "appendfsync", "maxmemory-policy", "no-appendfsync-on-rewrite")
-    }
+def test_the_shipped_config_is_durable_and_never_evicts(tmp_path: Path) -> None:
+    names = ("appendonly", "appendfsync", "maxmemory-policy", "no-appendfsync-on-rewrite")
+    with shipped_redis(tmp_path) as client:
+        settings = {name: client.config_get(name)[name] for name in names}
+        node_bytes = client.config_get("stream-node-max-bytes")["stream-node-max-bytes"]
     assert settings == {
         "appendonly": "yes",
         "appendfsync": "everysec",
         "maxmemory-policy": "noeviction",
         "no-appendfsync-on-rewrite": "no",
     }
-    assert configured.config_get("stream-node-max-bytes")["stream-node-max-bytes"] == "8192"
+    assert node_bytes == "8192"
+
+
+def test_a_full_redis_refuses_appends_whole_and_keeps_what_it_has(tmp_path: Path) -> None:
+    with shipped_redis(tmp_path) as client:
+        store = EventStore(client, KeySpace("full"))
+        head = store.append("g", 0, new_events(GENESIS, [b'{"n":1}']), prev=GENESIS).head_hash
+        used = client.info("memory")["used_memory"]
+        client.config_set("maxmemory", used // 2)  # over the limit: noeviction refuses writes
+        with pytest.raises(StoreFull):
+            store.append("g", 1, new_events(head, [b'{"n":2}', b'{"n":3}']), prev=head)
+        assert [e.payload for e in store.read("g")] == [b'{"n":1}']
+        assert store.head("g") == (1, head)
+        assert len(store.notifications(store.keys.partition("g"))) == 1
+        client.config_set("maxmemory", 0)
+        assert store.append("g", 1, new_events(head, [b'{"n":2}']), prev=head).last_version == 2
