@@ -182,7 +182,7 @@ class EventStore:
         keys: KeySpace | None = None,
         *,
         idempotency_ttl_seconds: float = 24 * 3600,
-        auto_key_ttl_seconds: float = 300,
+        auto_key_ttl_seconds: float = 60,
         snapshot_every: int = 100,
         outbox_maxlen: int | None = 100_000,
         max_batch: int = 1000,
@@ -232,7 +232,7 @@ class EventStore:
         key, idem_key, ttl_ms = self._idempotency(keys, idempotency_key)
         if fingerprint is None:
             fingerprint = _fingerprint(expected_version, events)
-        elif not 0 < len(fingerprint) <= MAX_FINGERPRINT:
+        elif type(fingerprint) is not bytes or not 0 < len(fingerprint) <= MAX_FINGERPRINT:
             raise MalformedAppend(
                 f"fingerprint must be 1..{MAX_FINGERPRINT} bytes: {fingerprint!r:.80}"
             )
@@ -268,8 +268,7 @@ class EventStore:
             payload = event[0]
             if type(payload) is not bytes or not 0 < len(payload) <= self._max_payload:
                 raise MalformedAppend(
-                    f"event {index}: payload must be 1..{self._max_payload} bytes, "
-                    f"got {type(payload).__name__} of length {len(payload)}"
+                    f"event {index}: payload must be 1..{self._max_payload} bytes: {payload!r:.80}"
                 )
         broken = verify_chain(prev, events)
         if broken is not None:
@@ -277,7 +276,8 @@ class EventStore:
             raise MalformedAppend(f"event {broken}: hash {bad!r} is not SHA-256(prev || payload)")
         if seed is not None:
             if type(seed) is not bytes or not 0 < len(seed) <= MAX_SEED:
-                raise MalformedAppend(f"seed must be 1..{MAX_SEED} bytes, got {len(seed)}")
+                # The message never shows the seed: it stays secret until the game ends.
+                raise MalformedAppend(f"seed must be bytes, 1..{MAX_SEED} long")
             if expected_version != 0:
                 raise MalformedAppend("a seed is stored by the first append only")
         if type(kind) is not str or len(kind.encode()) > MAX_KIND:
