@@ -18,7 +18,7 @@ against one Redis or a Redis Cluster:
 * a hash chain: each entry stores its payload ``p`` and hash ``h``. The
   previous hash is *not* stored again: it is the previous entry's ``h``,
   so reads fetch one extra entry to fill ``StoredEvent.prev``. That keeps an
-  event near 150 bytes of Redis memory instead of ~200 (bench/store.py);
+  event near 160 bytes of Redis memory instead of 210+ (bench/store.py);
 * loading in bounded time: snapshots every ``snapshot_every`` events,
   stamped with the codec/rules version, so a load is one snapshot plus at
   most that many events.
