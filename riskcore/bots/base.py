@@ -1,0 +1,53 @@
+"""The bot interface and the registry of bots by name."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from riskcore.legal import Action
+from riskcore.seatview import SeatView
+
+_REGISTRY: dict[str, Callable[[], Bot]] = {}
+
+
+class Bot(Protocol):
+    name: str
+    version: str
+
+    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+        """One command body, built from ``actions`` (never from hidden state)."""
+        ...
+
+
+def register(name: str) -> Callable[[Callable[[], Bot]], Callable[[], Bot]]:
+    def add(factory: Callable[[], Bot]) -> Callable[[], Bot]:
+        _REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def get_bot(name: str) -> Bot:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]()
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; one of {bot_names()}") from None
+
+
+def bot_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    import importlib
+    import pkgutil
+
+    import riskcore.bots
+
+    for module in pkgutil.iter_modules(riskcore.bots.__path__):
+        if module.name != "base":
+            importlib.import_module(f"riskcore.bots.{module.name}")

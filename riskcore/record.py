@@ -1,0 +1,104 @@
+"""Stored event envelopes: what one entry of a game's event stream holds.
+
+The event store keeps opaque bytes; these are they. One envelope per event:
+
+    {"n": <version>, "t": <unix ms>, "a": <actor>, "e": <event>, "c": <command>?,
+     "b": <bot provenance>?}
+
+``n`` is the game version the event creates (1 for ``game_created``); ``t``
+the server time the batch was accepted; ``a`` the seat that acted, or
+``"system"`` for events the server makes on its own (game creation, clock
+timeouts). The first envelope of a batch carries ``c``, the command body
+that caused the batch, and ``b`` (``{"name", "version", "ms"}``) when a bot
+chose it, so an auditor can replay commands and compare events. Keys are
+one letter because every byte is paid for in Redis memory per event.
+
+Envelopes are encoded canonically (``riskcore.codec.canonical``), and the
+hash chain (``riskcore.chain``) is computed over exactly those bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from riskcore import events as ev
+from riskcore.codec import canonical, event_from_dict, event_to_dict
+from riskcore.errors import RecordError
+
+SYSTEM = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    version: int
+    time_ms: int
+    actor: str
+    event: ev.Event
+    command: dict[str, Any] | None = None
+    bot: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "n": self.version,
+            "t": self.time_ms,
+            "a": self.actor,
+            "e": event_to_dict(self.event),
+        }
+        if self.command is not None:
+            data["c"] = self.command
+        if self.bot is not None:
+            data["b"] = self.bot
+        return data
+
+    def encode(self) -> bytes:
+        return canonical(self.to_dict())
+
+
+def envelopes(
+    events: Sequence[ev.Event],
+    *,
+    first_version: int,
+    time_ms: int,
+    actor: str,
+    command: dict[str, Any] | None = None,
+    bot: dict[str, Any] | None = None,
+) -> list[Envelope]:
+    """Wrap one batch: consecutive versions, the command on the first only."""
+    return [
+        Envelope(
+            first_version + i,
+            time_ms,
+            actor,
+            event,
+            command if i == 0 else None,
+            bot if i == 0 else None,
+        )
+        for i, event in enumerate(events)
+    ]
+
+
+def envelope_from_dict(data: Any) -> Envelope:
+    if not isinstance(data, dict):
+        raise RecordError("an envelope must be a JSON object")
+    try:
+        return Envelope(
+            version=int(data["n"]),
+            time_ms=int(data["t"]),
+            actor=str(data["a"]),
+            event=event_from_dict(data["e"]),
+            command=data.get("c"),
+            bot=data.get("b"),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise RecordError(f"bad envelope: {error!r}") from None
+
+
+def decode_envelope(raw: bytes | str) -> Envelope:
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise RecordError(f"envelope is not JSON: {error}") from None
+    return envelope_from_dict(data)

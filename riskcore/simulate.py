@@ -1,0 +1,91 @@
+"""Playing whole games in process: for bots, tournaments and benchmarks.
+
+``play_game`` runs one game from its opening events to a winner with a bot
+on every seat, recording every event exactly as the server would (through
+``decide`` with the game's generator, applied with ``evolve``'s in-place
+``apply``). Bot generators are seeded per game and turn so a game replays
+identically from its seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from riskcore import events as ev
+from riskcore.battle import defending_seat
+from riskcore.bots.base import Bot
+from riskcore.commands import command_from_dict
+from riskcore.decide import decide, new_game
+from riskcore.dice import GameRng
+from riskcore.evolve import apply, fold
+from riskcore.legal import legal_actions
+from riskcore.rules import RuleSet
+from riskcore.seatview import SeatView
+from riskcore.state import DEFEND, FINISHED, State
+
+DEFAULT_MAX_COMMANDS = 50_000
+
+
+@dataclass
+class GameResult:
+    game_id: str
+    winner: str | None
+    reason: str | None
+    seats: dict[str, str]  # seat -> bot name
+    events: list[ev.Event] = field(repr=False)
+    commands: int
+    turns: int
+
+
+def acting_seat(state: State) -> str | None:
+    """Whose decision the game waits for: the defender's, or the current player's."""
+    return defending_seat(state) if state.phase == DEFEND else state.current
+
+
+def bot_rng(seed: bytes, game_id: str, seat: str, turn: int) -> random.Random:
+    """A bot's generator, fixed per game, seat and turn (replays identically)."""
+    digest = hashlib.sha256(b"bot|" + seed + f"|{game_id}|{seat}|{turn}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def play_game(
+    bots: Sequence[Bot],
+    *,
+    seed: bytes,
+    game_id: str = "sim",
+    rules: RuleSet | None = None,
+    board: str = "classic",
+    max_commands: int = DEFAULT_MAX_COMMANDS,
+) -> GameResult:
+    events = new_game(
+        game_id=game_id, players=[b.name for b in bots], seed=seed, board=board, rules=rules
+    )
+    state = fold(events)
+    seats = {f"p{i}": bot for i, bot in enumerate(bots, 1)}
+    commands = 0
+    rng_turn: tuple[str, int] | None = None
+    bot_random = random.Random()
+    while state.phase != FINISHED and commands < max_commands:
+        seat = acting_seat(state)
+        assert seat is not None, f"nobody to act in {state.summary()}"
+        if rng_turn != (seat, state.turn):
+            rng_turn = (seat, state.turn)
+            bot_random = bot_rng(seed, game_id, seat, state.turn)
+        body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
+        new = decide(state, command_from_dict(body, seat), GameRng(seed, game_id, state.version))
+        for event in new:
+            apply(state, event)
+        events.extend(new)
+        commands += 1
+    return GameResult(
+        game_id=game_id,
+        winner=state.winner,
+        reason=state.finish_reason,
+        seats={s: b.name for s, b in seats.items()},
+        events=events,
+        commands=commands,
+        turns=state.turn,
+    )

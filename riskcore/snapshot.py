@@ -1,0 +1,69 @@
+"""State snapshots: a cache that makes loading a long game cheap.
+
+A snapshot is the whole state as canonical JSON, stamped with
+``SNAPSHOT_STAMP``. The stamp changes whenever the state shape, the codec
+or the rules code changes in a way that could alter a fold, so a snapshot
+written by other code is ignored and the game is folded from its events
+instead. Snapshots are never the source of truth: events are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from typing import Any
+
+from riskcore.board import load_board
+from riskcore.codec import CODEC_VERSION, canonical
+from riskcore.errors import RecordError
+from riskcore.rules import RuleSet
+from riskcore.state import Occupation, PendingBattle, Seat, State
+
+STATE_SHAPE_VERSION = 1
+SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"
+_SEP = "|"
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for f in fields(State):
+        value = getattr(state, f.name)
+        if f.name == "board":
+            value = value.name
+        elif f.name == "rules":
+            value = value.to_dict()
+        elif f.name == "seats":
+            value = [asdict(seat) for seat in value.values()]
+        elif f.name == "armies":
+            value = {f"{t}{_SEP}{p}": n for (t, p), n in value.items()}
+        elif f.name in ("pending_battle", "occupation"):
+            value = asdict(value) if value is not None else None
+        elif isinstance(value, tuple):
+            value = list(value)
+        data[f.name] = value
+    return data
+
+
+def state_from_dict(data: dict[str, Any]) -> State:
+    try:
+        values = dict(data)
+        values["board"] = load_board(data["board"])
+        values["rules"] = RuleSet.from_dict(data["rules"])
+        values["seats"] = {s["id"]: Seat(**s) for s in data["seats"]}
+        values["order"] = tuple(data["order"])
+        values["armies"] = {tuple(key.split(_SEP, 1)): n for key, n in data["armies"].items()}
+        if data["pending_battle"] is not None:
+            values["pending_battle"] = PendingBattle(**data["pending_battle"])
+        if data["occupation"] is not None:
+            values["occupation"] = Occupation(**data["occupation"])
+        return State(**values)
+    except (KeyError, TypeError, ValueError) as error:
+        raise RecordError(f"bad snapshot: {error!r}") from None
+
+
+def encode_state(state: State) -> bytes:
+    return canonical(state_to_dict(state))
+
+
+def decode_state(raw: bytes) -> State:
+    return state_from_dict(json.loads(raw))
