@@ -8,6 +8,8 @@ go to the defender (``riskcore.odds.compare_dice``).
 
 from __future__ import annotations
 
+from functools import cache
+
 from riskcore import events as ev
 from riskcore.commands import Attack, Blitz, Defend, Occupy
 from riskcore.decision import (
@@ -142,6 +144,12 @@ def resolve_pending_with_max_dice(d: Decision) -> None:
         battle(d, s.current, pending.source, pending.target, pending.dice, None)
 
 
+@cache
+def _losses(attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...]) -> tuple[int, int]:
+    """``compare_dice``, remembered: there are only 1,554 sorted rolls."""
+    return compare_dice(attacker_roll, defender_roll)
+
+
 def battle(
     d: Decision, seat: str, source: str, target: str, dice: int, defender_dice: int | None
 ) -> None:
@@ -151,15 +159,15 @@ def battle(
         defender_dice = min(2, s.troops(target))
     attacker_roll = d.rng.dice(dice)
     defender_roll = d.rng.dice(defender_dice)
-    attacker_losses, defender_losses = compare_dice(attacker_roll, defender_roll)
+    attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
     d.emit(
         ev.BattleResolved(
             seat=seat,
             source=source,
             target=target,
             defender=defender,
-            attacker_dice=tuple(attacker_roll),
-            defender_dice=tuple(defender_roll),
+            attacker_dice=attacker_roll,
+            defender_dice=defender_roll,
             attacker_losses=attacker_losses,
             defender_losses=defender_losses,
         )

@@ -7,7 +7,7 @@ token), so ``command_from_dict`` takes it separately.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
 from riskcore.errors import MalformedCommand
@@ -115,6 +115,19 @@ COMMAND_TYPES: dict[str, type[Command]] = {
     )
 }
 
+# Per command class: its body fields, and those without a default.
+_FIELDS: dict[type[Command], tuple[frozenset[str], tuple[str, ...]]] = {
+    cls: (
+        frozenset(f.name for f in fields(cls) if f.name != "seat"),
+        tuple(
+            f.name
+            for f in fields(cls)
+            if f.name != "seat" and f.default is MISSING and f.default_factory is MISSING
+        ),
+    )
+    for cls in COMMAND_TYPES.values()
+}
+
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "territory": (str,),
     "source": (str,),
@@ -134,25 +147,17 @@ def command_from_dict(body: Any, seat: str) -> Command:
     cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None or not isinstance(kind, str):
         raise MalformedCommand(f"unknown command type {kind!r}; one of {sorted(COMMAND_TYPES)}")
-    allowed = {f.name: f for f in fields(cls) if f.name != "seat"}
-    extra = sorted(set(body) - set(allowed) - {"type"})
-    if extra:
-        raise MalformedCommand(f"{kind} has no field {extra[0]!r}")
+    allowed, required = _FIELDS[cls]
     values: dict[str, Any] = {}
-    for name in allowed:
-        if name in body:
-            values[name] = _field_value(kind, name, body[name])
-    try:
-        return cls(seat=seat, **values)
-    except TypeError:
-        missing = sorted(n for n, f in allowed.items() if n not in body and _required(f))
-        raise MalformedCommand(f"{kind} needs field {missing[0]!r}") from None
-
-
-def _required(f: Any) -> bool:
-    from dataclasses import MISSING
-
-    return bool(f.default is MISSING and f.default_factory is MISSING)
+    for name, value in body.items():
+        if name in allowed:
+            values[name] = _field_value(kind, name, value)
+        elif name != "type":
+            raise MalformedCommand(f"{kind} has no field {name!r}")
+    for name in required:
+        if name not in values:
+            raise MalformedCommand(f"{kind} needs field {name!r}")
+    return cls(seat=seat, **values)
 
 
 def _field_value(kind: str, name: str, value: Any) -> Any:

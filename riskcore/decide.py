@@ -40,6 +40,18 @@ def decide(state: State, command: cmd.Command, rng: GameRng) -> list[ev.Event]:
     return decision.events
 
 
+def execute(state: State, command: cmd.Command, rng: GameRng) -> list[ev.Event]:
+    """``decide`` and apply in one step, on ``state`` itself (no copy).
+
+    For callers that own ``state`` (simulations, bots' look-ahead). A
+    rejected command raises before any change, as with ``decide``.
+    """
+    handler = _HANDLERS[type(command)]
+    decision = Decision(state, rng, in_place=True)
+    handler(decision, command)
+    return decision.events
+
+
 def new_game(
     *,
     game_id: str,

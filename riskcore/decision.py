@@ -5,6 +5,10 @@ is emitted, so a rule that emits several events (a blitz, the end of a
 turn) reads the state as those events leave it, and the events a command
 returns are exactly the ones that ``evolve`` will replay. Nothing reaches
 the caller's state: a rejected command changes nothing.
+
+Every rule validates the whole command before its first ``emit``. That is
+what lets ``execute`` (for runners that own their state, like simulations)
+work on the caller's state directly: a rejection still changes nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from riskcore.state import FINISHED, State
 class Decision:
     __slots__ = ("events", "rng", "state")
 
-    def __init__(self, state: State, rng: GameRng) -> None:
-        self.state = state.copy()
+    def __init__(self, state: State, rng: GameRng, *, in_place: bool = False) -> None:
+        self.state = state if in_place else state.copy()
         self.rng = rng
         self.events: list[ev.Event] = []
 

@@ -5,10 +5,11 @@ Every random outcome of a game comes from one stream of bytes:
     block_i = HMAC-SHA256(key = server_seed,
                           msg = "risk/v1" | game_id | version | i | player_seeds)
 
-where ``version`` is the game version the command was decided at, ``i``
-counts blocks from 0, ``|`` is a 0x1f separator and ``player_seeds`` are
-the seats' own seeds (hex, sorted by seat) so that the server cannot pick a
-seed that favours anyone after seeing the players'. Numbers in ``[0, n)``
+where ``version`` is the game version the command was decided at (decimal),
+``i`` counts blocks from 0 (decimal), ``|`` is a 0x1f byte and
+``player_seeds`` is ``seat=seed`` for each seat that gave one, sorted by
+seat and joined by commas (empty when none did), so that the server cannot
+pick a seed that favours anyone after seeing the players'. Numbers in ``[0, n)``
 are drawn by rejection sampling from single bytes (n <= 256) or 4-byte
 words, so every die face has probability exactly 1/6. Shuffles are
 Fisher-Yates from the end. The first event carries ``commitment(seed)``;
@@ -35,7 +36,7 @@ def commitment(seed: bytes) -> str:
 class GameRng:
     """The deterministic generator for one decision (one game version)."""
 
-    __slots__ = ("_block", "_buffer", "_offset", "_prefix", "_prefix_tail", "seed")
+    __slots__ = ("_block", "_buffer", "_context", "_offset", "_prefix", "_tail", "seed")
 
     def __init__(
         self,
@@ -45,17 +46,22 @@ class GameRng:
         player_seeds: Mapping[str, str] | None = None,
     ) -> None:
         self.seed = seed
-        mixed = b",".join(
-            f"{seat}={value}".encode() for seat, value in sorted((player_seeds or {}).items())
-        )
-        self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode()))
-        self._prefix_tail = mixed
+        # Most commands roll nothing: the message parts are built on first use.
+        self._context = (game_id, version, player_seeds)
+        self._prefix = b""
+        self._tail = b""
         self._block = 0
         self._buffer = b""
         self._offset = 0
 
     def _refill(self) -> None:
-        message = _SEP.join((self._prefix, str(self._block).encode(), self._prefix_tail))
+        if self._block == 0:
+            game_id, version, player_seeds = self._context
+            self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode()))
+            self._tail = b",".join(
+                f"{seat}={value}".encode() for seat, value in sorted((player_seeds or {}).items())
+            )
+        message = _SEP.join((self._prefix, str(self._block).encode(), self._tail))
         self._buffer = hmac.new(self.seed, message, hashlib.sha256).digest()
         self._block += 1
         self._offset = 0
@@ -86,9 +92,22 @@ class GameRng:
     def die(self) -> int:
         return self.below(6) + 1
 
-    def dice(self, count: int) -> list[int]:
-        """``count`` dice, sorted high to low as the rules compare them."""
-        return sorted((self.die() for _ in range(count)), reverse=True)
+    def dice(self, count: int) -> tuple[int, ...]:
+        """``count`` dice, sorted high to low as the rules compare them.
+
+        The same draws as ``count`` calls of ``die`` (bytes below 252 are
+        kept, ``byte % 6 + 1``), inlined because battles are the hot path.
+        """
+        rolled: list[int] = []
+        while len(rolled) < count:
+            if self._offset >= len(self._buffer):
+                self._refill()
+            byte = self._buffer[self._offset]
+            self._offset += 1
+            if byte < 252:
+                rolled.append(byte % 6 + 1)
+        rolled.sort(reverse=True)
+        return tuple(rolled)
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         for i in range(len(items) - 1, 0, -1):

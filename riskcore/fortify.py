@@ -29,7 +29,9 @@ def fortify(d: Decision, command: Fortify) -> None:
     check_turn(s, command.seat)
     if s.phase == FORTIFY and s.fortified:
         raise violation("already_fortified", "you have fortified this turn; end your turn")
-    if s.phase not in (ATTACK, FORTIFY):
+    if s.phase == ATTACK:
+        raise violation("wrong_phase", "end the attack phase before fortifying")
+    if s.phase != FORTIFY:
         from riskcore.battle import check_attack_phase
 
         check_attack_phase(s)
@@ -44,8 +46,6 @@ def fortify(d: Decision, command: Fortify) -> None:
             "invalid_count",
             f"move 1 to {most} armies from {command.source!r}, not {command.count!r}",
         )
-    if s.phase == ATTACK:
-        d.emit(ev.PhaseEnded(seat=command.seat, phase=ATTACK))
     d.emit(
         ev.Fortified(
             seat=command.seat, source=command.source, target=command.target, count=command.count

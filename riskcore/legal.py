@@ -74,22 +74,38 @@ def _reinforce(s: State, seat: str) -> list[Action]:
 
 
 def _attack(s: State, seat: str) -> list[Action]:
-    actions = []
+    actions: list[Action] = []
+    owner = s.owner
+    blitz_ok = not s.rules.defender_chooses_dice
     for source in s.territories_of(seat):
-        armies = s.troops(source)
+        armies = s.armies[(source, seat)]
         if armies < 2:
             continue
         dice = min(3, armies - 1)
         for target in s.board.neighbours[source]:
-            if s.owner.get(target) == seat:
+            defender = owner.get(target)
+            if defender == seat:
                 continue
-            where = {"source": source, "target": target}
-            actions.append(_action({"type": "attack", **where, "dice": dice}, dice=(1, dice)))
-            if not (s.rules.defender_chooses_dice and _chooser(s, s.owner[target], seat)):
-                body = {"type": "blitz", **where, "stop_at": 1}
-                actions.append(_action(body, stop_at=(1, armies - 1)))
+            actions.append(
+                {
+                    "command": {"type": "attack", "source": source, "target": target, "dice": dice},
+                    "bounds": {"dice": [1, dice]},
+                }
+            )
+            if blitz_ok or defender is None or _chooser(s, defender, seat) is None:
+                actions.append(
+                    {
+                        "command": {
+                            "type": "blitz",
+                            "source": source,
+                            "target": target,
+                            "stop_at": 1,
+                        },
+                        "bounds": {"stop_at": [1, armies - 1]},
+                    }
+                )
     actions.append(_action({"type": "end_phase"}))
-    return actions + _fortify(s, seat)
+    return actions
 
 
 def _defend(s: State) -> list[Action]:
@@ -108,14 +124,23 @@ def _occupy(s: State, seat: str) -> list[Action]:
 def _fortify(s: State, seat: str) -> list[Action]:
     if s.fortified:
         return []
-    actions = []
+    actions: list[Action] = []
     for source in s.territories_of(seat):
-        most = s.troops(source) - 1
+        most = s.armies[(source, seat)] - 1
         if most < 1:
             continue
         for target in sorted(reachable(s, seat, source)):
-            body = {"type": "fortify", "source": source, "target": target, "count": most}
-            actions.append(_action(body, count=(1, most)))
+            actions.append(
+                {
+                    "command": {
+                        "type": "fortify",
+                        "source": source,
+                        "target": target,
+                        "count": most,
+                    },
+                    "bounds": {"count": [1, most]},
+                }
+            )
     return actions
 
 

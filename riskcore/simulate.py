@@ -1,9 +1,9 @@
 """Playing whole games in process: for bots, tournaments and benchmarks.
 
 ``play_game`` runs one game from its opening events to a winner with a bot
-on every seat, recording every event exactly as the server would (through
-``decide`` with the game's generator, applied with ``evolve``'s in-place
-``apply``). Bot generators are seeded per game and turn so a game replays
+on every seat, recording every event exactly as the server would (the same rules and
+generator as ``decide``, applied in place by ``execute`` since the runner
+owns its state). Bot generators are seeded per game and turn so a game replays
 identically from its seed.
 """
 
@@ -18,9 +18,9 @@ from riskcore import events as ev
 from riskcore.battle import defending_seat
 from riskcore.bots.base import Bot
 from riskcore.commands import command_from_dict
-from riskcore.decide import decide, new_game
+from riskcore.decide import execute, new_game
 from riskcore.dice import GameRng
-from riskcore.evolve import apply, fold
+from riskcore.evolve import fold
 from riskcore.legal import legal_actions
 from riskcore.rules import RuleSet
 from riskcore.seatview import SeatView
@@ -75,10 +75,8 @@ def play_game(
             rng_turn = (seat, state.turn)
             bot_random = bot_rng(seed, game_id, seat, state.turn)
         body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
-        new = decide(state, command_from_dict(body, seat), GameRng(seed, game_id, state.version))
-        for event in new:
-            apply(state, event)
-        events.extend(new)
+        command = command_from_dict(body, seat)
+        events.extend(execute(state, command, GameRng(seed, game_id, state.version)))
         commands += 1
     return GameResult(
         game_id=game_id,

@@ -25,12 +25,16 @@ class RandomBot:
     version = "1"
 
     def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
-        playable = [a for a in actions if a["command"]["type"] != "resign"]
-        if not playable:
-            return {"type": "resign"}
         by_type: dict[str, list[Action]] = {}
-        for action in playable:
-            by_type.setdefault(action["command"]["type"], []).append(action)
+        for action in actions:
+            kind = action["command"]["type"]
+            if kind in by_type:
+                by_type[kind].append(action)
+            else:
+                by_type[kind] = [action]
+        by_type.pop("resign", None)
+        if not by_type:
+            return {"type": "resign"}
         for kind in ("claim_territory", "trade_cards", "defend"):
             if kind in by_type:
                 return dict(rng.choice(by_type[kind])["command"])
@@ -41,6 +45,7 @@ class RandomBot:
         attacks = by_type.get("blitz") or by_type.get("attack")
         if attacks:
             return dict(rng.choice(attacks)["command"])
+        playable = [a for group in by_type.values() for a in group]
         return _within_bounds(rng.choice(playable), rng)
 
 
