@@ -9,3 +9,13 @@ import click
 @click.version_option(package_name="riskcore")
 def main() -> None:
     """Risk game server: engine tools, API server and workers."""
+
+
+def _register() -> None:
+    from service import cli_engine
+
+    for command in (cli_engine.odds, cli_engine.map_, cli_engine.simulate):
+        main.add_command(command)
+
+
+_register()

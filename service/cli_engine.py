@@ -1,0 +1,107 @@
+"""Engine commands of ``risk``: odds, maps and simulated games (no server needed)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+
+import click
+
+from riskcore import odds as odds_module
+from riskcore.board import board_names, load_board
+from riskcore.bots import bot_names, get_bot
+from riskcore.rules import RuleSet
+from riskcore.simulate import play_game
+
+
+@click.command()
+@click.argument("attackers", type=click.IntRange(min=0))
+@click.argument("defenders", type=click.IntRange(min=1))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def odds(attackers: int, defenders: int, as_json: bool) -> None:
+    """Exact odds that ATTACKERS armies (not counting the one left behind) take DEFENDERS."""
+    result = odds_module.attack_outcome(attackers, defenders)
+    if as_json:
+        click.echo(json.dumps(odds_module.to_json(result), indent=2))
+    else:
+        click.echo(odds_module.format_odds(result))
+
+
+@click.command(name="map")
+@click.argument("name", type=click.Choice(board_names()))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def map_(name: str, as_json: bool) -> None:
+    """A board: territories, groups with bonuses, borders."""
+    board = load_board(name)
+    if as_json:
+        click.echo(json.dumps(board.to_dict(), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{board.title}")
+    for group in board.groups:
+        click.echo(f"\n{group.name} (bonus {group.bonus})")
+        for territory in sorted(group.territories):
+            names = ", ".join(board.territory_names[n] for n in board.neighbours[territory])
+            click.echo(f"  {board.territory_names[territory]}: {names}")
+
+
+@click.command()
+@click.option("--players", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="First game's seed.")
+@click.option(
+    "--bot",
+    "bots",
+    default="random",
+    show_default=True,
+    help=f"Bot name, or a comma list seated in rotation ({', '.join(bot_names())}).",
+)
+@click.option("--variant", type=click.Choice(["classic", "two_player"]), default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def simulate(
+    players: int, games: int, seed: int, bots: str, variant: str | None, as_json: bool
+) -> None:
+    """Play GAMES full games between bots and report speed and winners."""
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    for name in names:
+        if name not in bot_names():
+            raise click.BadParameter(f"unknown bot {name!r}", param_hint="--bot")
+    rules = RuleSet(variant=variant or ("two_player" if players == 2 else "classic"))
+    summary = run_simulation(players, games, seed, names, rules)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        for key, value in summary.items():
+            click.echo(f"{key:>22}: {value}")
+
+
+def run_simulation(
+    players: int, games: int, seed: int, names: list[str], rules: RuleSet
+) -> dict[str, object]:
+    """Seats rotate through the bot list game by game, so no bot keeps one seat."""
+    wins: Counter[str] = Counter()
+    events = turns = 0
+    started = time.perf_counter()
+    for game in range(games):
+        seated = [names[(game + i) % len(names)] for i in range(players)]
+        result = play_game(
+            [get_bot(n) for n in seated],
+            seed=(seed + game).to_bytes(32, "big"),
+            game_id=f"sim-{seed + game}",
+            rules=rules,
+        )
+        events += len(result.events)
+        turns += result.turns
+        wins[result.seats[result.winner] if result.winner else "none"] += 1
+    elapsed = time.perf_counter() - started
+    return {
+        "games": games,
+        "players": players,
+        "bots": names,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 2),
+        "events_per_second": round(events / elapsed),
+        "mean_events_per_game": round(events / games, 1),
+        "mean_turns_per_game": round(turns / games, 1),
+        "wins": dict(wins),
+    }
