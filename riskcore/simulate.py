@@ -13,6 +13,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from riskcore import events as ev
 from riskcore.battle import defending_seat
@@ -38,6 +39,9 @@ class GameResult:
     events: list[ev.Event] = field(repr=False)
     commands: int
     turns: int
+    # (seat, command body, events caused) per command, for building records.
+    batches: list[tuple[str, dict[str, Any], int]] = field(default_factory=list, repr=False)
+    opening: int = 0
 
 
 def acting_seat(state: State) -> str | None:
@@ -65,6 +69,8 @@ def play_game(
     )
     state = fold(events)
     seats = {f"p{i}": bot for i, bot in enumerate(bots, 1)}
+    opening = len(events)
+    batches: list[tuple[str, dict[str, Any], int]] = []
     commands = 0
     rng_turn: tuple[str, int] | None = None
     bot_random = random.Random()
@@ -76,7 +82,9 @@ def play_game(
             bot_random = bot_rng(seed, game_id, seat, state.turn)
         body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
         command = command_from_dict(body, seat)
-        events.extend(execute(state, command, GameRng(seed, game_id, state.version)))
+        caused = execute(state, command, GameRng(seed, game_id, state.version))
+        events.extend(caused)
+        batches.append((seat, command.to_dict(), len(caused)))
         commands += 1
     return GameResult(
         game_id=game_id,
@@ -86,4 +94,34 @@ def play_game(
         events=events,
         commands=commands,
         turns=state.turn,
+        batches=batches,
+        opening=opening,
     )
+
+
+def record_of(result: GameResult, seed: bytes, *, start_ms: int = 1_764_000_000_000) -> str:
+    """The game as a verifiable record (``riskcore.gamerecord``), one ms per command."""
+    from riskcore.chain import GENESIS, event_hash
+    from riskcore.codec import event_to_dict
+    from riskcore.gamerecord import header_for, record_lines
+    from riskcore.record import SYSTEM, envelopes
+
+    wrapped = envelopes(
+        result.events[: result.opening], first_version=1, time_ms=start_ms, actor=SYSTEM
+    )
+    position = result.opening
+    for tick, (seat, body, count) in enumerate(result.batches, 1):
+        batch = result.events[position : position + count]
+        wrapped += envelopes(
+            batch, first_version=position + 1, time_ms=start_ms + tick, actor=seat, command=body
+        )
+        position += count
+    lines = []
+    prev = GENESIS
+    for envelope in wrapped:
+        digest = event_hash(prev, envelope.encode())
+        lines.append((envelope.version, digest, prev, envelope.to_dict()))
+        prev = digest
+    header = header_for(event_to_dict(result.events[0]), redacted=False, complete=True)
+    finished = result.winner is not None
+    return "\n".join(record_lines(header, lines, seed.hex() if finished else None)) + "\n"

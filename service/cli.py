@@ -12,9 +12,15 @@ def main() -> None:
 
 
 def _register() -> None:
-    from service import cli_engine
+    from service import cli_audit, cli_engine
 
-    for command in (cli_engine.odds, cli_engine.map_, cli_engine.simulate):
+    for command in (
+        cli_engine.odds,
+        cli_engine.map_,
+        cli_engine.simulate,
+        cli_audit.verify,
+        cli_audit.replay,
+    ):
         main.add_command(command)
 
 
