@@ -63,9 +63,15 @@ def play_game(
     rules: RuleSet | None = None,
     board: str = "classic",
     max_commands: int = DEFAULT_MAX_COMMANDS,
+    player_seeds: dict[str, str] | None = None,
 ) -> GameResult:
     events = new_game(
-        game_id=game_id, players=[b.name for b in bots], seed=seed, board=board, rules=rules
+        game_id=game_id,
+        players=[b.name for b in bots],
+        seed=seed,
+        board=board,
+        rules=rules,
+        player_seeds=player_seeds,
     )
     state = fold(events)
     seats = {f"p{i}": bot for i, bot in enumerate(bots, 1)}
@@ -82,7 +88,8 @@ def play_game(
             bot_random = bot_rng(seed, game_id, seat, state.turn)
         body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
         command = command_from_dict(body, seat)
-        caused = execute(state, command, GameRng(seed, game_id, state.version))
+        rng = GameRng(seed, game_id, state.version, state.player_seeds)
+        caused = execute(state, command, rng)
         events.extend(caused)
         batches.append((seat, command.to_dict(), len(caused)))
         commands += 1
