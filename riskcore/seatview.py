@@ -4,16 +4,26 @@ Bots are handed this rather than the state. It answers the public questions
 (owners, armies, card counts, phase) and the seat's private ones (its own
 hand) without copying the whole board into a dictionary each move, which
 matters when a bot is asked thousands of times per second. It exposes
-nothing a seat could not read from ``riskcore.views.view``.
+nothing a seat could not read from ``riskcore.views.view``: every accessor
+below has its counterpart there (named in its docstring when not obvious).
+
+``determinize`` builds a full ``State`` a bot may search on. It is made only
+from this seat's information: the hidden cards (other hands and the draw
+pile) are dealt at random from the cards this seat cannot see, and the
+secrets of the real game (deck order, other hands, the seed, the player
+seeds) are never read, so a search on it cannot cheat.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from riskcore.board import Board
 from riskcore.rules import RuleSet
-from riskcore.state import State
+from riskcore.state import Occupation, PendingBattle, State
 
 
 class SeatView:
@@ -44,11 +54,46 @@ class SeatView:
     def turn(self) -> int:
         return self._state.turn
 
+    @property
+    def current(self) -> str | None:
+        return self._state.current
+
+    @property
+    def occupation(self) -> Occupation | None:
+        """The conquest waiting for armies (``view()["occupation"]``)."""
+        return self._state.occupation
+
+    @property
+    def pending_battle(self) -> PendingBattle | None:
+        return self._state.pending_battle
+
+    @property
+    def conquered_this_turn(self) -> bool:
+        return self._state.conquered
+
+    @property
+    def fortified_this_turn(self) -> bool:
+        return self._state.fortified
+
+    @property
+    def must_trade(self) -> bool:
+        return self._state.must_trade_until is not None
+
     def owner(self, territory: str) -> str | None:
         return self._state.owner.get(territory)
 
+    def owners(self) -> Mapping[str, str]:
+        """Territory -> controlling seat, read-only (no copy)."""
+        return MappingProxyType(self._state.owner)
+
     def troops(self, territory: str) -> int:
         return self._state.troops(territory)
+
+    def troop_map(self) -> dict[str, int]:
+        """Territory -> armies of its controller, a fresh dict."""
+        s = self._state
+        armies = s.armies
+        return {t: armies.get((t, p), 0) for t, p in s.owner.items()}
 
     def territories_of(self, player: str) -> list[str]:
         return self._state.territories_of(player)
@@ -56,6 +101,13 @@ class SeatView:
     def players(self) -> list[str]:
         """Players still in the game, in turn order."""
         return self._state.active_players()
+
+    def seats(self) -> list[str]:
+        """Every seat id (players and neutrals), as ``view()["seats"]``."""
+        return list(self._state.seats)
+
+    def is_neutral(self, seat: str) -> bool:
+        return self._state.seats[seat].kind == "neutral"
 
     def card_count(self, seat: str) -> int:
         return len(self._state.hand(seat))
@@ -66,8 +118,25 @@ class SeatView:
     def reserve(self) -> int:
         return self._state.reserve.get(self.seat, 0)
 
+    def reserve_of(self, seat: str) -> int:
+        """Armies a seat still has to place (``view()["seats"][i]["reserve"]``)."""
+        return self._state.reserve.get(seat, 0)
+
+    def setup_quota(self) -> dict[str, int]:
+        return dict(self._state.setup_quota)
+
     def sets_traded(self) -> int:
         return self._state.sets_traded
+
+    def bonus_taken(self) -> bool:
+        """Whether this turn's +2 territory bonus is used (public: it is in an event)."""
+        return self._state.bonus_taken
+
+    def discard(self) -> list[int]:
+        return list(self._state.discard)
+
+    def deck_size(self) -> int:
+        return len(self._state.deck)
 
     def as_dict(self) -> dict[str, Any]:
         """The full JSON view, as the API would serve it to this seat."""
@@ -76,3 +145,67 @@ class SeatView:
 
             self._dict = view(self._state, self.seat)
         return self._dict
+
+    def unseen_cards(self) -> list[int]:
+        """Cards this seat cannot see: all cards minus its hand and the discards.
+
+        They are in the other hands and the draw pile, in an unknown order.
+        """
+        seen = set(self.my_hand()) | set(self.discard())
+        return [c.id for c in self.board.cards if c.id not in seen]
+
+    def determinize(self, rng: random.Random) -> State:
+        """A full state consistent with this seat's view, hidden cards dealt at random.
+
+        Public facts are copied; this seat's hand is exact; every other hand
+        gets the right number of cards drawn from ``unseen_cards`` and the
+        rest, shuffled, is the draw pile. Other seats' missions are unknown
+        and left empty; the game id, player seeds and the seed commitment are
+        blanked. Built from the accessors above only (a test checks that
+        changing the hidden cards of the real state changes nothing here).
+        """
+        s = self._state
+        unseen = self.unseen_cards()
+        rng.shuffle(unseen)
+        own = s.hand_id(self.seat)
+        hands: dict[str, list[int]] = {}
+        for hand_id in s.hands:
+            if hand_id == own:
+                hands[hand_id] = self.my_hand()
+            else:
+                count = len(s.hands[hand_id])  # a public count
+                hands[hand_id], unseen = unseen[:count], unseen[count:]
+        state = State(
+            game_id="determinized",
+            board=s.board,
+            rules=s.rules,
+            seats=s.seats,
+            seed_commitment="",
+            player_seeds={},
+            version=s.version,
+            phase=s.phase,
+            order=s.order,
+            current=s.current,
+            turn=s.turn,
+            owner=dict(s.owner),
+            armies=dict(s.armies),
+            reserve=dict(s.reserve),
+            setup_quota=dict(s.setup_quota),
+            hands=hands,
+            deck=unseen,
+            discard=self.discard(),
+            sets_traded=s.sets_traded,
+            must_trade_until=s.must_trade_until,
+            bonus_taken=s.bonus_taken,
+            conquered=s.conquered,
+            fortified=s.fortified,
+            last_battle_dice=s.last_battle_dice,
+            pending_battle=s.pending_battle,
+            occupation=s.occupation,
+            out=dict(s.out),
+            winner=s.winner,
+            finish_reason=s.finish_reason,
+        )
+        if own in s.missions:
+            state.missions[own] = list(s.missions[own])
+        return state

@@ -13,6 +13,16 @@ one Redis Cluster slot and every script touches exactly one slot::
     <prefix>:{p<N>}:outbox               stream: one notification per append
     <prefix>:{p<N>}:games                sorted set: game ids by creation time (ms)
 
+The API's own records (``service.games``), in the same slot as the game::
+
+    <prefix>:{p<N>}:game:<id>:info       hash: the game's setup (board, rules, clock,
+                                         seat plan, status, creation time)
+    <prefix>:{p<N>}:game:<id>:seats      hash: seat -> JSON (kind, name, bot, token hash)
+    <prefix>:{p<N>}:dir:<status>         sorted set, all scores 0, members
+                                         "<creation ms, 15 digits>:<id>": the directory
+                                         of open / running / finished games
+    <prefix>:rl:<scope>:<id>:<window>    string with a TTL: a rate-limit counter
+
 Why partitions rather than one tag per game: a relay then reads a fixed set
 of outbox streams (one per partition) instead of one per game, and the
 append script can still write the notification in the same slot. The cost
@@ -37,6 +47,8 @@ _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 MAX_IDEMPOTENCY_KEY = 200
 MAX_PARTITIONS = 16384  # Redis Cluster has 16384 slots; more tags cannot help
+DIRECTORY_STATUSES = ("open", "running", "finished")
+_RATE_PART = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 class GameKeys(NamedTuple):
@@ -102,12 +114,46 @@ class KeySpace:
         """Every game index, in partition order."""
         return [self.games(n) for n in range(self.partitions)]
 
+    # -- the API's records (service.games) -----------------------------------
+
+    def game_info(self, game_id: str) -> str:
+        """Hash with a game's setup and status; it exists from creation, before any event."""
+        return f"{_game_base(self, game_id)}:info"
+
+    def game_seats(self, game_id: str) -> str:
+        """Hash of filled seats: seat id -> JSON record holding the token's hash."""
+        return f"{_game_base(self, game_id)}:seats"
+
+    def directory(self, partition: int, status: str) -> str:
+        """Sorted set (by member, scores all 0) of the games of ``partition`` in ``status``."""
+        if status not in DIRECTORY_STATUSES:
+            raise InvalidName(f"status must be one of {DIRECTORY_STATUSES}: {status!r}")
+        return f"{self.tag(partition)}:dir:{status}"
+
+    def directories(self, status: str) -> list[str]:
+        """The directory of ``status`` in every partition, in partition order."""
+        return [self.directory(n, status) for n in range(self.partitions)]
+
+    def rate_limit(self, scope: str, ident: str, window: int) -> str:
+        """Counter of one client (``ident``) in one fixed window of ``scope``.
+
+        Outside every game slot on purpose: a limiter touches one key per call.
+        """
+        if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
+            raise InvalidName(f"rate-limit scope and id must match {_RATE_PART.pattern}")
+        return f"{self.prefix}:rl:{scope}:{ident}:{window}"
+
 
 def check_game_id(game_id: str) -> str:
     """Refuse ids that could break a key (``:`` or braces) or bloat memory."""
     if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
         raise InvalidName(f"game id must match {_GAME_ID.pattern}: {game_id!r}")
     return game_id
+
+
+def _game_base(space: KeySpace, game_id: str) -> str:
+    """``<prefix>:{p<N>}:game:<id>``, the start of every key of one game."""
+    return space.game(game_id).meta.removesuffix(":meta")
 
 
 @lru_cache(maxsize=65536)
