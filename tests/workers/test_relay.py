@@ -1,0 +1,104 @@
+"""The relay (DESIGN.md §5): outbox notifications become at most one job each."""
+
+from __future__ import annotations
+
+import pytest
+import redis as redis_lib
+
+from riskcore.chain import GENESIS
+from service.keys import KeySpace
+from service.store import EventStore, new_events
+from workers.queues import advance_job_id, queue
+from workers.relay import GROUP, Relay
+
+
+@pytest.fixture
+def keys(key_prefix: str) -> KeySpace:
+    return KeySpace(key_prefix, partitions=4)
+
+
+@pytest.fixture
+def store(redis: redis_lib.Redis, keys: KeySpace) -> EventStore:
+    return EventStore(redis, keys)
+
+
+def make_relay(redis: redis_lib.Redis, keys: KeySpace, name: str = "r1", **options) -> Relay:
+    relay = Relay(redis, keys, queue(redis, keys), consumer=name, **options)
+    relay.ensure_groups()
+    return relay
+
+
+def append(store: EventStore, game: str, count: int = 1) -> None:
+    head = store.head(game) if store.exists(game) else None
+    version, prev = (head.version, head.hash) if head else (0, GENESIS)
+    payloads = [b'{"n":%d}' % (version + i + 1) for i in range(count)]
+    store.append(game, version, new_events(prev, payloads), prev=prev)
+
+
+def test_each_notification_makes_one_job_named_by_game_and_version(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    relay = make_relay(redis, keys)
+    append(store, "g1")
+    append(store, "g1", count=3)
+    append(store, "g2")
+    assert relay.run_once(block_ms=10) == 3
+    job_ids = set(queue(redis, keys).get_job_ids())
+    assert job_ids == {advance_job_id("g1", 1), advance_job_id("g1", 4), advance_job_id("g2", 1)}
+    assert relay.run_once(block_ms=10) == 0
+
+
+def test_a_redelivered_notification_makes_no_second_job(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    first = make_relay(redis, keys, "first", claim_idle_ms=0)
+    append(store, "g1")
+    # The first relay reads the entry but dies before acknowledging it.
+    outbox = keys.outbox(keys.partition("g1"))
+    redis.xreadgroup(GROUP, "crashed", {outbox: ">"}, count=10)
+    first._enqueue(store.notifications(keys.partition("g1"))[0])
+    assert first.reclaim() == 1
+    assert queue(redis, keys).get_job_ids() == [advance_job_id("g1", 1)]
+    assert first.stats.duplicates == 1
+    assert redis.xpending(outbox, GROUP)["pending"] == 0
+
+
+def test_entries_stuck_with_a_dead_consumer_are_taken_over(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    relay = make_relay(redis, keys, "alive", claim_idle_ms=0)
+    append(store, "g7")
+    outbox = keys.outbox(keys.partition("g7"))
+    redis.xreadgroup(GROUP, "dead", {outbox: ">"}, count=10)
+    assert relay.run_once(block_ms=10) == 0  # nothing new for the group
+    assert relay.reclaim() == 1
+    assert queue(redis, keys).get_job_ids() == [advance_job_id("g7", 1)]
+
+
+def test_a_poisoned_entry_goes_to_the_dead_letters_after_repeated_failures(
+    redis: redis_lib.Redis, keys: KeySpace
+) -> None:
+    relay = make_relay(redis, keys, claim_idle_ms=0, max_deliveries=3)
+    outbox = keys.outbox(0)
+    redis.xadd(outbox, {b"nonsense": b"1"})
+    relay.run_once(block_ms=10)
+    assert redis.xpending(outbox, GROUP)["pending"] == 1
+    relay.reclaim()
+    relay.reclaim()
+    assert redis.xpending(outbox, GROUP)["pending"] == 0
+    dead = redis.xrange(keys.relay_dead_letters())
+    assert len(dead) == 1
+    assert b"error" in dead[0][1]
+    assert relay.stats.dead_lettered == 1
+
+
+def test_two_relays_share_the_work_without_duplicates(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    one, two = make_relay(redis, keys, "one"), make_relay(redis, keys, "two")
+    for n in range(20):
+        append(store, f"game{n}")
+    total = one.run_once(block_ms=10, count=5) + two.run_once(block_ms=10, count=5)
+    total += one.run_once(block_ms=10) + two.run_once(block_ms=10)
+    assert total == 20
+    assert len(queue(redis, keys).get_job_ids()) == 20

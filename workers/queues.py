@@ -1,0 +1,30 @@
+"""RQ queues and job ids: one place that names them.
+
+Jobs take only ids and versions and are serialised as JSON, never pickle,
+so a job in Redis can be read by anyone and cannot carry code. Job ids
+derive from the game and version they were made for, so the same
+notification handled twice (a relay restart, a re-delivery) makes one job.
+"""
+
+from __future__ import annotations
+
+from redis import Redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from service.keys import KeySpace
+
+GAMES_QUEUE = "games"
+CLOCKS_QUEUE = "clocks"
+
+
+def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:
+    return Queue(f"{keys.rq_prefix()}{name}", connection=connection, serializer=JSONSerializer)
+
+
+def advance_job_id(game_id: str, version: int) -> str:
+    return f"advance.{game_id}.{version}"
+
+
+def deadline_job_id(game_id: str, version: int) -> str:
+    return f"deadline.{game_id}.{version}"

@@ -1,0 +1,162 @@
+"""The relay: turns the event store's outbox into RQ jobs.
+
+Every append writes one notification to its partition's outbox stream
+(``service.store``). The relay reads them with a consumer group, so several
+relays share the work and a crashed one's entries are taken over:
+
+* ``XREADGROUP`` hands each entry to one consumer; the entry is acknowledged
+  (``XACK``) only after its job is enqueued, so a crash in between means a
+  re-delivery, never a loss;
+* the job id derives from game and version and is enqueued with
+  ``unique=True``, so a re-delivered entry makes no second job;
+* ``XAUTOCLAIM`` takes over entries left pending by a dead consumer for
+  longer than ``claim_idle_ms``;
+* an entry that failed ``max_deliveries`` times goes to a dead-letter
+  stream (with the error) and is acknowledged, so one poisoned
+  notification cannot stall a partition.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from rq import Queue
+from rq.exceptions import DuplicateJobError
+
+from service.keys import KeySpace
+from service.store import Notification
+from workers.queues import advance_job_id
+
+log = logging.getLogger(__name__)
+GROUP = "relay"
+# By name, so the relay does not import the engine and bots the jobs need.
+ADVANCE_GAME = "workers.jobs.advance_game"
+
+
+@dataclass
+class RelayStats:
+    enqueued: int = 0
+    duplicates: int = 0
+    dead_lettered: int = 0
+    reclaimed: int = 0
+
+
+class Relay:
+    def __init__(
+        self,
+        connection: Redis,
+        keys: KeySpace,
+        queue: Queue,
+        *,
+        consumer: str | None = None,
+        claim_idle_ms: int = 30_000,
+        max_deliveries: int = 5,
+    ) -> None:
+        self.redis = connection
+        self.keys = keys
+        self.queue = queue
+        self.consumer = consumer or f"{socket.gethostname()}-{threading.get_ident()}"
+        self.claim_idle_ms = claim_idle_ms
+        self.max_deliveries = max_deliveries
+        self.stats = RelayStats()
+        self._streams = keys.outboxes()
+
+    def ensure_groups(self) -> None:
+        """Create the consumer group on every outbox (from the start of the stream)."""
+        for stream in self._streams:
+            try:
+                self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            except ResponseError as error:
+                if "BUSYGROUP" not in str(error):
+                    raise
+
+    def run_once(self, block_ms: int = 1000, count: int = 100) -> int:
+        """Handle what is waiting (blocking up to ``block_ms`` for it); return how many."""
+        reply = self.redis.xreadgroup(
+            GROUP, self.consumer, dict.fromkeys(self._streams, ">"), count=count, block=block_ms
+        )
+        handled = 0
+        for stream, entries in reply or []:
+            for entry_id, fields in entries:
+                self._handle(_text(stream), entry_id, fields)
+                handled += 1
+        return handled
+
+    def reclaim(self) -> int:
+        """Take over entries another consumer left pending too long, and retry them."""
+        handled = 0
+        for stream in self._streams:
+            reply: Any = self.redis.xautoclaim(
+                stream, GROUP, self.consumer, self.claim_idle_ms, start_id="0-0", count=100
+            )
+            for entry_id, fields in reply[1]:
+                if fields is None:  # deleted meanwhile (trimmed outbox)
+                    self.redis.xack(stream, GROUP, entry_id)
+                    continue
+                self.stats.reclaimed += 1
+                self._handle(stream, entry_id, fields)
+                handled += 1
+        return handled
+
+    def run(self, stop: threading.Event, block_ms: int = 1000) -> None:
+        """Loop until ``stop`` is set: read, and every few seconds reclaim."""
+        self.ensure_groups()
+        rounds = 0
+        while not stop.is_set():
+            try:
+                self.run_once(block_ms=block_ms)
+                rounds += 1
+                if rounds % 10 == 0:
+                    self.reclaim()
+            except (RedisConnectionError, OSError) as error:  # Redis restarting: wait, retry
+                log.warning("relay lost Redis: %s", error)
+                stop.wait(1.0)
+
+    def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        try:
+            note = Notification.from_entry(entry_id, fields)
+            self._enqueue(note)
+        except Exception as error:
+            self._failed(stream, entry_id, fields, error)
+            return
+        self.redis.xack(stream, GROUP, entry_id)
+
+    def _enqueue(self, note: Notification) -> None:
+        try:
+            self.queue.enqueue(
+                ADVANCE_GAME,
+                note.game_id,
+                note.last_version,
+                job_id=advance_job_id(note.game_id, note.last_version),
+                unique=True,
+                result_ttl=60,
+                failure_ttl=3600,
+            )
+            self.stats.enqueued += 1
+        except DuplicateJobError:
+            self.stats.duplicates += 1
+
+    def _failed(
+        self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], error: Exception
+    ) -> None:
+        """Leave the entry pending for a retry, or dead-letter it after too many."""
+        log.exception("relay could not handle %s %s", stream, entry_id)
+        pending: Any = self.redis.xpending_range(stream, GROUP, entry_id, entry_id, 1)
+        deliveries = pending[0]["times_delivered"] if pending else self.max_deliveries
+        if deliveries < self.max_deliveries:
+            return
+        dead = {b"stream": stream.encode(), b"entry": entry_id, b"error": repr(error).encode()}
+        self.redis.xadd(self.keys.relay_dead_letters(), {**fields, **dead}, maxlen=100_000)
+        self.redis.xack(stream, GROUP, entry_id)
+        self.stats.dead_lettered += 1
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
