@@ -23,8 +23,17 @@ def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:
 
 
 def advance_job_id(game_id: str, version: int) -> str:
-    return f"advance.{game_id}.{version}"
+    return f"advance-{_escaped(game_id)}-{version}"
 
 
 def deadline_job_id(game_id: str, version: int) -> str:
-    return f"deadline.{game_id}.{version}"
+    return f"deadline-{_escaped(game_id)}-{version}"
+
+
+def _escaped(game_id: str) -> str:
+    """RQ job ids allow letters, digits, ``_`` and ``-``; game ids also allow ``.``.
+
+    ``_`` becomes ``_u`` and ``.`` becomes ``_d``: one-to-one, so distinct
+    games never share a job id.
+    """
+    return game_id.replace("_", "_u").replace(".", "_d")
