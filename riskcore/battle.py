@@ -117,9 +117,11 @@ def blitz(d: Decision, command: Blitz) -> None:
         raise violation(
             "too_few_armies", f"{command.source!r} already has {command.stop_at} or fewer armies"
         )
-    while s.phase == ATTACK and s.troops(command.source) > max(1, command.stop_at):
-        dice = min(3, s.troops(command.source) - 1)
-        battle(d, command.seat, command.source, command.target, dice, None)
+    seat, source, target = command.seat, command.source, command.target
+    armies = s.armies
+    floor = command.stop_at
+    while s.phase == ATTACK and armies[(source, seat)] > floor:
+        battle(d, seat, source, target, min(3, armies[(source, seat)] - 1), None)
 
 
 def defend(d: Decision, command: Defend) -> None:
@@ -156,9 +158,10 @@ def battle(
     s = d.state
     defender = s.owner[target]
     if defender_dice is None:
-        defender_dice = min(2, s.troops(target))
-    attacker_roll = d.rng.dice(dice)
-    defender_roll = d.rng.dice(defender_dice)
+        defender_dice = min(2, s.armies[(target, defender)])
+    rng = d.rng
+    attacker_roll = rng.dice(dice)
+    defender_roll = rng.dice(defender_dice)
     attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
     d.emit(
         ev.BattleResolved(
@@ -172,7 +175,7 @@ def battle(
             defender_losses=defender_losses,
         )
     )
-    if s.troops(target) == 0:
+    if s.armies[(target, defender)] == 0:
         conquer(d, seat, source, target, defender, dice - attacker_losses)
 
 

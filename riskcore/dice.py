@@ -99,13 +99,16 @@ class GameRng:
         kept, ``byte % 6 + 1``), inlined because battles are the hot path.
         """
         rolled: list[int] = []
+        buffer, offset = self._buffer, self._offset
         while len(rolled) < count:
-            if self._offset >= len(self._buffer):
+            if offset >= len(buffer):
                 self._refill()
-            byte = self._buffer[self._offset]
-            self._offset += 1
+                buffer, offset = self._buffer, 0
+            byte = buffer[offset]
+            offset += 1
             if byte < 252:
                 rolled.append(byte % 6 + 1)
+        self._offset = offset
         rolled.sort(reverse=True)
         return tuple(rolled)
 

@@ -32,6 +32,17 @@ def _action(command: dict[str, Any], **bounds: tuple[int, int]) -> Action:
     return {"command": command, "bounds": {k: list(v) for k, v in bounds.items()}}
 
 
+def _placements(territories: list[str], left: int) -> list[Action]:
+    """Place up to ``left`` armies on any of ``territories`` (built inline: a hot path)."""
+    return [
+        {
+            "command": {"type": "place_armies", "territory": t, "count": left},
+            "bounds": {"count": [1, left]},
+        }
+        for t in territories
+    ]
+
+
 def legal_actions(state: State, seat: str) -> list[Action]:
     """Every action ``seat`` may take now (empty when it has none)."""
     if state.phase == FINISHED or seat not in state.seats or not state.is_active(seat):
@@ -46,17 +57,19 @@ def legal_actions(state: State, seat: str) -> list[Action]:
 
 
 def _claim(s: State, seat: str) -> list[Action]:
-    free = [t for t in s.board.territory_names if t not in s.owner]
-    return [_action({"type": "claim_territory", "territory": t}) for t in free]
+    owner = s.owner
+    return [
+        {"command": {"type": "claim_territory", "territory": t}, "bounds": {}}
+        for t in s.board.territory_names
+        if t not in owner
+    ]
 
 
 def _setup_place(s: State, seat: str) -> list[Action]:
     actions = []
     for player, left in s.setup_quota.items():
         if left > 0:
-            for t in s.territories_of(player):
-                body = {"type": "place_armies", "territory": t, "count": left}
-                actions.append(_action(body, count=(1, left)))
+            actions += _placements(s.territories_of(player), left)
     return actions
 
 
@@ -67,9 +80,7 @@ def _reinforce(s: State, seat: str) -> list[Action]:
     ]
     left = s.reserve.get(seat, 0)
     if s.must_trade_until is None and left > 0:
-        for t in s.territories_of(seat):
-            body = {"type": "place_armies", "territory": t, "count": left}
-            actions.append(_action(body, count=(1, left)))
+        actions += _placements(s.territories_of(seat), left)
     return actions
 
 

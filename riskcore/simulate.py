@@ -91,7 +91,7 @@ def play_game(
         rng = GameRng(seed, game_id, state.version, state.player_seeds)
         caused = execute(state, command, rng)
         events.extend(caused)
-        batches.append((seat, command.to_dict(), len(caused)))
+        batches.append((seat, body, len(caused)))
         commands += 1
     return GameResult(
         game_id=game_id,
