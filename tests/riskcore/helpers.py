@@ -1,0 +1,372 @@
+"""Builders for engine tests: games in chosen positions, scripted dice, random play.
+
+Positions are made of events, never by editing a ``State``:
+
+- ``new`` folds the opening events of ``new_game`` (the real order roll and,
+  for dealt setups, the real deal);
+- ``set_up`` plays the whole setup through ``decide`` with a fixed, simple
+  policy, so the game stands at the first turn exactly as a server would
+  have it;
+- ``position`` constructs the setup events of a chosen position
+  (``OrderRolled``, ``TerritoriesDealt``, setup ``ArmiesPlaced``, the
+  ``DeckShuffled`` pile and ``CardDrawn`` hands) and lets the engine itself
+  start the first turn, so the reinforcements and the forced trade are the
+  engine's own. Seats not on turn keep whatever setup reserve the chosen
+  army counts leave them; nothing reads a reserve after setup but views.
+
+``Game.do`` runs a command through ``decide`` and applies its events;
+``Game.reject`` checks a command is refused with a given code and that the
+refusal changed nothing. ``ScriptedRng`` makes dice come out as a test
+says, while shuffles still come from the real generator.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from riskcore import commands as cmd
+from riskcore import events as ev
+from riskcore.board import Board, load_board
+from riskcore.decide import decide, new_game
+from riskcore.decision import Decision
+from riskcore.dice import GameRng
+from riskcore.errors import RuleViolation
+from riskcore.evolve import apply, fold
+from riskcore.legal import Action, legal_actions
+from riskcore.rules import RuleSet
+from riskcore.simulate import acting_seat
+from riskcore.state import FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.turns import start_turn
+
+SEED = b"riskcore tests"
+GAME_ID = "test-game"
+CLASSIC = load_board("classic")
+ALL_CARDS = tuple(card.id for card in CLASSIC.cards)
+
+
+def players(n: int) -> list[str]:
+    """Player names for ``new_game``; their seats are p1..pn."""
+    return [f"player {i}" for i in range(1, n + 1)]
+
+
+def seats(n: int) -> list[str]:
+    return [f"p{i}" for i in range(1, n + 1)]
+
+
+def card_of(territory: str, board: Board = CLASSIC) -> int:
+    """The id of the card picturing ``territory``."""
+    return next(c.id for c in board.cards if c.territory == territory)
+
+
+def cards_with(symbol: str, board: Board = CLASSIC) -> list[int]:
+    """Card ids showing ``symbol``, in id order."""
+    return [c.id for c in board.cards if c.symbol == symbol]
+
+
+class ScriptExhausted(AssertionError):
+    pass
+
+
+class ScriptedRng(GameRng):
+    """A game generator whose dice are read from ``faces``, front first.
+
+    ``dice(n)`` takes the next n faces and sorts them high to low, as the
+    real generator does; ``die()`` takes one. Shuffles and ``below`` come
+    from the real stream. A test asserts ``rng.faces == []`` to know every
+    scripted die was rolled; rolling past the script fails loudly.
+    """
+
+    def __init__(
+        self, faces: Iterable[int], seed: bytes = SEED, game_id: str = GAME_ID, version: int = 0
+    ) -> None:
+        super().__init__(seed, game_id, version)
+        self.faces = list(faces)
+
+    def die(self) -> int:
+        if not self.faces:
+            raise ScriptExhausted("the test's dice script ran out")
+        face = self.faces.pop(0)
+        assert 1 <= face <= 6, face
+        return face
+
+    def dice(self, count: int) -> tuple[int, ...]:
+        return tuple(sorted((self.die() for _ in range(count)), reverse=True))
+
+
+@dataclass
+class Game:
+    """A state and the events that made it, advanced only through ``decide``."""
+
+    state: State
+    events: list[ev.Event]
+    seed: bytes = SEED
+
+    def rng(self) -> GameRng:
+        return GameRng(self.seed, self.state.game_id, self.state.version)
+
+    def do(self, command: cmd.Command, rng: GameRng | None = None) -> list[ev.Event]:
+        new = decide(self.state, command, rng or self.rng())
+        for event in new:
+            apply(self.state, event)
+        self.events.extend(new)
+        return new
+
+    def body(self, seat: str, body: Mapping[str, Any]) -> list[ev.Event]:
+        """Send a wire body, as a client would."""
+        return self.do(cmd.command_from_dict(dict(body), seat))
+
+    def reject(self, command: cmd.Command, code: str, rng: GameRng | None = None) -> RuleViolation:
+        """``command`` is refused with ``code``, and the state is as it was."""
+        before = copy.deepcopy(self.state)
+        with pytest.raises(RuleViolation) as caught:
+            decide(self.state, command, rng or self.rng())
+        assert caught.value.code == code, caught.value.message
+        assert self.state == before
+        return caught.value
+
+    def fork(self) -> Game:
+        return Game(self.state.copy(), list(self.events), self.seed)
+
+    # Shortcuts for the current player ----------------------------------
+
+    @property
+    def current(self) -> str:
+        assert self.state.current is not None
+        return self.state.current
+
+    def place_all(self, territory: str | None = None) -> None:
+        """Place the current player's whole reserve (on their first territory by default)."""
+        seat = self.current
+        where = territory or self.state.territories_of(seat)[0]
+        self.do(cmd.PlaceArmies(seat=seat, territory=where, count=self.state.reserve[seat]))
+
+    def end_attack(self) -> None:
+        self.do(cmd.EndPhase(seat=self.current))
+
+    def end_turn(self) -> None:
+        """From the attack or fortify phase to the next player's turn."""
+        if self.state.phase == "attack":
+            self.end_attack()
+        self.do(cmd.EndPhase(seat=self.current))
+
+
+def new(
+    n: int = 3,
+    rules: RuleSet | None = None,
+    *,
+    seed: bytes = SEED,
+    player_seeds: Mapping[str, str] | None = None,
+    board: str = "classic",
+) -> Game:
+    events = new_game(
+        game_id=GAME_ID,
+        players=players(n),
+        seed=seed,
+        rules=rules,
+        player_seeds=player_seeds,
+        board=board,
+    )
+    return Game(fold(events), events, seed)
+
+
+def setup_policy(state: State, seat: str) -> cmd.Command:
+    """A fixed setup policy: claim the first free territory in board order,
+    then place one army at a time on the owner's first territory."""
+    if state.phase == SETUP_CLAIM:
+        free = next(t for t in state.board.territory_names if t not in state.owner)
+        return cmd.ClaimTerritory(seat=seat, territory=free)
+    player = next(p for p, left in sorted(state.setup_quota.items()) if left > 0)
+    return cmd.PlaceArmies(seat=seat, territory=state.territories_of(player)[0], count=1)
+
+
+def set_up(
+    n: int = 3,
+    rules: RuleSet | None = None,
+    *,
+    seed: bytes = SEED,
+    policy: Callable[[State, str], cmd.Command] = setup_policy,
+) -> Game:
+    """A new game with its setup played through ``decide``: the first turn has started."""
+    game = new(n, rules, seed=seed)
+    while game.state.phase in (SETUP_CLAIM, SETUP_PLACE):
+        game.do(policy(game.state, game.current))
+    return game
+
+
+def position(
+    owners: Mapping[str, str],
+    armies: Mapping[str, int] | None = None,
+    *,
+    n: int | None = None,
+    rules: RuleSet | None = None,
+    hands: Mapping[str, Sequence[int]] | None = None,
+    deck: Sequence[int] | None = None,
+    first: str = "p1",
+    seed: bytes = SEED,
+) -> Game:
+    """A game whose setup left exactly this position, at the start of ``first``'s turn.
+
+    ``owners`` maps every territory to a seat; ``armies`` gives counts (1 if
+    absent). ``hands`` are drawn from the top of the pile; ``deck`` is the
+    draw pile left afterwards (default: every other card, in id order).
+    """
+    rules = rules or RuleSet()
+    count = n or len({s for s in owners.values() if s.startswith("p")})
+    armies = dict(armies or {})
+    hands = {seat: list(cards) for seat, cards in (hands or {}).items()}
+    totals: dict[str, int] = {}
+    for territory, seat in owners.items():
+        totals[seat] = totals.get(seat, 0) + armies.get(territory, 1)
+    table = rules.armies_for(count) if rules.variant == "classic" else 24
+    if max(totals.values()) > table:
+        rules = RuleSet(**{**rules.to_dict(), "starting_armies": max(totals.values())})
+    created = new_game(game_id=GAME_ID, players=players(count), seed=seed, rules=rules)[0]
+    state = fold([created])
+    assert set(owners) == set(state.board.territory_names), "owners must cover the board"
+    order = tuple(seats(count))
+    start = order.index(first)
+    order = order[start:] + order[:start]
+    events: list[ev.Event] = [
+        created,
+        ev.OrderRolled(
+            purpose="setup",
+            rounds=({seat: 6 if seat == first else 1 for seat in order},),
+            winner=first,
+            order=order,
+        ),
+        ev.TerritoriesDealt(owners=dict(owners)),
+    ]
+    for territory, seat in owners.items():
+        extra = armies.get(territory, 1) - 1
+        if extra > 0:
+            events.append(
+                ev.ArmiesPlaced(seat=first, player=seat, territory=territory, count=extra)
+            )
+    in_hands = [card for cards in hands.values() for card in cards]
+    pile = list(deck) if deck is not None else [c for c in ALL_CARDS if c not in in_hands]
+    assert sorted(in_hands + pile) == sorted(ALL_CARDS), "hands and deck must hold every card"
+    events.append(ev.DeckShuffled(order=tuple(in_hands + pile)))
+    events.extend(
+        ev.CardDrawn(seat=seat, card=card) for seat, cards in hands.items() for card in cards
+    )
+    state = fold(events)
+    decision = Decision(state, GameRng(seed, GAME_ID, state.version))
+    start_turn(decision, first)
+    events.extend(decision.events)
+    return Game(fold(events), events, seed)
+
+
+def split(groups: Mapping[str, Iterable[str]], rest: str, board: Board = CLASSIC) -> dict[str, str]:
+    """Ownership: the named territories to each seat, every other territory to ``rest``."""
+    owners = {t: rest for t in board.territory_names}
+    for seat, territories in groups.items():
+        for t in territories:
+            assert t in owners, t
+            owners[t] = seat
+    return owners
+
+
+def continent(name: str, board: Board = CLASSIC) -> list[str]:
+    group = next(g for g in board.groups if g.id == name)
+    return sorted(group.territories)
+
+
+# Random play ---------------------------------------------------------------
+
+
+PROGRESS = ("claim_territory", "trade_cards", "defend", "occupy", "place_armies", "blitz")
+
+
+@dataclass
+class Policy:
+    """A random player biased toward progress, so random games end.
+
+    With probability ``wander`` it picks uniformly among all actions but
+    resigning, amounts uniform within their bounds; otherwise the first kind
+    of ``PROGRESS`` on offer, with the amounts ``legal_actions`` lists. It
+    resigns with probability ``resign``, never while occupying (the engine
+    bug shown in test_turns.py).
+    """
+
+    wander: float = 0.1
+    resign: float = 0.0
+
+    def choose(self, state: State, seat: str, actions: list[Action], rnd: random.Random) -> Any:
+        by_kind: dict[str, list[Action]] = {}
+        for action in actions:
+            by_kind.setdefault(action["command"]["type"], []).append(action)
+        if self.resign and state.phase != OCCUPY and rnd.random() < self.resign:
+            return {"type": "resign"}
+        by_kind.pop("resign", None)
+        if rnd.random() >= self.wander:
+            for kind in PROGRESS:
+                if kind in by_kind:
+                    # The listed amounts: everything placed, moved or risked.
+                    return dict(rnd.choice(_fronts(state, by_kind[kind]))["command"])
+        action = rnd.choice([a for group in by_kind.values() for a in group])
+        body = dict(action["command"])
+        for name, (low, high) in action["bounds"].items():
+            body[name] = rnd.randint(low, high)
+        return body
+
+
+def _fronts(state: State, actions: list[Action]) -> list[Action]:
+    """Placements on territories facing an enemy (all actions if none do)."""
+    front = [
+        a
+        for a in actions
+        if a["command"]["type"] == "place_armies"
+        and any(
+            state.owner.get(n) != state.owner.get(a["command"]["territory"])
+            for n in state.board.neighbours[a["command"]["territory"]]
+        )
+    ]
+    return front or actions
+
+
+def step(game: Game, rnd: random.Random, policy: Policy) -> list[ev.Event]:
+    """One random legal command by whoever must act."""
+    seat = acting_seat(game.state)
+    assert seat is not None, game.state.summary()
+    body = policy.choose(game.state, seat, legal_actions(game.state, seat), rnd)
+    return game.body(seat, body)
+
+
+def play(
+    game: Game,
+    rnd: random.Random,
+    policy: Policy | None = None,
+    *,
+    until: Callable[[State], bool] = lambda s: s.phase == FINISHED,
+    max_commands: int = 20_000,
+) -> Game:
+    """Random legal play until ``until`` holds (or the game ends)."""
+    policy = policy or Policy()
+    for _ in range(max_commands):
+        if until(game.state) or game.state.phase == FINISHED:
+            return game
+        step(game, rnd, policy)
+    raise AssertionError(f"no end after {max_commands} commands: {game.state.summary()}")
+
+
+def find(
+    predicate: Callable[[State], bool],
+    *,
+    n: int = 4,
+    rules: RuleSet | None = None,
+    seeds: Iterable[int] = range(200),
+    policy: Policy | None = None,
+) -> Game:
+    """The first position random play reaches where ``predicate`` holds."""
+    for i in seeds:
+        game = new(n, rules, seed=b"find %d" % i)
+        play(game, random.Random(i), policy, until=predicate)
+        if predicate(game.state):
+            return game
+    raise AssertionError("no random game reached the position")
