@@ -1,0 +1,156 @@
+"""Reading a position: what the heuristic and strong bots both need to know.
+
+``BoardInfo`` holds what never changes on a board (continents, their
+entrances, how attractive each one is), computed once per board.
+``Position`` is one seat's reading of the public board at one decision:
+who holds what, which of its territories touch an enemy and how hard they
+are pressed. Everything is built from a ``SeatView``, so it holds only
+what the seat may see.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from riskcore.board import Board, Group
+from riskcore.seatview import SeatView
+
+# Progressive card values make a card worth about this many armies on average
+# early in a game; used to price "conquer at least once per turn" and hands.
+CARD_WORTH = 2.5
+
+
+@dataclass(frozen=True, slots=True)
+class BoardInfo:
+    """Fixed facts about a board that the bots look up on every move."""
+
+    groups: dict[str, Group]
+    group_of: dict[str, str]
+    neighbours: dict[str, tuple[str, ...]]
+    entrances: dict[str, frozenset[str]]  # group -> its territories touching another group
+    appeal: dict[str, float]  # group -> how worth taking and holding, best = 1
+
+    def size(self, group: str) -> int:
+        return len(self.groups[group].territories)
+
+
+_INFO: dict[tuple[str, int], BoardInfo] = {}
+
+
+def board_info(board: Board) -> BoardInfo:
+    key = (board.name, id(board))
+    info = _INFO.get(key)
+    if info is None:
+        info = _INFO[key] = _build_info(board)
+    return info
+
+
+def _build_info(board: Board) -> BoardInfo:
+    groups = {g.id: g for g in board.groups}
+    group_of = dict(board.territory_group)
+    entrances = {
+        g.id: frozenset(
+            t for t in g.territories if any(group_of[n] != g.id for n in board.neighbours[t])
+        )
+        for g in board.groups
+    }
+    # Bonus per territory to take and per entrance to hold: Australia and
+    # South America first, Asia last, as every strategy guide has it.
+    raw = {
+        g.id: g.bonus / (len(g.territories) * max(1, len(entrances[g.id]))) for g in board.groups
+    }
+    top = max(raw.values(), default=1.0) or 1.0
+    appeal = {g: value / top for g, value in raw.items()}
+    return BoardInfo(groups, group_of, dict(board.neighbours), entrances, appeal)
+
+
+class Position:
+    """One seat's reading of the public board, made once per decision."""
+
+    __slots__ = (
+        "_pressure",
+        "cards",
+        "count",
+        "held_groups",
+        "info",
+        "me",
+        "mine",
+        "owner",
+        "territories",
+        "troops",
+        "view",
+    )
+
+    def __init__(self, view: SeatView) -> None:
+        self.view = view
+        self.me = view.seat
+        self.info = board_info(view.board)
+        self.owner = dict(view.owners())
+        self.troops = view.troop_map()
+        self.mine = [t for t, p in self.owner.items() if p == self.me]
+        count: dict[str, dict[str, int]] = {g: {} for g in self.info.groups}
+        territories: dict[str, int] = {}
+        for t, p in self.owner.items():
+            per = count[self.info.group_of[t]]
+            per[p] = per.get(p, 0) + 1
+            territories[p] = territories.get(p, 0) + 1
+        self.count = count
+        self.territories = territories
+        self.held_groups = {
+            g: next(iter(per)) for g, per in count.items() if len(per) == 1 and _full(self, g, per)
+        }
+        self.cards = {p: view.card_count(p) for p in view.players()}
+        self._pressure: dict[str, int] = {}
+
+    # Single territories ---------------------------------------------------
+
+    def enemies_near(self, territory: str) -> list[str]:
+        owner = self.owner
+        me = self.owner.get(territory, self.me)
+        return [n for n in self.info.neighbours[territory] if owner.get(n, me) != me]
+
+    def is_border(self, territory: str) -> bool:
+        owner = self.owner
+        me = owner[territory]
+        return any(owner.get(n, me) != me for n in self.info.neighbours[territory])
+
+    def pressure(self, territory: str) -> int:
+        """Enemy armies that could attack ``territory`` next turn."""
+        cached = self._pressure.get(territory)
+        if cached is None:
+            troops = self.troops
+            cached = sum(troops[n] - 1 for n in self.enemies_near(territory))
+            self._pressure[territory] = cached
+        return cached
+
+    def borders(self) -> list[str]:
+        return [t for t in self.mine if self.is_border(t)]
+
+    # Groups -----------------------------------------------------------------
+
+    def held(self, group: str, player: str) -> int:
+        return self.count[group].get(player, 0)
+
+    def holds_group(self, player: str, group: str) -> bool:
+        return self.held_groups.get(group) == player
+
+    def income(self, player: str) -> int:
+        bonus = sum(self.info.groups[g].bonus for g, p in self.held_groups.items() if p == player)
+        return max(3, self.territories.get(player, 0) // 3) + bonus
+
+    def distance_to_border(self) -> dict[str, int]:
+        """Steps through own territories from each of them to the nearest border."""
+        dist = {t: 0 for t in self.mine if self.is_border(t)}
+        queue = deque(dist)
+        while queue:
+            here = queue.popleft()
+            for n in self.info.neighbours[here]:
+                if n not in dist and self.owner.get(n) == self.me:
+                    dist[n] = dist[here] + 1
+                    queue.append(n)
+        return dist
+
+
+def _full(pos: Position, group: str, per: dict[str, int]) -> bool:
+    return sum(per.values()) == pos.info.size(group)

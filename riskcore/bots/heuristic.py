@@ -1,0 +1,485 @@
+"""The heuristic bot: continent-minded play priced with exact battle odds.
+
+Every decision is a rule of thumb from Risk strategy, with the odds of
+``riskcore.odds.win_probability`` deciding when an attack is worth it:
+
+- *Claim* toward continents that are cheap to take and hold (Australia,
+  South America) and where it already holds most; block a rival's last
+  free territory of a continent.
+- *Reinforce*: trade every set (forced or not: a set in hand earns nothing,
+  and the +2 bonus is taken when a traded card shows an own territory);
+  shore up the entrances of continents it holds when they are outgunned,
+  then mass everything on the one border territory with the best attack.
+- *Attack* while some attack clears a win-probability threshold (0.65; 0.45
+  to finish or break a continent or to eliminate a player; 0.5 for the
+  first conquest of the turn, which earns a card). Blitz, stopping early
+  to keep armies at home when the source still faces other enemies.
+- *Occupy*: move everything forward when the source is left interior,
+  otherwise split the armies by the enemy pressure on each side.
+- *Fortify* an interior stack to the most pressed border (or toward one).
+
+``HeuristicPolicy.body`` computes the command from the view alone, which
+the strong bot uses in its rollouts; ``HeuristicBot.choose`` then matches
+it against the legal actions, so the bot only ever returns a listed action.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from riskcore.bots.base import register
+from riskcore.bots.features import CARD_WORTH, Position
+from riskcore.bots.losses import expected_losses
+from riskcore.cards import sets_in_hand
+from riskcore.legal import Action
+from riskcore.odds import win_probability
+from riskcore.seatview import SeatView
+from riskcore.state import (
+    ATTACK,
+    DEFEND,
+    FORTIFY,
+    OCCUPY,
+    REINFORCE,
+    SETUP_CLAIM,
+    SETUP_PLACE,
+)
+
+Body = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """The heuristic's knobs, in armies; the defaults are what the bench measured."""
+
+    min_win: float = 0.4  # never attack below this win probability
+    min_gain: float = 0.0  # expected gain (armies) an attack must clear
+    kill_weight: float = 0.5  # an enemy army destroyed, against one of ours lost
+    territory: float = 1.0  # a territory taken
+    card_scale: float = 1.0  # times a third of the next set's value
+    completion: float = 2.0  # times the bonus of the continent it finishes
+    breaking: float = 1.5  # times the bonus of an enemy continent it breaks
+    forward_bias: float = 1.5  # occupy: weight of the pressure on the new territory
+    defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    source: str
+    target: str
+    win: float
+    score: float
+    stop_at: int
+
+
+class HeuristicPolicy:
+    """The decision rules, as a function from a view to a command body."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params or Params()
+
+    def body(self, view: SeatView) -> Body:
+        phase = view.phase
+        if phase == DEFEND:
+            battle = view.pending_battle
+            return {"type": "defend", "dice": min(2, view.troops(battle.target)) if battle else 1}
+        pos = Position(view)
+        if phase == SETUP_CLAIM:
+            return {"type": "claim_territory", "territory": self.claim(pos)}
+        if phase == SETUP_PLACE:
+            return self.setup_place(pos)
+        if phase == REINFORCE:
+            return self.reinforce(pos)
+        if phase == ATTACK:
+            return self.attack_or_stop(pos)
+        if phase == OCCUPY:
+            return {"type": "occupy", "count": self.occupy(pos)}
+        if phase == FORTIFY:
+            return self.fortify(pos) or {"type": "end_phase"}
+        return {"type": "end_phase"}
+
+    # Setup ------------------------------------------------------------------
+
+    def claim(self, pos: Position) -> str:
+        free = [t for t in pos.view.board.territory_names if t not in pos.owner]
+        return max(free, key=lambda t: _claim_score(pos, t))
+
+    def setup_place(self, pos: Position) -> Body:
+        quota = pos.view.setup_quota()
+        left = quota.get(pos.me, 0)
+        if left > 0:
+            target = max(pos.mine, key=lambda t: _setup_score(pos, t))
+            return {"type": "place_armies", "territory": target, "count": left}
+        neutral = next(p for p, n in quota.items() if n > 0)
+        spots = [t for t, p in pos.owner.items() if p == neutral]
+        target = max(spots, key=lambda t: _block_score(pos, t))
+        return {"type": "place_armies", "territory": target, "count": quota[neutral]}
+
+    # Reinforce --------------------------------------------------------------
+
+    def reinforce(self, pos: Position) -> Body:
+        view = pos.view
+        sets = sets_in_hand(view.board, view.my_hand())
+        if sets:
+            return {"type": "trade_cards", "cards": list(best_set(pos, sets))}
+        reserve = view.reserve()
+        territory, count = self.placement(pos, reserve)
+        return {"type": "place_armies", "territory": territory, "count": count}
+
+    def placement(self, pos: Position, reserve: int) -> tuple[str, int]:
+        """Where to put armies next, and how many: defend held continents, then attack."""
+        need = self._defence_need(pos)
+        if need is not None:
+            territory, missing = need
+            return territory, max(1, min(reserve, missing))
+        return self.attack_base(pos, reserve), reserve
+
+    def _defence_need(self, pos: Position) -> tuple[str, int] | None:
+        best: tuple[float, str, int] | None = None
+        for group, holder in pos.held_groups.items():
+            if holder != pos.me:
+                continue
+            bonus = pos.info.groups[group].bonus
+            for t in pos.info.entrances[group]:
+                missing = round(self.params.defend_share * pos.pressure(t)) - pos.troops[t] + 1
+                if missing > 0 and (best is None or bonus * missing > best[0]):
+                    best = (bonus * missing, t, missing)
+        return None if best is None else (best[1], best[2])
+
+    def attack_base(self, pos: Position, reserve: int) -> str:
+        """The border territory from which ``reserve`` more armies attack best.
+
+        A target is priced with every own army next to it (attacks from
+        several sides add up); the armies go on the biggest of those sources.
+        """
+        best, best_score = None, float("-inf")
+        for target, sources in fronts(pos, 1).items():
+            armies = sum(pos.troops[s] - 1 for s in sources) + reserve
+            score = self.gain(pos, armies, target, 0, target_worth(pos, target, self.params))
+            if score > best_score:
+                best, best_score = max(sources, key=lambda s: pos.troops[s]), score
+        return best if best is not None else max(pos.mine, key=lambda t: pos.troops[t])
+
+    def gain(self, pos: Position, armies: int, target: str, stop: int, value: float) -> float:
+        """Expected armies gained by attacking ``target`` with ``armies`` attacking armies."""
+        defenders = pos.troops[target]
+        win = win_probability(armies, defenders, stop_at=stop)
+        lost, killed = expected_losses(armies, defenders, stop)
+        return win * value - lost + self.params.kill_weight * killed
+
+    # Attack -----------------------------------------------------------------
+
+    def attack_or_stop(self, pos: Position) -> Body:
+        chosen = self.best_attack(pos)
+        if chosen is None:
+            return self.fortify(pos) or {"type": "end_phase"}
+        where = {"source": chosen.source, "target": chosen.target}
+        if pos.view.rules.defender_chooses_dice and _defender_chooses(pos, chosen.target):
+            return {"type": "attack", **where, "dice": min(3, pos.troops[chosen.source] - 1)}
+        return {"type": "blitz", **where, "stop_at": chosen.stop_at}
+
+    def best_attack(self, pos: Position) -> Attack | None:
+        best: Attack | None = None
+        for candidate in self.attacks(pos):
+            if best is None or candidate.score > best.score:
+                best = candidate
+        return best
+
+    def attacks(self, pos: Position) -> list[Attack]:
+        """Every attack worth making, scored by expected gain in armies."""
+        found = []
+        for target, sources in fronts(pos).items():
+            value = target_worth(pos, target, self.params)
+            best: Attack | None = None
+            for source in sources:
+                attack = self._single(pos, source, target, value)
+                if attack is not None and (best is None or attack.score > best.score):
+                    best = attack
+            if len(sources) > 1:
+                joint = self._joint(pos, sources, target, value)
+                if joint is not None and (best is None or joint.score > best.score):
+                    best = joint
+            if best is not None:
+                found.append(best)
+        return found
+
+    def _single(self, pos: Position, source: str, target: str, value: float) -> Attack | None:
+        armies = pos.troops[source] - 1
+        stop_at = self._keep(pos, source, target)
+        win = win_probability(armies, pos.troops[target], stop_at=stop_at - 1)
+        score = self.gain(pos, armies, target, stop_at - 1, value)
+        if stop_at > 1:
+            all_out = self.gain(pos, armies, target, 0, value)
+            if all_out > score + 1.0:
+                stop_at, score = 1, all_out
+                win = win_probability(armies, pos.troops[target])
+        if win < self.params.min_win or score <= self.params.min_gain:
+            return None
+        return Attack(source, target, win, score, stop_at)
+
+    def _joint(
+        self, pos: Position, sources: list[str], target: str, value: float
+    ) -> Attack | None:
+        """Attacks from several sides: start from the biggest, all-out."""
+        armies = sum(pos.troops[s] - 1 for s in sources)
+        win = win_probability(armies, pos.troops[target])
+        score = self.gain(pos, armies, target, 0, value) - 1.0  # armies end up split
+        if win < self.params.min_win or score <= self.params.min_gain:
+            return None
+        return Attack(max(sources, key=lambda s: pos.troops[s]), target, win, score, 1)
+
+    def _keep(self, pos: Position, source: str, target: str) -> int:
+        """Armies to keep on ``source`` if the attack goes badly (blitz ``stop_at``)."""
+        others = [n for n in pos.enemies_near(source) if n != target]
+        if not others:
+            return 1
+        threat = sum(pos.troops[n] - 1 for n in others)
+        return max(1, min(pos.troops[source] - 1, threat // 2))
+
+    # Occupy -----------------------------------------------------------------
+
+    def occupy(self, pos: Position) -> int:
+        occ = pos.view.occupation
+        if occ is None:
+            return 1
+        least, most = occ.min_move, occ.max_move
+        behind = [n for n in pos.enemies_near(occ.source)]
+        ahead = [n for n in pos.enemies_near(occ.target)]
+        if not behind:
+            return most
+        if not ahead:
+            return least
+        back = sum(pos.troops[n] for n in behind)
+        front = self.params.forward_bias * sum(pos.troops[n] for n in ahead)
+        total = pos.troops[occ.source]
+        wanted = round(total * front / (front + back))
+        return max(least, min(most, wanted))
+
+    # Fortify ----------------------------------------------------------------
+
+    def fortify(self, pos: Position) -> Body | None:
+        if pos.view.fortified_this_turn:
+            return None
+        move = best_fortify(pos)
+        if move is None:
+            return None
+        source, target, count = move
+        return {"type": "fortify", "source": source, "target": target, "count": count}
+
+
+# Scores -----------------------------------------------------------------------
+
+
+def fronts(pos: Position, least: int = 2) -> dict[str, list[str]]:
+    """Enemy territories next to own ones holding ``least`` armies, with those sources."""
+    found: dict[str, list[str]] = {}
+    troops = pos.troops
+    for source in pos.mine:
+        if troops[source] >= least:
+            for target in pos.enemies_near(source):
+                found.setdefault(target, []).append(source)
+    return found
+
+
+def target_worth(pos: Position, target: str, params: Params) -> float:
+    """What taking ``target`` is worth, in armies: the territory, the card it
+    earns if it is the first conquest of the turn, continent progress, a
+    finished or broken continent, and an eliminated player's cards."""
+    info = pos.info
+    group = info.group_of[target]
+    bonus = info.groups[group].bonus
+    size = info.size(group)
+    mine = pos.held(group, pos.me)
+    enemy = pos.owner[target]
+    card = params.card_scale * card_worth(pos)
+    value = params.territory
+    if not pos.view.conquered_this_turn:
+        value += card
+    if mine + 1 == size:
+        value += params.completion * bonus
+    else:
+        value += bonus * ((mine + 1) / size) ** 2
+    if pos.holds_group(enemy, group):
+        value += params.breaking * bonus
+    left = pos.territories.get(enemy, 0)
+    cards = pos.cards.get(enemy, 0)
+    if left == 1:
+        value += 3.0 + 1.5 * cards * card
+    elif left <= 4:
+        value += cards * card / left
+    return value
+
+
+def card_worth(pos: Position) -> float:
+    """A card is about a third of the next set's value."""
+    rules = pos.view.rules
+    if rules.card_values != "progressive":
+        return CARD_WORTH
+    return rules.trade_value(pos.view.sets_traded(), ("infantry",) * 3) / 3
+
+
+def best_set(pos: Position, sets: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+    """The set worth most now: fixed value, the +2 bonus, and wild cards kept."""
+    view = pos.view
+    cards = view.board.cards
+    bonus_open = not view.bonus_taken()
+
+    def worth(combo: tuple[int, int, int]) -> float:
+        symbols = tuple(cards[c].symbol for c in combo)
+        value = float(view.rules.trade_value(view.sets_traded(), symbols))
+        pictured = [cards[c].territory for c in combo]
+        if bonus_open and any(t is not None and pos.owner.get(t) == pos.me for t in pictured):
+            value += 2
+        return value - 1.5 * symbols.count("wild")
+
+    return max(sets, key=worth)
+
+
+def _claim_score(pos: Position, territory: str) -> float:
+    info = pos.info
+    group = info.group_of[territory]
+    size = info.size(group)
+    mine = pos.held(group, pos.me)
+    taken = sum(pos.count[group].values())
+    rivals = taken - mine
+    share = (mine + 1) / size
+    score = info.appeal[group] * (0.3 + share) * (1 - rivals / size) ** 2
+    score += 0.04 * sum(1 for n in info.neighbours[territory] if pos.owner.get(n) == pos.me)
+    strongest = max((n for p, n in pos.count[group].items() if p != pos.me), default=0)
+    if taken == size - 1 and strongest == size - 1:
+        score += 1.0  # the last free territory of a rival's continent
+    return score
+
+
+def _setup_score(pos: Position, territory: str) -> float:
+    """Setup placing: borders of the continents it is building, by how pressed."""
+    if not pos.is_border(territory):
+        return -1.0
+    info = pos.info
+    group = info.group_of[territory]
+    share = pos.held(group, pos.me) / info.size(group)
+    focus = info.appeal[group] * (0.2 + share) ** 2
+    return focus * (pos.pressure(territory) + 2) / (pos.troops[territory] + 1)
+
+
+def _block_score(pos: Position, territory: str) -> float:
+    """Two-player setup: neutral armies go where they stand in the rival's way."""
+    near = pos.enemies_near(territory)
+    rivals = sum(1 for n in near if pos.owner.get(n) not in (pos.me,) and not _is_neutral(pos, n))
+    mine = sum(1 for n in near if pos.owner.get(n) == pos.me)
+    return rivals - 0.5 * mine - 0.1 * pos.troops[territory]
+
+
+def _is_neutral(pos: Position, territory: str) -> bool:
+    holder = pos.owner.get(territory)
+    return holder is not None and pos.view.is_neutral(holder)
+
+
+def _defender_chooses(pos: Position, target: str) -> bool:
+    """Whether battles on ``target`` wait for a defender's dice (no blitz then)."""
+    holder = pos.owner[target]
+    if holder in pos.view.players():
+        return True
+    others = [p for p in pos.view.players() if p != pos.me]
+    return pos.view.is_neutral(holder) and len(others) == 1
+
+
+def best_fortify(pos: Position) -> tuple[str, str, int] | None:
+    """The move that brings most idle armies to where enemies press."""
+    dist = pos.distance_to_border()
+    best: tuple[float, str, str, int] | None = None
+    connected = pos.view.rules.fortify == "connected"
+    for source in pos.mine:
+        spare = pos.troops[source] - 1
+        if spare < 1:
+            continue
+        from_border = dist.get(source) == 0
+        if from_border:
+            spare = min(spare, pos.troops[source] - 1 - pos.pressure(source))
+            if spare < 2:
+                continue
+        for target in reach(pos, source, connected):
+            gain = _fortify_gain(pos, dist, source, target, spare, from_border)
+            if gain > 0 and (best is None or gain > best[0]):
+                best = (gain, source, target, spare)
+    return None if best is None else best[1:]
+
+
+def _fortify_gain(
+    pos: Position, dist: dict[str, int], source: str, target: str, spare: int, from_border: bool
+) -> float:
+    here, there = dist.get(source, 99), dist.get(target, 99)
+    if from_border:
+        if there != 0:
+            return 0.0
+        deficit = pos.pressure(target) - pos.troops[target]
+        return min(spare, deficit) * 0.5 if deficit > 0 else 0.0
+    if there >= here:
+        return 0.0
+    return spare * (1.0 + 0.1 * pos.pressure(target)) / (1 + there)
+
+
+def reach(pos: Position, source: str, connected: bool) -> list[str]:
+    """Own territories a fortify from ``source`` may reach."""
+    owner, me, nbrs = pos.owner, pos.me, pos.info.neighbours
+    if not connected:
+        return [n for n in nbrs[source] if owner.get(n) == me]
+    seen, stack = {source}, [source]
+    while stack:
+        here = stack.pop()
+        for n in nbrs[here]:
+            if n not in seen and owner.get(n) == me:
+                seen.add(n)
+                stack.append(n)
+    seen.discard(source)
+    return sorted(seen)
+
+
+# Matching against the legal actions ---------------------------------------------
+
+
+def pick(body: Body, actions: list[Action]) -> Body:
+    """The listed action ``body`` describes, numeric fields clamped to bounds.
+
+    Falls back to a safe listed action if ``body`` is not among them (it
+    should always be; the fallback keeps a game going if a rule changes).
+    """
+    for action in actions:
+        command = action["command"]
+        if command["type"] != body["type"]:
+            continue
+        bounds = action["bounds"]
+        if all(command.get(k) == v for k, v in body.items() if k not in bounds):
+            chosen = dict(command)
+            for field, (low, high) in bounds.items():
+                chosen[field] = max(low, min(high, int(body.get(field, command[field]))))
+            return chosen
+    return fallback(actions)
+
+
+def fallback(actions: list[Action]) -> Body:
+    playable = [a["command"] for a in actions if a["command"]["type"] != "resign"]
+    for kind in ("defend", "occupy", "trade_cards", "end_phase"):
+        for command in playable:
+            if command["type"] == kind:
+                return dict(command)
+    return dict(playable[0]) if playable else {"type": "resign"}
+
+
+class HeuristicBot:
+    name = "heuristic"
+    version = "1"
+
+    def __init__(self, params: Params | None = None) -> None:
+        self.policy = HeuristicPolicy(params)
+
+    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> Body:
+        if not actions:
+            return {"type": "resign"}
+        return pick(self.policy.body(view), actions)
+
+
+register("heuristic")(HeuristicBot)
