@@ -1,0 +1,175 @@
+"""Rule options (RULES.md §1-2): defaults, validation, army tables, card values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from riskcore.decide import new_game
+from riskcore.errors import RuleOptionError
+from riskcore.rules import RuleSet
+from tests.riskcore.helpers import new, players
+
+
+def test_defaults_are_the_classic_game_of_the_digest() -> None:
+    """RULES.md §1 marks the defaults: claim setup, the claimer opens (003_281a902b564cb498.txt:
+    "degene die het eerste leger plaatste opent het spel"), progressive values, move the dice
+    rolled, trade at 6 cards (001_c708159c204162c3.txt: "Om du vinner 6 eller fler kort"),
+    fortify to an adjacent territory, defenders roll the most dice."""
+    assert RuleSet().to_dict() == {
+        "variant": "classic",
+        "setup": "claim",
+        "first_player": "claim_order",
+        "card_values": "progressive",
+        "conquest_min_move": "dice",
+        "elimination_trade_threshold": 6,
+        "fortify": "adjacent",
+        "defender_chooses_dice": False,
+        "neutrals": "passive",
+        "starting_armies": 0,
+    }
+
+
+def test_every_documented_choice_is_accepted_and_round_trips() -> None:
+    """RULES.md §1-2: each option's documented values."""
+    choices: dict[str, list[Any]] = {
+        "variant": ["classic", "two_player"],
+        "setup": ["claim", "deal"],
+        "first_player": ["claim_order", "reroll"],
+        "card_values": ["progressive", "fixed"],
+        "conquest_min_move": ["dice", "survivors"],
+        "elimination_trade_threshold": [5, 6],
+        "fortify": ["adjacent", "connected"],
+        "defender_chooses_dice": [False, True],
+        "neutrals": ["passive"],
+        "starting_armies": [0, 1, 200],
+    }
+    for name, values in choices.items():
+        for value in values:
+            rules = RuleSet(**{name: value})
+            assert getattr(rules, name) == value
+            assert RuleSet.from_dict(rules.to_dict()) == rules
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("variant", "team"),
+        ("setup", "random"),
+        ("first_player", "youngest"),
+        ("card_values", "escalating"),
+        ("conquest_min_move", "all"),
+        ("elimination_trade_threshold", 4),
+        ("elimination_trade_threshold", "6"),
+        ("elimination_trade_threshold", 6.0),
+        ("elimination_trade_threshold", True),
+        ("fortify", "anywhere"),
+        ("defender_chooses_dice", "yes"),
+        ("defender_chooses_dice", 1),
+        ("neutrals", "active"),
+        ("starting_armies", -1),
+        ("starting_armies", 201),
+        ("starting_armies", "30"),
+    ],
+)
+def test_a_bad_option_raises_rule_option_error_naming_the_value(name: str, value: Any) -> None:
+    """STYLE.md 5: "each error names the offending value ({value!r})"."""
+    with pytest.raises(RuleOptionError) as caught:
+        RuleSet(**{name: value})
+    assert name in caught.value.message
+    assert repr(value) in caught.value.message
+    assert caught.value.code == "invalid_rule_option"
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: starting_armies=True passes validation")
+def test_starting_armies_must_be_an_int_not_a_bool() -> None:
+    """``RuleSet.__post_init__`` checks ``isinstance(starting_armies, int)``, which a bool
+    passes; every other option refuses a bool where it wants an int."""
+    with pytest.raises(RuleOptionError, match="True"):
+        RuleSet(starting_armies=True)
+
+
+def test_from_dict_refuses_an_unknown_option_by_name() -> None:
+    with pytest.raises(RuleOptionError, match="'house_rules'"):
+        RuleSet.from_dict({"house_rules": True})
+    assert RuleSet.from_dict({}) == RuleSet()
+    assert RuleSet.from_dict({"fortify": "connected"}) == RuleSet(fortify="connected")
+
+
+@pytest.mark.parametrize(("count", "armies"), [(3, 35), (4, 30), (5, 25), (6, 20)])
+def test_starting_armies_by_player_count(count: int, armies: int) -> None:
+    """003_281a902b564cb498.txt: "als er 3 spelen, telt elke speler 35 infanterie. • als er 4
+    Spelen, telt elke speler 30 ... 5 ... 25 ... 6 Spelen, telt elke speler 20 infanterie"."""
+    assert RuleSet().armies_for(count) == armies
+    game = new(count)
+    assert game.state.reserve == {f"p{i}": armies for i in range(1, count + 1)}
+
+
+def test_two_player_game_has_36_armies_each_and_24_per_neutral() -> None:
+    """000_ed9208fe5525be2d.txt: "Båda spelare väljer varsin färg och räknar upp 36
+    startarméer. Ställ ut 24 startarméer för var och en av de neutrala härarna"."""
+    rules = RuleSet(variant="two_player")
+    assert rules.armies_for(2) == 36
+    assert rules.player_range() == (2, 2)
+    # After the deal of 12 / 12 / 9 / 9 territories, one army on each.
+    reserves = new(2, rules).state.reserve
+    assert reserves == {"p1": 36 - 12, "p2": 36 - 12, "n1": 24 - 9, "n2": 24 - 9}
+
+
+def test_starting_armies_option_overrides_the_table() -> None:
+    assert RuleSet(starting_armies=50).armies_for(3) == 50
+    assert new(4, RuleSet(starting_armies=12)).state.reserve["p4"] == 12
+
+
+@pytest.mark.parametrize(
+    ("rules", "count"),
+    [(RuleSet(), 2), (RuleSet(), 7), (RuleSet(variant="two_player"), 3)],
+)
+def test_player_count_outside_the_variant_is_refused(rules: RuleSet, count: int) -> None:
+    """003_281a902b564cb498.txt lists 3 to 6 players; two players have their own game
+    ("als 2 worden afgespeeld, zie speciale instructies")."""
+    with pytest.raises(RuleOptionError, match=str(count)):
+        new_game(game_id="g", players=players(count), seed=b"s", rules=rules)
+
+
+def test_too_few_starting_armies_to_claim_the_board_is_refused() -> None:
+    """003_281a902b564cb498.txt: "Ga door tot alle 42 gebieden zijn opgeëist": every
+    territory needs an army, so 3 x 13 armies cannot set up a game."""
+    with pytest.raises(RuleOptionError, match="42"):
+        new_game(game_id="g", players=players(3), seed=b"s", rules=RuleSet(starting_armies=13))
+    new_game(game_id="g", players=players(3), seed=b"s", rules=RuleSet(starting_armies=14))
+
+
+def test_progressive_values_over_the_whole_game() -> None:
+    """004_780a86783e2219ae.txt: "Dette tallet øker som følger : . 4 , 6 , 8 , 10 , 12 , 15 ,
+    20 , 25"; 003_281a902b564cb498.txt: "nadat de zesde set is ingewisseld, is elke extra set
+    5 legers meer waard"."""
+    rules = RuleSet()
+    values = [rules.trade_value(i, ("infantry",) * 3) for i in range(12)]
+    assert values == [4, 6, 8, 10, 12, 15, 20, 25, 30, 35, 40, 45]
+    # Progressive values do not depend on the symbols.
+    assert rules.trade_value(2, ("wild", "cavalry", "artillery")) == 8
+
+
+@pytest.mark.parametrize(
+    ("symbols", "value"),
+    [
+        (("infantry", "infantry", "infantry"), 4),
+        (("cavalry", "cavalry", "cavalry"), 6),
+        (("artillery", "artillery", "artillery"), 8),
+        (("infantry", "cavalry", "artillery"), 10),
+        (("infantry", "infantry", "wild"), 4),
+        (("wild", "cavalry", "cavalry"), 6),
+        (("artillery", "wild", "artillery"), 8),
+        (("infantry", "cavalry", "wild"), 10),
+        (("wild", "wild", "infantry"), 10),
+    ],
+)
+def test_fixed_values(symbols: tuple[str, ...], value: int) -> None:
+    """000_ed9208fe5525be2d.txt: "3 infanteri 4 3 kavalleri 6 3 artilleri 8 1 av varje 10"
+    and "En joker kan användas som antingen infanteri, kavalleri eller artilleri": a wild
+    completes the set it can, and the holder names the best reading."""
+    rules = RuleSet(card_values="fixed")
+    assert rules.trade_value(0, symbols) == value
+    assert rules.trade_value(9, symbols) == value  # earlier trades do not matter
