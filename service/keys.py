@@ -143,6 +143,20 @@ class KeySpace:
             raise InvalidName(f"rate-limit scope and id must match {_RATE_PART.pattern}")
         return f"{self.prefix}:rl:{scope}:{ident}:{window}"
 
+    # -- the workers' records (workers.relay, workers.jobs) -------------------
+
+    def relay_dead_letters(self) -> str:
+        """Stream of outbox notifications the relay gave up on after repeated failures."""
+        return f"{self.prefix}:relay:dead"
+
+    def clock(self, game_id: str) -> str:
+        """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""
+        return f"{_game_base(self, game_id)}:clock"
+
+    def rq_prefix(self) -> str:
+        """Queue names of this deployment's RQ queues start with this."""
+        return f"{self.prefix}."
+
 
 def check_game_id(game_id: str) -> str:
     """Refuse ids that could break a key (``:`` or braces) or bloat memory."""

@@ -1,0 +1,222 @@
+"""RQ jobs: bot turns and turn clocks. Each takes ids and versions only.
+
+A job re-reads the game and does nothing if the game has moved past the
+version it was made for, so running one twice (a re-delivered notification,
+a retry after a worker died) is harmless. Every command a job makes goes
+through ``GameService.execute``, the path the API uses, with the version
+it was decided at and an idempotency key derived from game and version:
+if two jobs race, one append wins and the other is told it was replayed.
+
+* ``advance_game(game_id, version)`` runs after every append (the relay
+  enqueues it): if a bot must act, it plays; if a person must act and the
+  game has a clock, it sets the deadline and schedules ``enforce_deadline``.
+* ``enforce_deadline(game_id, clock_key)`` applies the game's timeout
+  policy when a deadline passes with the same seat still to act: ``bot``
+  (the heuristic bot plays for the absent seat) or ``forfeit``.
+
+A bot that raises or picks an illegal command is logged, and the seat falls
+back to the timeout policy (the random bot if the game has no clock), so one
+broken bot cannot stall a game.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rq import get_current_job
+
+from riskcore.bots import get_bot
+from riskcore.errors import RiskError
+from riskcore.legal import legal_actions
+from riskcore.seatview import SeatView
+from riskcore.simulate import acting_seat, bot_rng
+from riskcore.state import DEFEND, FINISHED, State
+from service.games import GameService, Loaded
+from service.keys import KeySpace
+from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
+from workers import clock
+from workers.queues import CLOCKS_QUEUE, deadline_job_id, queue
+
+log = logging.getLogger(__name__)
+MAX_COMMANDS_PER_JOB = 200
+TIMEOUT_BOT = "heuristic"
+FALLBACK_BOT = "random"
+_services: dict[tuple[int, str], GameService] = {}
+
+
+def advance_game(game_id: str, version: int) -> str:
+    """Play a bot's moves, or start a person's clock, if the game is still at ``version``."""
+    service = _service()
+    try:
+        loaded = service.load(game_id)
+    except GameNotFound:
+        return "gone"
+    if loaded.version != version:
+        return "moved_on"
+    if loaded.state.phase == FINISHED:
+        return "finished"
+    seat = acting_seat(loaded.state)
+    assert seat is not None
+    seats = service.seat_info(game_id)
+    if seats[seat].kind == "bot":
+        return Turn(service, game_id, seat).play(seats[seat].bot or FALLBACK_BOT)
+    settings = service.lobby.get(game_id).clock
+    if settings:
+        return start_clock(service, game_id, loaded, seat, settings)
+    return "waiting"
+
+
+def enforce_deadline(game_id: str, clock_key: str) -> str:
+    """The deadline for ``clock_key`` passed: apply the timeout policy if still due."""
+    service = _service()
+    try:
+        loaded = service.load(game_id)
+    except GameNotFound:
+        return "gone"
+    state = loaded.state
+    seat = acting_seat(state)
+    if state.phase == FINISHED or seat is None or clock_key_of(state, seat) != clock_key:
+        return "moved_on"
+    stored = _connection().hgetall(service.keys.clock(game_id))
+    deadline = int(stored.get(b"deadline_ms", 0))
+    if clock.now_ms() < deadline:
+        return "not_yet"
+    policy = (service.lobby.get(game_id).clock or {}).get("on_timeout", "bot")
+    log.info("game %s: %s ran out of time (%s)", game_id, seat, policy)
+    return Turn(service, game_id, seat).time_out(policy)
+
+
+def clock_key_of(state: State, seat: str) -> str:
+    """What one deadline covers: a seat's whole turn, or one setup step or defence."""
+    if state.turn == 0 or state.phase == DEFEND:
+        return f"{state.turn}.{seat}.{state.version}"
+    return f"{state.turn}.{seat}"
+
+
+def start_clock(
+    service: GameService, game_id: str, loaded: Loaded, seat: str, settings: dict[str, Any]
+) -> str:
+    key = clock_key_of(loaded.state, seat)
+    clock_hash = service.keys.clock(game_id)
+    client = _connection()
+    if client.hget(clock_hash, "key") == key.encode():
+        return "clock_running"
+    deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
+    client.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+    clocks = queue(client, service.keys, CLOCKS_QUEUE)
+    clocks.enqueue_at(
+        clock.as_datetime(deadline),
+        enforce_deadline,
+        game_id,
+        key,
+        job_id=deadline_job_id(game_id, loaded.version),
+        result_ttl=60,
+        failure_ttl=3600,
+    )
+    return "clock_started"
+
+
+@dataclass
+class Turn:
+    """The moves one job makes for one seat."""
+
+    service: GameService
+    game_id: str
+    seat: str
+
+    def play(self, bot_name: str, reason: str | None = None) -> str:
+        """Let ``bot_name`` choose until the seat is no longer the one to act."""
+        try:
+            bot = get_bot(bot_name)
+        except ValueError:
+            log.error("game %s: seat %s has unknown bot %r", self.game_id, self.seat, bot_name)
+            return self.fall_back(bot_name)
+        for _ in range(MAX_COMMANDS_PER_JOB):
+            loaded = self.service.load(self.game_id)
+            if loaded.state.phase == FINISHED or acting_seat(loaded.state) != self.seat:
+                return "played"
+            try:
+                body, provenance = self._choose(bot, loaded, reason)
+            except Exception:  # any bug in a bot: its seat must not stall the game
+                log.exception("game %s: bot %r raised for %s", self.game_id, bot_name, self.seat)
+                return self.fall_back(bot_name)
+            try:
+                self._send(loaded, body, provenance)
+            except (VersionConflict, IdempotencyMismatch):
+                return "raced"  # another job moved the game; its notification continues it
+            except BotCommandRefused:
+                log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
+                return self.fall_back(bot_name)
+        return "paused"  # the next notification's job carries on
+
+    def time_out(self, policy: str) -> str:
+        loaded = self.service.load(self.game_id)
+        if loaded.state.phase == DEFEND:  # a late defender rolls the most dice allowed
+            return self.play(TIMEOUT_BOT, reason="timeout")
+        if policy == "forfeit":
+            self._send(loaded, {"type": "resign"}, {"name": "clock", "policy": "forfeit"})
+            return "forfeited"
+        return self.play(TIMEOUT_BOT, reason="timeout")
+
+    def fall_back(self, failed: str) -> str:
+        """A broken bot's seat: the game's timeout policy, else the random bot."""
+        policy = (self.service.lobby.get(self.game_id).clock or {}).get("on_timeout")
+        if policy == "forfeit" or failed == FALLBACK_BOT:
+            loaded = self.service.load(self.game_id)
+            self._send(loaded, {"type": "resign"}, {"name": "clock", "policy": "bot_failed"})
+            return "forfeited"
+        return self.play(FALLBACK_BOT, reason=f"fallback for {failed}")
+
+    def _choose(
+        self, bot: Any, loaded: Loaded, reason: str | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        state = loaded.state
+        rng = bot_rng(loaded.seed, self.game_id, self.seat, state.version)
+        started = time.perf_counter()
+        body = bot.choose(SeatView(state, self.seat), legal_actions(state, self.seat), rng)
+        thought = round((time.perf_counter() - started) * 1000, 1)
+        provenance: dict[str, Any] = {"name": bot.name, "version": bot.version, "ms": thought}
+        if reason:
+            provenance["reason"] = reason
+        return body, provenance
+
+    def _send(self, loaded: Loaded, body: dict[str, Any], provenance: dict[str, Any]) -> None:
+        try:
+            self.service.execute(
+                self.game_id,
+                self.seat,
+                body,
+                expected_version=loaded.version,
+                idempotency_key=f"worker:{self.seat}:{loaded.version}",
+                bot=provenance,
+            )
+        except RiskError as error:
+            raise BotCommandRefused(f"{body!r} refused: {error.code}") from error
+
+
+class BotCommandRefused(Exception):
+    """A bot chose a command the rules refuse: a bug in the bot, handled by falling back."""
+
+
+def _connection() -> Any:
+    job = get_current_job()
+    assert job is not None, "jobs run inside an RQ worker"
+    return job.connection
+
+
+def _service() -> GameService:
+    """The process's service for the queue this job came from (prefix from its name).
+
+    Kept per process: its cache of folded games is what makes a bot's next
+    move cost one head check instead of a load.
+    """
+    job = get_current_job()
+    assert job is not None, "jobs run inside an RQ worker"
+    prefix = job.origin.rsplit(".", 1)[0]
+    key = (id(job.connection), prefix)
+    if key not in _services:
+        _services[key] = GameService(job.connection, KeySpace(prefix))
+    return _services[key]
