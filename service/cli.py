@@ -13,6 +13,7 @@ def main() -> None:
 
 def _register() -> None:
     from service import cli_audit, cli_engine
+    from workers import cli as worker_cli
 
     for command in (
         cli_engine.odds,
@@ -20,6 +21,8 @@ def _register() -> None:
         cli_engine.simulate,
         cli_audit.verify,
         cli_audit.replay,
+        worker_cli.worker,
+        worker_cli.relay_command,
     ):
         main.add_command(command)
 

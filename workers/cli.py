@@ -1,0 +1,77 @@
+"""``risk worker`` and ``risk relay``: the processes an operator runs many of."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+
+import click
+import redis
+from rq import SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+
+from service.keys import KeySpace
+from workers.queues import CLOCKS_QUEUE, GAMES_QUEUE, queue
+from workers.relay import Relay
+
+
+def _connection() -> redis.Redis:
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    return redis.Redis.from_url(url, health_check_interval=30, socket_keepalive=True)
+
+
+def _keys() -> KeySpace:
+    return KeySpace(os.environ.get("RISK_KEY_PREFIX", "risk"))
+
+
+def _start_relay(
+    connection: redis.Redis, keys: KeySpace
+) -> tuple[threading.Thread, threading.Event]:
+    stop = threading.Event()
+    relay = Relay(connection, keys, queue(connection, keys))
+    thread = threading.Thread(target=relay.run, args=(stop,), name="relay", daemon=True)
+    thread.start()
+    return thread, stop
+
+
+@click.command()
+@click.option("--relay/--no-relay", default=True, show_default=True, help="Run a relay thread too.")
+@click.option("--fork", is_flag=True, help="Run each job in a forked process (slower, isolated).")
+@click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
+@click.option("--log-level", default="INFO", show_default=True)
+def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
+    """An RQ worker for bot turns and clocks (with RQ's scheduler), plus the relay.
+
+    Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
+    Settings: REDIS_URL, RISK_KEY_PREFIX.
+    """
+    logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    connection, keys = _connection(), _keys()
+    relay_thread = _start_relay(connection, keys) if relay else None
+    queues = [queue(connection, keys, name) for name in (GAMES_QUEUE, CLOCKS_QUEUE)]
+    worker_class = Worker if fork else SimpleWorker
+    try:
+        worker_class(queues, connection=connection, serializer=JSONSerializer).work(
+            with_scheduler=True, burst=burst, logging_level=log_level
+        )
+    finally:
+        if relay_thread is not None:
+            relay_thread[1].set()
+            relay_thread[0].join(timeout=5)
+
+
+@click.command(name="relay")
+@click.option("--log-level", default="INFO", show_default=True)
+def relay_command(log_level: str) -> None:
+    """Only the relay: outbox notifications to RQ jobs. Stops on SIGTERM or Ctrl-C."""
+    logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    connection, keys = _connection(), _keys()
+    thread, stop = _start_relay(connection, keys)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    while thread.is_alive() and not stop.is_set():
+        stop.wait(0.5)
+    stop.set()
+    thread.join(timeout=5)
