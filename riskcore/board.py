@@ -88,7 +88,9 @@ class Board:
             ],
             "borders": sorted([*sorted(pair), kind] for pair, kind in self.border_kinds.items()),
             "cards": [
-                {"id": c.id, "territory": c.territory, "symbol": c.symbol} for c in self.cards
+                {"id": c.id, "territory": c.territory, "symbol": c.symbol}
+                | ({"side": c.side} if c.side is not None else {})
+                for c in self.cards
             ],
             "path": [{"territory": s.territory, "needs_roll": s.needs_roll} for s in self.path],
         }
@@ -96,6 +98,13 @@ class Board:
 
 def board_from_dict(data: dict[str, Any]) -> Board:
     """Build and validate a board; raises BoardError naming the first fault."""
+    try:
+        return _board(data)
+    except (KeyError, TypeError, ValueError) as error:
+        raise BoardError(f"board data is missing or has a bad field: {error!r}") from None
+
+
+def _board(data: dict[str, Any]) -> Board:
     names = {t["id"]: t["name"] for t in data["territories"]}
     if len(names) != len(data["territories"]):
         raise BoardError("duplicate territory id")
@@ -151,7 +160,8 @@ def _borders(
             raise BoardError(f"bad border {a!r} - {b!r}")
         if kind not in BORDER_KINDS:
             raise BoardError(f"border {a!r} - {b!r} has unknown kind {kind!r}")
-        kinds[frozenset((a, b))] = kind
+        if kinds.setdefault(frozenset((a, b)), kind) != kind:
+            raise BoardError(f"border {a!r} - {b!r} is listed with two kinds")
         if kind not in IMPASSABLE_KINDS:
             adjacency[a].add(b)
             adjacency[b].add(a)

@@ -367,7 +367,6 @@ def test_river_and_mountain_borders_are_not_adjacent(raw: dict[str, Any]) -> Non
     assert board.border_kinds[frozenset(("alaska", "kamchatka"))] == "mountain"
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a border listed twice with two kinds loads")
 def test_a_border_listed_twice_with_conflicting_kinds_is_refused(raw: dict[str, Any]) -> None:
     """A pair listed as "land" and again as "river" loads as adjacent yet impassable:
     ``_borders`` adds the adjacency on the first listing and overwrites the kind on the
@@ -377,7 +376,6 @@ def test_a_border_listed_twice_with_conflicting_kinds_is_refused(raw: dict[str, 
         board_from_dict(raw)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a missing field raises KeyError")
 def test_a_missing_field_raises_board_error(raw: dict[str, Any]) -> None:
     """``board_from_dict`` promises "raises BoardError naming the first fault"; a group
     without ``bonus`` escapes as a bare KeyError."""
@@ -444,7 +442,6 @@ def test_middle_earth_cards_by_side(middle_earth: Board) -> None:
     assert sum(c.symbol == WILD for c in middle_earth.cards) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Board.to_dict drops the cards' sides")
 def test_board_to_dict_round_trips_middle_earth(middle_earth: Board) -> None:
     """The LotR deal (002: "Sortera goda, onda och neutrala territoriekort") needs each
     card's side; ``to_dict`` leaves it out, so the served description loses it."""
