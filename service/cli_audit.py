@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,6 +13,7 @@ from riskcore.errors import RiskError
 from riskcore.evolve import fold
 from riskcore.gamerecord import parse_record
 from riskcore.record import envelope_from_dict
+from riskcore.summary import summarize
 from riskcore.verify import Verdict, verify_record, verify_text
 from riskcore.views import view
 
@@ -59,14 +61,31 @@ def _verify_with_progress(text: str, quiet: bool) -> Verdict:
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--to", "version", type=click.IntRange(min=1), help="Version to stop at.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full view as JSON.")
-def replay(record: Path, version: int | None, as_json: bool) -> None:
+@click.option("--summary", is_flag=True, help="Print game statistics (JSON) instead.")
+@click.option(
+    "--chart",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a PNG of armies and territories per player over the turns.",
+)
+def replay(
+    record: Path, version: int | None, as_json: bool, summary: bool, chart: Path | None
+) -> None:
     """Print the board of a recorded game as it was at version N."""
     try:
         parsed = parse_record(record.read_text(encoding="utf-8"))
         entries = parsed.entries[:version] if version else parsed.entries
-        state = fold(envelope_from_dict(e.payload).event for e in entries)
+        events = [envelope_from_dict(e.payload).event for e in entries]
+        state = fold(events)
     except (RiskError, StopIteration) as error:
         raise click.ClickException(f"cannot replay {record}: {error}") from None
+    if summary or chart:
+        stats = summarize(events)
+        if chart:
+            draw_chart(stats, chart)
+            click.echo(f"wrote {chart}", err=True)
+        if summary:
+            click.echo(json.dumps(stats, indent=2))
+        return
     board = view(state, None)
     if as_json:
         click.echo(json.dumps(board, indent=2))
@@ -83,3 +102,30 @@ def replay(record: Path, version: int | None, as_json: bool) -> None:
         )
     for territory, info in board["territories"].items():
         click.echo(f"  {territory:<24} {info['owner'] or '-':<4} {info['armies']:>4}")
+
+
+def draw_chart(stats: dict[str, Any], path: Path) -> None:
+    """Armies and territories per player by turn (needs the ``charts`` extra)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise click.ClickException(
+            "charts need matplotlib: pip install 'riskcore[charts]'"
+        ) from None
+    timeline = stats["timeline"]
+    turns = [point["turn"] for point in timeline]
+    figure, (armies, territories) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    for player in timeline[0]["armies"] if timeline else []:
+        armies.plot(turns, [p["armies"][player] for p in timeline], label=player)
+        territories.plot(turns, [p["territories"][player] for p in timeline], label=player)
+    armies.set_ylabel("armies")
+    territories.set_ylabel("territories")
+    territories.set_xlabel("turn")
+    armies.legend()
+    armies.set_title(f"game {stats['game_id']} (winner {stats['winner']})")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)

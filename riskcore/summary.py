@@ -1,0 +1,96 @@
+"""Game statistics from the events: who held what over time, and dice luck.
+
+``summarize(events)`` folds a game once and records, at the start of every
+turn, each player's territories and armies; it counts battles, and it
+compares each side's losses with what exact odds expect for those dice
+(``riskcore.odds.roll_outcomes``), so "luck" is actual minus expected
+armies destroyed: positive means the dice favoured that player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+from riskcore import events as ev
+from riskcore.evolve import apply, initial_state
+from riskcore.odds import roll_outcomes
+from riskcore.state import State
+
+
+def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
+    iterator = iter(events)
+    first = next(iterator)
+    assert isinstance(first, ev.GameCreated), "a game starts with game_created"
+    state = initial_state(first)
+    players = [s for s, info in state.seats.items() if info.kind == "player"]
+    timeline: list[dict[str, Any]] = []
+    battles = {p: _Battles() for p in state.seats}
+    for event in iterator:
+        if isinstance(event, ev.BattleResolved):
+            _count_battle(battles, event)
+        apply(state, event)
+        if isinstance(event, ev.TurnStarted):
+            timeline.append(_snapshot(state, players))
+    return {
+        "game_id": state.game_id,
+        "version": state.version,
+        "winner": state.winner,
+        "turns": state.turn,
+        "timeline": timeline,
+        "players": {p: battles[p].to_dict() for p in state.seats},
+    }
+
+
+def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
+    territories = {p: 0 for p in players}
+    armies = {p: 0 for p in players}
+    for (_, player), count in state.armies.items():
+        if player in armies:
+            armies[player] += count
+    for player in state.owner.values():
+        if player in territories:
+            territories[player] += 1
+    return {
+        "turn": state.turn,
+        "version": state.version,
+        "territories": territories,
+        "armies": armies,
+    }
+
+
+class _Battles:
+    __slots__ = ("attacks", "defences", "destroyed", "expected", "lost")
+
+    def __init__(self) -> None:
+        self.attacks = 0
+        self.defences = 0
+        self.destroyed = 0
+        self.lost = 0
+        self.expected = Fraction(0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "battles_attacking": self.attacks,
+            "battles_defending": self.defences,
+            "armies_destroyed": self.destroyed,
+            "armies_lost": self.lost,
+            "expected_destroyed": round(float(self.expected), 2),
+            "luck": round(self.destroyed - float(self.expected), 2),
+        }
+
+
+def _count_battle(battles: dict[str, _Battles], event: ev.BattleResolved) -> None:
+    outcomes = roll_outcomes(len(event.attacker_dice), len(event.defender_dice))
+    expected_defender_losses = sum(p * d for (_, d), p in outcomes.items())
+    expected_attacker_losses = sum(p * a for (a, _), p in outcomes.items())
+    attacker, defender = battles[event.seat], battles[event.defender]
+    attacker.attacks += 1
+    attacker.destroyed += event.defender_losses
+    attacker.lost += event.attacker_losses
+    attacker.expected += expected_defender_losses
+    defender.defences += 1
+    defender.destroyed += event.attacker_losses
+    defender.lost += event.defender_losses
+    defender.expected += expected_attacker_losses

@@ -1,0 +1,47 @@
+"""Game statistics (issue 7): consistent with the events they come from."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from riskcore import events as ev
+from riskcore.bots import get_bot
+from riskcore.odds import roll_outcomes
+from riskcore.simulate import play_game
+from riskcore.summary import summarize
+
+
+def test_statistics_add_up() -> None:
+    result = play_game([get_bot("random") for _ in range(3)], seed=b"s" * 32, game_id="stats")
+    stats = summarize(result.events)
+    players = stats["players"]
+    destroyed = sum(p["armies_destroyed"] for p in players.values())
+    lost = sum(p["armies_lost"] for p in players.values())
+    assert destroyed == lost > 0
+    battles = [e for e in result.events if isinstance(e, ev.BattleResolved)]
+    assert sum(p["battles_attacking"] for p in players.values()) == len(battles)
+    assert stats["winner"] == result.winner
+    for point in stats["timeline"]:
+        assert sum(point["territories"].values()) == 42
+
+
+def test_luck_is_actual_minus_exact_expectation() -> None:
+    """Expected losses come from the exact one-roll table (reference/battle-odds.txt)."""
+    result = play_game([get_bot("random") for _ in range(3)], seed=b"t" * 32, game_id="luck")
+    stats = summarize(result.events)
+    seat = "p1"
+    expected = Fraction(0)
+    destroyed = 0
+    for event in result.events:
+        if not isinstance(event, ev.BattleResolved):
+            continue
+        table = roll_outcomes(len(event.attacker_dice), len(event.defender_dice))
+        if event.seat == seat:  # attacking: destroys defenders
+            expected += sum(p * d for (_, d), p in table.items())
+            destroyed += event.defender_losses
+        elif event.defender == seat:  # defending: destroys attackers
+            expected += sum(p * a for (a, _), p in table.items())
+            destroyed += event.attacker_losses
+    mine = stats["players"][seat]
+    assert mine["expected_destroyed"] == round(float(expected), 2)
+    assert mine["luck"] == round(destroyed - float(expected), 2)
