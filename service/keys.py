@@ -149,6 +149,14 @@ class KeySpace:
         """Stream of outbox notifications the relay gave up on after repeated failures."""
         return f"{self.prefix}:relay:dead"
 
+    def worker_leases(self) -> str:
+        """Sorted set: game id -> when (unix ms) a worker should have acted on it.
+
+        The relay's watchdog re-enqueues a game whose lease ran out, which
+        is how a job lost with a killed worker gets done after all.
+        """
+        return f"{self.prefix}:relay:leases"
+
     def clock(self, game_id: str) -> str:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""
         return f"{_game_base(self, game_id)}:clock"

@@ -47,14 +47,28 @@ FALLBACK_BOT = "random"
 _services: dict[tuple[int, str], GameService] = {}
 
 
-def advance_game(game_id: str, version: int) -> str:
-    """Play a bot's moves, or start a person's clock, if the game is still at ``version``."""
+def advance_game(game_id: str, version: int | None) -> str:
+    """Play a bot's moves, or start a person's clock, if the game is still at ``version``.
+
+    ``version`` None (a rescue by the relay's watchdog) means "as it is now".
+    """
     service = _service()
+    outcome = _advance(service, game_id, version)
+    if outcome in SETTLED:
+        _connection().zrem(service.keys.worker_leases(), game_id)
+    return outcome
+
+
+# Outcomes after which no worker has anything to do until the next append.
+SETTLED = frozenset({"gone", "finished", "waiting", "clock_started", "clock_running"})
+
+
+def _advance(service: GameService, game_id: str, version: int | None) -> str:
     try:
         loaded = service.load(game_id)
     except GameNotFound:
         return "gone"
-    if loaded.version != version:
+    if version is not None and loaded.version != version:
         return "moved_on"
     if loaded.state.phase == FINISHED:
         return "finished"

@@ -13,7 +13,12 @@ relays share the work and a crashed one's entries are taken over:
   longer than ``claim_idle_ms``;
 * an entry that failed ``max_deliveries`` times goes to a dead-letter
   stream (with the error) and is acknowledged, so one poisoned
-  notification cannot stall a partition.
+  notification cannot stall a partition;
+* a watchdog covers jobs lost with a killed worker: each notification of a
+  game someone must still act in gives the game a lease (``lease_ms``);
+  the job clears it when the game waits for a person or is over, and the
+  relay re-enqueues a job for any game whose lease ran out. Jobs check
+  the version first, so a spare job costs one read.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from rq.exceptions import DuplicateJobError
 
 from service.keys import KeySpace
 from service.store import Notification
+from workers import clock
 from workers.queues import advance_job_id
 
 log = logging.getLogger(__name__)
@@ -46,6 +52,7 @@ class RelayStats:
     duplicates: int = 0
     dead_lettered: int = 0
     reclaimed: int = 0
+    rescued: int = 0
 
 
 class Relay:
@@ -58,6 +65,7 @@ class Relay:
         consumer: str | None = None,
         claim_idle_ms: int = 30_000,
         max_deliveries: int = 5,
+        lease_ms: int = 5_000,
     ) -> None:
         self.redis = connection
         self.keys = keys
@@ -65,6 +73,7 @@ class Relay:
         self.consumer = consumer or f"{socket.gethostname()}-{threading.get_ident()}"
         self.claim_idle_ms = claim_idle_ms
         self.max_deliveries = max_deliveries
+        self.lease_ms = lease_ms
         self.stats = RelayStats()
         self._streams = keys.outboxes()
 
@@ -105,15 +114,35 @@ class Relay:
                 handled += 1
         return handled
 
-    def run(self, stop: threading.Event, block_ms: int = 1000) -> None:
-        """Loop until ``stop`` is set: read, and every few seconds reclaim."""
+    def rescue(self) -> int:
+        """Re-enqueue games whose lease ran out (their job died with its worker)."""
+        now = clock.now_ms()
+        expired = self.redis.zrangebyscore(self.keys.worker_leases(), 0, now, start=0, num=100)
+        for raw in expired:
+            game_id = _text(raw)
+            self.redis.zadd(self.keys.worker_leases(), {game_id: now + self.lease_ms})
+            self.queue.enqueue(
+                ADVANCE_GAME,
+                game_id,
+                None,
+                job_id=f"rescue-{now}-{abs(hash(game_id)) % 10**9}",
+                result_ttl=60,
+                failure_ttl=3600,
+            )
+            self.stats.rescued += 1
+        return len(expired)
+
+    def run(self, stop: threading.Event, block_ms: int = 500) -> None:
+        """Loop until ``stop`` is set: read; every few rounds rescue and reclaim."""
         self.ensure_groups()
         rounds = 0
         while not stop.is_set():
             try:
                 self.run_once(block_ms=block_ms)
                 rounds += 1
-                if rounds % 10 == 0:
+                if rounds % 4 == 0:
+                    self.rescue()
+                if rounds % 20 == 0:
                     self.reclaim()
             except (RedisConnectionError, OSError) as error:  # Redis restarting: wait, retry
                 log.warning("relay lost Redis: %s", error)
@@ -129,6 +158,9 @@ class Relay:
         self.redis.xack(stream, GROUP, entry_id)
 
     def _enqueue(self, note: Notification) -> None:
+        if note.kind:  # someone must act: a worker may have to (see ``rescue``)
+            deadline = clock.now_ms() + self.lease_ms
+            self.redis.zadd(self.keys.worker_leases(), {note.game_id: deadline})
         try:
             self.queue.enqueue(
                 ADVANCE_GAME,

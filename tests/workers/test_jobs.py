@@ -210,3 +210,31 @@ def _run_due_deadlines(redis: redis_lib.Redis, keys: KeySpace) -> None:
     scheduler.enqueue_scheduled_jobs()
     scheduler.release_locks()
     work(redis, keys, CLOCKS_QUEUE)
+
+
+def test_a_job_lost_with_its_worker_is_rescued_when_its_lease_runs_out(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=seats).info.game_id
+        relay.run_once(block_ms=1)
+        queue(redis, keys).empty()  # the worker holding the job was killed
+        before = service.load(game).version
+        drive(redis, keys, relay)
+        assert service.load(game).version == before  # nothing left to wake the game
+        assert relay.rescue() == 0  # the lease has not run out yet
+        frozen.tick(6)
+        assert relay.rescue() == 1
+        work(redis, keys)
+        assert service.load(game).version > before
+
+
+def test_leases_are_cleared_when_the_game_waits_for_a_person(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    seats = [SeatPlan("human"), SeatPlan("bot", bot="random"), SeatPlan("bot", bot="random")]
+    game = service.create(seats=seats).info.game_id
+    drive(redis, keys, relay)
+    assert acting_seat(service.load(game).state) == "p1"
+    assert redis.zscore(keys.worker_leases(), game) is None
