@@ -41,7 +41,7 @@ from riskcore.evolve import apply, fold
 from riskcore.legal import Action, legal_actions
 from riskcore.rules import RuleSet
 from riskcore.simulate import acting_seat
-from riskcore.state import FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.state import ATTACK, FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
 from riskcore.turns import start_turn
 
 SEED = b"riskcore tests"
@@ -280,7 +280,15 @@ def continent(name: str, board: Board = CLASSIC) -> list[str]:
 # Random play ---------------------------------------------------------------
 
 
-PROGRESS = ("claim_territory", "trade_cards", "defend", "occupy", "place_armies", "blitz")
+PROGRESS = (
+    "claim_territory",
+    "trade_cards",
+    "defend",
+    "occupy",
+    "place_armies",
+    "blitz",
+    "attack",
+)
 
 
 @dataclass
@@ -304,7 +312,10 @@ class Policy:
         if self.resign and state.phase != OCCUPY and rnd.random() < self.resign:
             return {"type": "resign"}
         by_kind.pop("resign", None)
-        if rnd.random() >= self.wander:
+        # Wandering off mid-attack too often lets armies pile up faster than battles
+        # remove them (progressive card values), and games never end.
+        wander = self.wander / 5 if state.phase == ATTACK else self.wander
+        if rnd.random() >= wander:
             for kind in PROGRESS:
                 if kind in by_kind:
                     # The listed amounts: everything placed, moved or risked.
@@ -317,17 +328,26 @@ class Policy:
 
 
 def _fronts(state: State, actions: list[Action]) -> list[Action]:
-    """Placements on territories facing an enemy (all actions if none do)."""
-    front = [
-        a
-        for a in actions
-        if a["command"]["type"] == "place_armies"
-        and any(
-            state.owner.get(n) != state.owner.get(a["command"]["territory"])
-            for n in state.board.neighbours[a["command"]["territory"]]
-        )
-    ]
-    return front or actions
+    """Placements on territories facing an enemy; attacks where the odds are best."""
+    kind = actions[0]["command"]["type"]
+    if kind == "place_armies":
+        front = [
+            a
+            for a in actions
+            if any(
+                state.owner.get(n) != state.owner.get(a["command"]["territory"])
+                for n in state.board.neighbours[a["command"]["territory"]]
+            )
+        ]
+        return front or actions
+    if kind in ("attack", "blitz"):
+        margin = {
+            id(a): state.troops(a["command"]["source"]) - state.troops(a["command"]["target"])
+            for a in actions
+        }
+        best = max(margin.values())
+        return [a for a in actions if margin[id(a)] == best]
+    return actions
 
 
 def step(game: Game, rnd: random.Random, policy: Policy) -> list[ev.Event]:
