@@ -12,7 +12,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from service import cli_audit, cli_engine
+    from service import cli_audit, cli_engine, cli_server
     from workers import cli as worker_cli
 
     for command in (
@@ -23,6 +23,7 @@ def _register() -> None:
         cli_audit.replay,
         worker_cli.worker,
         worker_cli.relay_command,
+        cli_server.serve,
     ):
         main.add_command(command)
 

@@ -1,0 +1,14 @@
+"""The HTTP API: one blueprint per area, each view a few lines over ``service.games``."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from service.api import events, lobby, ops, play, reference
+
+__all__ = ["register"]
+
+
+def register(app: Flask) -> None:
+    for module in (lobby, play, events, reference, ops):
+        app.register_blueprint(module.bp)

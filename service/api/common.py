@@ -1,0 +1,221 @@
+"""What every view shares: the app's services, parsing, auth and JSON responses.
+
+Views stay a few lines long by leaning on these: ``body`` and ``query``
+load through a marshmallow schema (a 400 problem naming each bad field),
+``viewer``/``seat`` turn the bearer token into a seat, ``reply`` writes
+compact JSON with the headers a client needs (``ETag`` = game version).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from marshmallow import Schema, ValidationError
+from redis import Redis
+
+from riskcore.codec import event_to_dict
+from riskcore.record import Envelope
+from riskcore.views import redact
+from service import auth
+from service.games import GameService
+from service.keys import check_game_id
+from service.lobby import GameInfo, SeatInfo
+from service.metrics import Metrics
+from service.problems import ApiProblem
+from service.ratelimit import RateLimiter
+from service.settings import Settings
+from service.store_errors import GameNotFound, InvalidName
+
+__all__ = ["Services", "body", "query", "reply", "seat", "services", "viewer"]
+
+MAX_IDEMPOTENCY_KEY = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Everything a view needs, built once per app by ``create_app``."""
+
+    settings: Settings
+    games: GameService
+    limiter: RateLimiter
+    metrics: Metrics
+    redis: Redis
+
+    @classmethod
+    def of(cls, app: Flask) -> Services:
+        found: Services = app.extensions["risk"]
+        return found
+
+
+def services() -> Services:
+    return Services.of(current_app)
+
+
+def games() -> GameService:
+    return services().games
+
+
+# -- input ---------------------------------------------------------------------------
+
+
+def body(schema: Schema) -> dict[str, Any]:
+    """The JSON body loaded through ``schema``; an empty body counts as ``{}``."""
+    return load(schema, json_body({}), "invalid_body")
+
+
+def json_body(empty: Any) -> Any:
+    """The parsed body (``empty`` if there is none); 415 if not JSON, 400 if unparsable.
+
+    Parsed here rather than by Flask to refuse ``NaN``/``Infinity`` (not JSON)
+    and absurd nesting with a 400 instead of a crash.
+    """
+    raw = request.get_data(cache=True)
+    if not raw:
+        return empty
+    if not request.is_json:
+        raise ApiProblem(415, "unsupported_media_type", "send the body as application/json")
+    try:
+        return json.loads(raw, parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        raise ApiProblem(400, "invalid_json", "the body is not valid JSON") from None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def query(schema: Schema) -> dict[str, Any]:
+    return load(schema, request.args.to_dict(), "invalid_query")
+
+
+def load(schema: Schema, data: Any, code: str) -> dict[str, Any]:
+    try:
+        loaded: dict[str, Any] = schema.load(data)
+    except ValidationError as error:
+        raise invalid(error, code) from None
+    return loaded
+
+
+def invalid(error: ValidationError, code: str) -> ApiProblem:
+    messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+    fields = ", ".join(sorted(messages))
+    return ApiProblem(400, code, f"invalid fields: {fields}", errors=messages)
+
+
+def game_id(value: str) -> str:
+    """A path's game id; one that could never exist is simply not found."""
+    try:
+        return check_game_id(value)
+    except InvalidName:
+        raise GameNotFound(value[:80]) from None
+
+
+def if_match() -> int | None:
+    """The version in ``If-Match`` ("12", 12 or W/"12"); None for absent or ``*``."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit() or len(text) > 18:
+        raise ApiProblem(400, "invalid_if_match", 'If-Match must be a version such as "12"')
+    return int(text)
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (0 < len(key) <= MAX_IDEMPOTENCY_KEY and key.isprintable()):
+        detail = f"Idempotency-Key must be 1..{MAX_IDEMPOTENCY_KEY} printable characters"
+        raise ApiProblem(400, "invalid_idempotency_key", detail)
+    return key
+
+
+# -- who is asking --------------------------------------------------------------------
+
+
+def token() -> str | None:
+    return auth.bearer_token(request.headers.get("Authorization"))
+
+
+def viewer(game: str) -> str | None:
+    """The caller's seat in ``game``, or None for a spectator (no token)."""
+    presented = token()
+    return None if presented is None else games().seat_for_token(game, presented)
+
+
+def seat(game: str) -> str:
+    """The caller's seat; 401 without a token."""
+    found = viewer(game)
+    if found is None:
+        raise auth.require_token()
+    return found
+
+
+def require_admin() -> None:
+    presented = token()
+    if presented is None:
+        raise auth.require_token()
+    if not auth.is_admin(presented, services().settings.admin_token):
+        raise ApiProblem(403, "admin_only", "this needs the operator's admin token")
+
+
+# -- output ---------------------------------------------------------------------------
+
+
+def reply(
+    data: Any,
+    status: int = 200,
+    *,
+    version: int | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    response = Response(
+        json.dumps(data, separators=(",", ":")), status, mimetype="application/json"
+    )
+    if version is not None:
+        response.headers["ETag"] = f'"{version}"'
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def iso_time(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+
+
+def event_json(envelope: Envelope, viewer: str | None, reveal: bool) -> dict[str, Any]:
+    """One event as ``viewer`` may see it: redacted until the game is over."""
+    return {
+        "version": envelope.version,
+        "time": iso_time(envelope.time_ms),
+        "actor": envelope.actor,
+        "bot": envelope.bot,
+        "event": event_to_dict(redact(envelope.event, viewer, reveal=reveal)),
+    }
+
+
+def add_controllers(document: dict[str, Any], seats: Mapping[str, SeatInfo]) -> None:
+    """Say in a view which seats people play and which bots do; neutrals are nobody's."""
+    for entry in document["seats"]:
+        info = seats.get(entry["id"])
+        entry["controller"] = info.kind if info else "neutral"
+        entry["bot"] = info.bot if info else None
+
+
+def summary(info: GameInfo) -> dict[str, Any]:
+    """Public facts about a game, as listed (never a token hash or a seed)."""
+    return {
+        "game_id": info.game_id,
+        "status": info.status,
+        "version": info.version,
+        "board": info.board,
+        "rules": info.rules,
+        "clock": info.clock,
+        "created": iso_time(info.created_ms),
+        "seats": [s.public() for s in info.seats],
+        "open_seats": info.open_seats,
+    }

@@ -1,0 +1,89 @@
+"""Games as a whole: create, list, join, view, delete."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from riskcore.state import FINISHED
+from riskcore.views import view
+from service.api.common import (
+    add_controllers,
+    body,
+    game_id,
+    games,
+    query,
+    reply,
+    require_admin,
+    summary,
+    viewer,
+)
+from service.games import SeatPlan
+from service.problems import ApiProblem
+from service.schemas import CreateGame, JoinGame, ListGamesQuery
+from service.store_errors import InvalidArgument
+
+bp = Blueprint("lobby", __name__, url_prefix="/v1/games")
+_CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
+
+
+@bp.post("")
+def create_game() -> Response:
+    data = body(_CREATE)
+    created = games().create(
+        seats=[SeatPlan(**seat) for seat in data["seats"]],
+        board=data["board"],
+        rules=data["rules"],
+        clock=data["clock"],
+    )
+    info = created.info
+    document = {"game": summary(info), "tokens": created.tokens}
+    location = {"Location": f"/v1/games/{info.game_id}"}
+    return reply(document, 201, version=info.version, headers=location)
+
+
+@bp.get("")
+def list_games() -> Response:
+    args = query(_LIST)
+    try:
+        found, cursor = games().list_games(args.get("status"), args["limit"], args.get("cursor"))
+    except InvalidArgument as error:
+        raise ApiProblem(400, "invalid_cursor", str(error)) from None
+    return reply({"games": [summary(info) for info in found], "next_cursor": cursor})
+
+
+@bp.post("/<game>/join")
+def join_game(game: str) -> Response:
+    joined = games().join(game_id(game), **body(_JOIN))
+    document = {"game": summary(joined.info), "seat": joined.seat, "token": joined.token}
+    return reply(document, version=joined.info.version)
+
+
+@bp.get("/<game>")
+def get_game(game: str) -> Response:
+    """The caller's view: a seat's with its token, a spectator's without."""
+    gid = game_id(game)
+    seat = viewer(gid)
+    info = games().info(gid)
+    if info.version == 0:
+        return reply(summary(info) | {"viewer": seat}, version=0)
+    loaded = games().load(gid)
+    if request.if_none_match.contains(str(loaded.version)):
+        return reply_not_modified(loaded.version)
+    document = view(loaded.state, seat)
+    document["status"] = "finished" if loaded.state.phase == FINISHED else "running"
+    add_controllers(document, games().seat_info(gid))
+    return reply(document, version=loaded.version)
+
+
+@bp.delete("/<game>")
+def delete_game(game: str) -> Response:
+    """Operator only: remove a game and every record of it."""
+    require_admin()
+    games().delete(game_id(game))
+    return Response(status=204)
+
+
+def reply_not_modified(version: int) -> Response:
+    response = Response(status=304)
+    response.headers["ETag"] = f'"{version}"'
+    return response

@@ -1,0 +1,56 @@
+"""Operations: health, readiness, metrics, the spec and its human-readable docs."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+import yaml  # type: ignore[import-untyped]
+from flask import Blueprint, Response
+
+from service.api.common import reply, services
+from service.api.docs import render
+from service.metrics import CONTENT_TYPE_LATEST
+from service.problems import ApiProblem
+
+bp = Blueprint("ops", __name__)
+
+
+@cache
+def spec_text() -> str:
+    """``openapi.yaml`` as shipped in the package (``service/static``)."""
+    return resources.files("service").joinpath("static/openapi.yaml").read_text("utf-8")
+
+
+@cache
+def docs_html() -> str:
+    return render(yaml.safe_load(spec_text()))
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """The process answers; says nothing about Redis (that is readiness)."""
+    return reply({"status": "ok"})
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    if not services().games.lobby.ping():
+        unavailable = {"Retry-After": "1"}
+        raise ApiProblem(503, "redis_unavailable", "Redis does not answer", headers=unavailable)
+    return reply({"status": "ready"})
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    return Response(services().metrics.render(), content_type=CONTENT_TYPE_LATEST)
+
+
+@bp.get("/openapi.yaml")
+def openapi() -> Response:
+    return Response(spec_text(), mimetype="application/yaml")
+
+
+@bp.get("/docs")
+def docs() -> Response:
+    return Response(docs_html(), mimetype="text/html")

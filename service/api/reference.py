@@ -1,0 +1,45 @@
+"""Reference data that needs no game: battle odds and boards."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from riskcore.board import board_names, load_board
+from riskcore.odds import attack_outcome, to_json
+from service.api.common import query, reply
+from service.problems import ApiProblem
+from service.schemas import OddsQuery
+
+bp = Blueprint("reference", __name__, url_prefix="/v1")
+_ODDS = OddsQuery()
+# Boards and odds never change while the process runs: let clients cache them.
+_CACHE = {"Cache-Control": "public, max-age=3600"}
+
+
+@bp.get("/odds")
+def get_odds() -> Response:
+    """Exact odds that ``attackers`` armies (those able to attack) take the territory."""
+    args = query(_ODDS)
+    odds = attack_outcome(
+        args["attackers"],
+        args["defenders"],
+        attacker_bonus=args["attacker_bonus"],
+        defender_bonus=args["defender_bonus"],
+    )
+    return reply(to_json(odds), headers=_CACHE)
+
+
+@bp.get("/maps")
+def list_maps() -> Response:
+    maps = []
+    for name in board_names():
+        board = load_board(name)
+        maps.append({"name": name, "title": board.title, "territories": len(board.territories)})
+    return reply({"maps": maps}, headers=_CACHE)
+
+
+@bp.get("/maps/<name>")
+def get_map(name: str) -> Response:
+    if name not in board_names():  # checked before the name becomes a file name
+        raise ApiProblem(404, "map_not_found", f"no map {name[:60]!r}; one of {board_names()}")
+    return reply(load_board(name).to_dict(), headers=_CACHE)

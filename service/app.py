@@ -1,0 +1,148 @@
+"""The Flask app factory: Redis clients, the application service, and the hooks.
+
+``create_app(settings)`` builds everything a process needs once: two Redis
+clients (one with a short timeout for commands, one with a timeout longer
+than the longest long-poll for blocking reads, so a waiting client can
+never starve a command of a connection), the ``GameService``, the rate
+limiter and a metrics registry of its own. Request hooks, in order:
+
+* before: start the clock; count the request against the caller's token
+  and address (``/v1`` only, never the health checks), 429 when over;
+* after: CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
+  no proxy serves one seat's view to another, and the request metrics.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+
+import redis
+from flask import Flask, Response, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service import api
+from service.api.common import Services, services
+from service.auth import bearer_token, hash_token
+from service.games import GameService
+from service.keys import KeySpace
+from service.metrics import Metrics
+from service.problems import ApiProblem, register_error_handlers
+from service.ratelimit import Check, RateLimiter
+from service.settings import Settings
+
+__all__ = ["create_app"]
+
+_EXPOSED = "ETag, Location, Retry-After, Idempotent-Replayed"
+_ALLOWED_HEADERS = (
+    "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
+)
+
+
+def create_app(
+    settings: Settings | None = None, *, new_seed: Callable[[], bytes] | None = None
+) -> Flask:
+    """The app; ``new_seed`` replaces the server's random seeds (reproducible tests only)."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.extensions["risk"] = _services(settings, new_seed)
+    if settings.proxy_hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
+    register_error_handlers(app)
+    app.before_request(_start)
+    app.before_request(_rate_limit)
+    app.after_request(_finish)
+    api.register(app)
+    return app
+
+
+def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
+    client = redis.Redis.from_url(
+        settings.redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30
+    )
+    blocking = redis.Redis.from_url(
+        settings.redis_url,
+        socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
+        socket_connect_timeout=2,
+        health_check_interval=30,
+    )
+    keys = KeySpace(settings.key_prefix)
+    metrics = Metrics()
+    games = GameService(
+        client,
+        keys,
+        blocking_client=blocking,
+        snapshot_every=settings.snapshot_every,
+        cache_games=settings.cache_games,
+        observer=metrics,
+        new_seed=new_seed or _random_seed,
+    )
+    return Services(settings, games, RateLimiter(client, keys), metrics, client)
+
+
+def _random_seed() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def _start() -> None:
+    g.started = time.perf_counter()
+
+
+def _rate_limit() -> None:
+    if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
+        return
+    risk = services()
+    settings = risk.settings
+    checks = [Check("ip", _address(), settings.rate_ip)]
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
+    over = risk.limiter.hit(checks)
+    if over is not None:
+        scope, retry_after = over
+        risk.metrics.rate_limited.labels(scope).inc()
+        raise ApiProblem(
+            429,
+            "rate_limited",
+            f"too many requests for this {scope}; retry after {retry_after} s",
+            headers={"Retry-After": str(retry_after)},
+        )
+
+
+def _address() -> str:
+    """The client address as a key part (IPv6 colons are fine; anything odd is hashed)."""
+    address = request.remote_addr or "unknown"
+    return (
+        address if address.replace(":", "").replace(".", "").isalnum() else hash_token(address)[:32]
+    )
+
+
+def _finish(response: Response) -> Response:
+    risk = services()
+    _cors(response, risk.settings.cors_origins)
+    if request.path.startswith("/v1/games"):
+        response.headers.setdefault("Cache-Control", "private, no-cache")
+        response.vary.add("Authorization")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    route = request.url_rule.rule if request.url_rule else "unmatched"
+    risk.metrics.requests.labels(request.method, route, response.status_code).inc()
+    started = g.get("started")
+    if started is not None:
+        risk.metrics.latency.labels(request.method, route).observe(time.perf_counter() - started)
+    return response
+
+
+def _cors(response: Response, allowed: tuple[str, ...]) -> None:
+    origin = request.headers.get("Origin")
+    if not origin or not allowed or ("*" not in allowed and origin not in allowed):
+        return
+    response.headers["Access-Control-Allow-Origin"] = "*" if "*" in allowed else origin
+    response.headers["Access-Control-Expose-Headers"] = _EXPOSED
+    if "*" not in allowed:
+        response.vary.add("Origin")
+    if request.method == "OPTIONS":
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = _ALLOWED_HEADERS
+        response.headers["Access-Control-Max-Age"] = "600"

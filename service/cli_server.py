@@ -1,0 +1,93 @@
+"""``risk serve``: the API under gunicorn, configured from options and the environment.
+
+gunicorn with ``gthread`` workers because long-polls and event streams
+hold a thread each while they wait: threads make that cheap, and processes
+use both cores for the CPU-bound part (deciding, folding, JSON). Each
+worker builds its own app (and Redis clients) after the fork. With more
+than one worker, metrics are shared through ``PROMETHEUS_MULTIPROC_DIR``
+(a private temporary directory unless one is set), so ``/metrics``
+reports the whole server whichever worker answers.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+import click
+from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+
+from service.settings import Settings
+
+__all__ = ["serve"]
+
+
+@click.command("serve")
+@click.option("--bind", envvar="RISK_BIND", default="127.0.0.1:8000", show_default=True)
+@click.option("--workers", envvar="RISK_WORKERS", type=click.IntRange(1, 64), default=2)
+@click.option("--threads", envvar="RISK_THREADS", type=click.IntRange(1, 256), default=16)
+@click.option("--timeout", type=click.IntRange(5), default=60, help="Worker heartbeat timeout.")
+@click.option("--access-log/--no-access-log", default=False, show_default=True)
+def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool) -> None:
+    """Serve the REST API (REDIS_URL, RISK_KEY_PREFIX, RISK_ADMIN_TOKEN, ... from the env)."""
+    settings = Settings.from_env(bind=bind, workers=workers, threads=threads)  # fail fast
+    shared = _metrics_directory(workers)
+    options = {
+        "bind": bind,
+        "workers": workers,
+        "threads": threads,
+        "worker_class": "gthread",
+        "timeout": timeout,
+        "graceful_timeout": 10,
+        "keepalive": 5,
+        "accesslog": "-" if access_log else None,
+        "errorlog": "-",
+        "limit_request_field_size": 8190,
+        "child_exit": _child_exit,
+    }
+    try:
+        _Server(settings, options).run()
+    finally:
+        if shared:
+            shutil.rmtree(shared, ignore_errors=True)
+
+
+def _metrics_directory(workers: int) -> str | None:
+    """Set up multi-process metrics; returns a directory to remove at exit, if we made it."""
+    if workers < 2 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    directory = tempfile.mkdtemp(prefix="risk-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    return directory
+
+
+def _child_exit(server: Any, worker: Any) -> None:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+class _Server(BaseApplication):  # type: ignore[misc]
+    """gunicorn run in-process, so ``risk serve`` needs no config file.
+
+    The app is imported in ``load``, in each worker after the fork, so the
+    metrics library sees ``PROMETHEUS_MULTIPROC_DIR`` before it starts.
+    """
+
+    def __init__(self, settings: Settings, options: dict[str, Any]) -> None:
+        self._settings = settings
+        self._options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self._options.items():
+            if value is not None:
+                self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        from service.app import create_app
+
+        return create_app(self._settings)

@@ -1,0 +1,215 @@
+"""Game records kept beside the event stream: setup, seats and the directory.
+
+A game exists before its first event: while seats are open it is a lobby,
+and nothing about it belongs in the immutable record yet (who joins, and
+in which order, is not a game fact until the game starts). So its setup
+lives in an ``info`` hash, its filled seats in a ``seats`` hash (with each
+human seat's token *hash*: DESIGN.md §4 keeps seat secrets out of the
+stream), and the game is listed in one directory per status. All of them
+share the game's hash tag (``service.keys``), so the status move is one
+MULTI/EXEC on one slot even on Redis Cluster.
+
+Claiming a seat is ``HSETNX`` on its field: two joiners cannot both get a
+seat, with no lock and no script.
+
+The directory is a sorted set per partition and status whose members are
+``"<creation ms, 15 digits>:<game id>"`` with equal scores, so members sort
+by time and ``ZRANGE ... BYLEX REV`` pages newest first with the last
+member as an exact cursor, even for games created in the same millisecond.
+The status there is a denormalised index for listing; a game's own status
+is derived from its events (``service.games``) and wins if they disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import redis
+
+from service.keys import DIRECTORY_STATUSES, KeySpace
+from service.store import Client
+from service.store_errors import GameNotFound, InvalidArgument
+
+__all__ = ["GameInfo", "Lobby", "SeatInfo"]
+
+OPEN, RUNNING, FINISHED = DIRECTORY_STATUSES
+_CURSOR = re.compile(r"\d{15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat: ``kind`` is "human", "bot", or "open" until someone joins."""
+
+    seat: str
+    kind: str
+    name: str | None = None
+    bot: str | None = None
+    seed: str | None = field(default=None, repr=False)
+    token_hash: str | None = field(default=None, repr=False)
+
+    def record(self) -> str:
+        data = {"kind": self.kind, "name": self.name, "bot": self.bot}
+        data |= {"seed": self.seed, "token": self.token_hash}
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_record(cls, seat: str, raw: bytes) -> SeatInfo:
+        data = json.loads(raw)
+        return cls(seat, data["kind"], data["name"], data["bot"], data["seed"], data["token"])
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may know about the seat (never the token hash or seed)."""
+        return {"seat": self.seat, "kind": self.kind, "name": self.name, "bot": self.bot}
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    game_id: str
+    status: str
+    board: str
+    rules: dict[str, Any]
+    clock: dict[str, Any] | None
+    created_ms: int
+    seats: tuple[SeatInfo, ...]
+    version: int = 0
+
+    @property
+    def open_seats(self) -> list[str]:
+        return [s.seat for s in self.seats if s.kind == "open"]
+
+    @property
+    def member(self) -> str:
+        """This game's member in the directory sorted sets."""
+        return f"{self.created_ms:015d}:{self.game_id}"
+
+    def seat(self, seat: str) -> SeatInfo | None:
+        return next((s for s in self.seats if s.seat == seat), None)
+
+    def with_status(self, status: str, version: int) -> GameInfo:
+        return replace(self, status=status, version=version)
+
+
+class Lobby:
+    """Reads and writes the records of the module docstring."""
+
+    def __init__(self, client: Client, keys: KeySpace) -> None:
+        self._client = client
+        self.keys = keys
+
+    def create(self, info: GameInfo) -> None:
+        """Write a new game's setup, its filled seats and its directory entry at once."""
+        game_id = info.game_id
+        plan = [[s.seat, s.kind] for s in info.seats]
+        fields: dict[Any, Any] = {
+            "created": info.created_ms,
+            "status": info.status,
+            "board": info.board,
+            "rules": json.dumps(info.rules, sort_keys=True),
+            "clock": json.dumps(info.clock) if info.clock else "",
+            "plan": json.dumps(plan),
+        }
+        filled: dict[Any, Any] = {s.seat: s.record() for s in info.seats if s.kind != "open"}
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hset(self.keys.game_info(game_id), mapping=fields)
+        if filled:
+            pipe.hset(self.keys.game_seats(game_id), mapping=filled)
+        pipe.zadd(self._directory(game_id, info.status), {info.member: 0})
+        pipe.execute()
+
+    def get(self, game_id: str) -> GameInfo:
+        """The game's setup and seats; GameNotFound if it was never created here."""
+        pipe = self._client.pipeline(transaction=False)
+        pipe.hgetall(self.keys.game_info(game_id))
+        pipe.hgetall(self.keys.game_seats(game_id))
+        pipe.hget(self.keys.game(game_id).meta, "v")
+        fields, seats, version = pipe.execute()
+        if not fields:
+            raise GameNotFound(game_id)
+        return _info(game_id, fields, seats, int(version or 0))
+
+    def claim(self, game_id: str, seat: SeatInfo) -> bool:
+        """Fill an open seat; False if someone else filled it first."""
+        return bool(self._client.hsetnx(self.keys.game_seats(game_id), seat.seat, seat.record()))
+
+    def move(self, info: GameInfo, status: str) -> None:
+        """Set the status and move the directory entry (idempotent)."""
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hset(self.keys.game_info(info.game_id), "status", status)
+        for other in DIRECTORY_STATUSES:
+            if other != status:
+                pipe.zrem(self._directory(info.game_id, other), info.member)
+        pipe.zadd(self._directory(info.game_id, status), {info.member: 0})
+        pipe.execute()
+
+    def page(
+        self, statuses: Sequence[str], limit: int, cursor: str | None
+    ) -> tuple[list[GameInfo], str | None]:
+        """Up to ``limit`` games in ``statuses``, newest first, after ``cursor``."""
+        if cursor is not None and not _CURSOR.fullmatch(cursor):
+            raise InvalidArgument(f"not a cursor from a previous page: {cursor!r}")
+        start = f"({cursor}" if cursor else "+"
+        pipe = self._client.pipeline(transaction=False)
+        for status in statuses:
+            for key in self.keys.directories(status):
+                pipe.zrange(key, start, "-", desc=True, bylex=True, offset=0, num=limit)
+        found = sorted({m.decode() for rows in pipe.execute() for m in rows}, reverse=True)
+        members = found[:limit]
+        games = self._many([m.split(":", 1)[1] for m in members])
+        after = members[-1] if len(found) > limit else None
+        return games, after
+
+    def _many(self, game_ids: Iterable[str]) -> list[GameInfo]:
+        ids = list(game_ids)
+        pipe = self._client.pipeline(transaction=False)
+        for game_id in ids:
+            pipe.hgetall(self.keys.game_info(game_id))
+            pipe.hgetall(self.keys.game_seats(game_id))
+            pipe.hget(self.keys.game(game_id).meta, "v")
+        rows = pipe.execute()
+        games = []
+        for index, game_id in enumerate(ids):
+            fields, seats, version = rows[3 * index : 3 * index + 3]
+            if fields:  # deleted between the two reads
+                games.append(_info(game_id, fields, seats, int(version or 0)))
+        return games
+
+    def delete(self, info: GameInfo) -> None:
+        pipe = self._client.pipeline(transaction=True)
+        pipe.delete(self.keys.game_info(info.game_id), self.keys.game_seats(info.game_id))
+        for status in DIRECTORY_STATUSES:
+            pipe.zrem(self._directory(info.game_id, status), info.member)
+        pipe.execute()
+
+    def ping(self) -> bool:
+        try:
+            return bool(self._client.ping())
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False
+
+    def _directory(self, game_id: str, status: str) -> str:
+        return self.keys.directory(self.keys.partition(game_id), status)
+
+
+def _info(
+    game_id: str, fields: dict[bytes, bytes], seats: dict[bytes, bytes], version: int
+) -> GameInfo:
+    filled = {seat.decode(): raw for seat, raw in seats.items()}
+    plan = json.loads(fields[b"plan"])
+    clock = fields.get(b"clock", b"")
+    return GameInfo(
+        game_id=game_id,
+        status=fields[b"status"].decode(),
+        board=fields[b"board"].decode(),
+        rules=json.loads(fields[b"rules"]),
+        clock=json.loads(clock) if clock else None,
+        created_ms=int(fields[b"created"]),
+        seats=tuple(
+            SeatInfo.from_record(seat, filled[seat]) if seat in filled else SeatInfo(seat, kind)
+            for seat, kind in plan
+        ),
+        version=version,
+    )

@@ -1,0 +1,286 @@
+"""Marshmallow schemas: the request and response documents of ``openapi.yaml``.
+
+Each schema here has a component of the same name in ``openapi.yaml``
+(``COMPONENTS`` maps them), and ``tests/service/test_api_schemas.py``
+checks field names, required fields and types against the spec, so the
+code cannot drift from the contract. Requests are loaded through these
+schemas; the documents the service assembles itself are dumped through
+them. What the engine produces (a view, an event, a legal action, a board,
+odds) is a ``Dict`` here: its shape is the engine's and is specified in
+detail in ``openapi.yaml``, where every API test holds responses to it.
+
+Numbers in JSON bodies are strict (``"3"`` is not a count) and so are
+booleans (``1`` is not ``true``): a client bug should be a 400, not a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from riskcore.commands import COMMAND_TYPES
+
+__all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_command"]
+
+SEAT_ID = r"^(p[1-9]|n[12])$"
+HEX_SEED = r"^[0-9a-fA-F]{2,128}$"
+NAME = validate.Length(min=1, max=40)
+# Exact odds cost O(A*D) fractions: 100 x 100 takes ~70 ms and 130 kB of JSON.
+MAX_ODDS_ARMIES = 100
+
+
+class StrictBool(fields.Boolean):
+    """Only JSON ``true``/``false``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+def _int(**kwargs: Any) -> fields.Integer:
+    return fields.Integer(strict=True, **kwargs)
+
+
+# -- creating and joining ----------------------------------------------------------
+
+
+class Rules(Schema):
+    variant = fields.String(validate=validate.OneOf(["classic", "two_player"]))
+    setup = fields.String(validate=validate.OneOf(["claim", "deal"]))
+    first_player = fields.String(validate=validate.OneOf(["claim_order", "reroll"]))
+    card_values = fields.String(validate=validate.OneOf(["progressive", "fixed"]))
+    conquest_min_move = fields.String(validate=validate.OneOf(["dice", "survivors"]))
+    elimination_trade_threshold = _int(validate=validate.OneOf([5, 6]))
+    fortify = fields.String(validate=validate.OneOf(["adjacent", "connected"]))
+    defender_chooses_dice = StrictBool()
+    neutrals = fields.String(validate=validate.OneOf(["passive"]))
+    starting_armies = _int(validate=validate.Range(0, 200))
+
+
+class SeatRequest(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "open"]))
+    name = fields.String(validate=NAME)
+    bot = fields.String(validate=validate.Length(min=1, max=40))
+    seed = fields.String(validate=validate.Regexp(HEX_SEED))
+
+    @validates_schema
+    def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if (data["kind"] == "bot") != ("bot" in data):
+            raise ValidationError("a bot seat names its bot, and only a bot seat does", "bot")
+
+
+class Clock(Schema):
+    turn_seconds = _int(required=True, validate=validate.Range(10, 7 * 86400))
+    on_timeout = fields.String(validate=validate.OneOf(["bot", "forfeit"]), load_default="bot")
+
+
+class CreateGame(Schema):
+    board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    rules = fields.Nested(Rules, load_default=dict)
+    seats = fields.List(
+        fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=6)
+    )
+    clock = fields.Nested(Clock, allow_none=True, load_default=None)
+
+
+class JoinGame(Schema):
+    seat = fields.String(validate=validate.Regexp(SEAT_ID))
+    name = fields.String(validate=NAME)
+    seed = fields.String(validate=validate.Regexp(HEX_SEED))
+
+
+# -- commands: one schema per type, chosen by ``type`` ---------------------------------
+
+
+def _command(name: str, **extra: fields.Field[Any]) -> type[Schema]:
+    declared: dict[str, Any] = {
+        "type": fields.String(required=True, validate=validate.Equal(COMMAND_TYPES[name].TYPE)),
+        **extra,
+    }
+    return Schema.from_dict(declared, name=f"{name}_command")
+
+
+def _territory(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.Length(min=1, max=64), **kwargs)
+
+
+COMMAND_SCHEMAS: dict[str, type[Schema]] = {
+    "claim_territory": _command("claim_territory", territory=_territory(required=True)),
+    "place_armies": _command("place_armies", territory=_territory(required=True), count=_int()),
+    "trade_cards": _command(
+        "trade_cards",
+        cards=fields.List(_int(), required=True, validate=validate.Length(max=10)),
+        bonus_territory=_territory(allow_none=True),
+    ),
+    "attack": _command(
+        "attack",
+        source=_territory(required=True),
+        target=_territory(required=True),
+        dice=_int(allow_none=True),
+    ),
+    "blitz": _command(
+        "blitz", source=_territory(required=True), target=_territory(required=True), stop_at=_int()
+    ),
+    "defend": _command("defend", dice=_int(required=True)),
+    "occupy": _command("occupy", count=_int(required=True)),
+    "fortify": _command(
+        "fortify",
+        source=_territory(required=True),
+        target=_territory(required=True),
+        count=_int(required=True),
+    ),
+    "end_phase": _command("end_phase"),
+    "resign": _command("resign"),
+}
+_COMMAND_LOADERS = {name: schema() for name, schema in COMMAND_SCHEMAS.items()}
+
+
+def load_command(body: Any) -> dict[str, Any]:
+    """Validate a command body against the schema its ``type`` names."""
+    if not isinstance(body, dict):
+        raise ValidationError("a command is a JSON object", "_schema")
+    kind = body.get("type")
+    loader = _COMMAND_LOADERS.get(kind) if isinstance(kind, str) else None
+    if loader is None:
+        raise ValidationError(f"must be one of {sorted(_COMMAND_LOADERS)}", "type")
+    loaded: dict[str, Any] = loader.load(body)
+    return loaded
+
+
+# -- queries -----------------------------------------------------------------------
+
+
+class ListGamesQuery(Schema):
+    status = fields.String(validate=validate.OneOf(["open", "running", "finished"]))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    cursor = fields.String(validate=validate.Length(min=1, max=90))
+
+
+class EventsQuery(Schema):
+    since = fields.Integer(load_default=0, validate=validate.Range(0, None))
+    limit = fields.Integer(load_default=1000, validate=validate.Range(1, 1000))
+    wait = fields.Float(load_default=0.0, validate=validate.Range(0, 30), allow_nan=False)
+
+
+class StreamQuery(Schema):
+    since = fields.Integer(validate=validate.Range(0, None))
+
+
+class StateQuery(Schema):
+    version = fields.Integer(required=True, validate=validate.Range(1, None))
+
+
+class OddsQuery(Schema):
+    attackers = fields.Integer(required=True, validate=validate.Range(1, MAX_ODDS_ARMIES))
+    defenders = fields.Integer(required=True, validate=validate.Range(1, MAX_ODDS_ARMIES))
+    attacker_bonus = fields.Integer(load_default=0, validate=validate.Range(0, 2))
+    defender_bonus = fields.Integer(load_default=0, validate=validate.Range(0, 2))
+
+
+# -- responses the service assembles ----------------------------------------------------
+
+
+class SeatSummary(Schema):
+    seat = fields.String(required=True)
+    kind = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    bot = fields.String(required=True, allow_none=True)
+
+
+class GameSummary(Schema):
+    game_id = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    board = fields.String(required=True)
+    rules = fields.Dict(required=True)
+    clock = fields.Dict(required=True, allow_none=True)
+    created = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatSummary), required=True)
+    open_seats = fields.List(fields.String(), required=True)
+
+
+class GameCreated(Schema):
+    game = fields.Nested(GameSummary, required=True)
+    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+class GameJoined(Schema):
+    game = fields.Nested(GameSummary, required=True)
+    seat = fields.String(required=True)
+    token = fields.String(required=True)
+
+
+class GameList(Schema):
+    games = fields.List(fields.Nested(GameSummary), required=True)
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+class EventEnvelope(Schema):
+    version = fields.Integer(required=True)
+    time = fields.String(required=True)
+    actor = fields.String(required=True)
+    bot = fields.Dict(allow_none=True)
+    event = fields.Dict(required=True)
+
+
+class EventPage(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventEnvelope), required=True)
+    finished = fields.Boolean(required=True)
+
+
+class CommandAccepted(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventEnvelope), required=True)
+
+
+class LegalActions(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.String(required=True)
+    actions = fields.List(fields.Dict(), required=True)
+
+
+class Problem(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True)
+    current_version = fields.Integer()
+    errors = fields.Dict()
+
+
+# Query schemas mirror the query parameters of these operations.
+QUERIES: dict[str, type[Schema]] = {
+    "listGames": ListGamesQuery,
+    "listEvents": EventsQuery,
+    "streamEvents": StreamQuery,
+    "getStateAt": StateQuery,
+    "getOdds": OddsQuery,
+}
+
+COMPONENTS: dict[str, type[Schema]] = {
+    schema.__name__: schema
+    for schema in (
+        Rules,
+        SeatRequest,
+        Clock,
+        CreateGame,
+        JoinGame,
+        SeatSummary,
+        GameSummary,
+        GameCreated,
+        GameJoined,
+        GameList,
+        EventEnvelope,
+        EventPage,
+        CommandAccepted,
+        LegalActions,
+        Problem,
+    )
+}

@@ -1,0 +1,127 @@
+"""Service settings: one frozen value, read from the environment once.
+
+Every knob an operator may turn is here with its default and its variable,
+so ``create_app`` and ``risk serve`` agree and tests can build a ``Settings``
+directly instead of patching the environment::
+
+    REDIS_URL              redis://127.0.0.1:6379/0
+    RISK_KEY_PREFIX        risk            (keys: see service/keys.py)
+    RISK_ADMIN_TOKEN       unset: no operator endpoints
+    RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
+    RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
+    RISK_RATE_IP           1200/60         requests per window per client address
+    RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
+    RISK_MAX_BODY_BYTES    65536
+    RISK_SNAPSHOT_EVERY    100             events between state snapshots
+    RISK_CACHE_GAMES       1024            games kept folded in each process
+    RISK_MAX_WAIT          30              longest long-poll, seconds
+    RISK_SSE_KEEPALIVE     15              seconds between SSE keep-alive comments
+    RISK_SSE_MAX_SECONDS   300             a stream then ends; clients resume by Last-Event-ID
+    RISK_BIND / RISK_WORKERS / RISK_THREADS   for ``risk serve``
+
+Rate limits default to what a person playing, or a bot polling every
+100 ms, never reaches; a client above them is misbehaving.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["RateLimit", "Settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most ``limit`` requests per ``window`` seconds; ``limit`` 0 disables it."""
+
+    limit: int
+    window: int
+
+    @classmethod
+    def parse(cls, text: str) -> RateLimit:
+        """``"600/60"`` (600 per minute) or ``"off"``."""
+        if text.strip().lower() in ("off", "0", ""):
+            return cls(0, 1)
+        count, _, seconds = text.partition("/")
+        try:
+            limit, window = int(count), int(seconds or "1")
+        except ValueError:
+            raise ValueError(f"a rate limit is 'COUNT/SECONDS' or 'off', not {text!r}") from None
+        if limit < 0 or window < 1:
+            raise ValueError(f"a rate limit needs COUNT >= 0 and SECONDS >= 1: {text!r}")
+        return cls(limit, window)
+
+    @property
+    def enabled(self) -> bool:
+        return self.limit > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = "risk"
+    admin_token: str | None = None
+    cors_origins: tuple[str, ...] = ()
+    rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
+    rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
+    proxy_hops: int = 0
+    max_body_bytes: int = 64 * 1024
+    snapshot_every: int = 100
+    cache_games: int = 1024
+    max_wait_seconds: float = 30.0
+    sse_keepalive_seconds: float = 15.0
+    sse_max_seconds: float = 300.0
+    bind: str = "127.0.0.1:8000"
+    workers: int = 2
+    threads: int = 8
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
+        env = os.environ if env is None else env
+        base = cls()
+        values: dict[str, Any] = {
+            "redis_url": env.get("REDIS_URL", base.redis_url),
+            "key_prefix": env.get("RISK_KEY_PREFIX", base.key_prefix),
+            "admin_token": env.get("RISK_ADMIN_TOKEN") or None,
+            "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
+            "bind": env.get("RISK_BIND", base.bind),
+        }
+        if "RISK_RATE_TOKEN" in env:
+            values["rate_token"] = RateLimit.parse(env["RISK_RATE_TOKEN"])
+        if "RISK_RATE_IP" in env:
+            values["rate_ip"] = RateLimit.parse(env["RISK_RATE_IP"])
+        for name, variable, kind in _NUMBERS:
+            if variable in env:
+                values[name] = _number(kind, variable, env[variable])
+        return replace(cls(**values), **overrides)
+
+
+_NUMBERS: tuple[tuple[str, str, type], ...] = (
+    ("proxy_hops", "RISK_PROXY_HOPS", int),
+    ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
+    ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
+    ("cache_games", "RISK_CACHE_GAMES", int),
+    ("max_wait_seconds", "RISK_MAX_WAIT", float),
+    ("sse_keepalive_seconds", "RISK_SSE_KEEPALIVE", float),
+    ("sse_max_seconds", "RISK_SSE_MAX_SECONDS", float),
+    ("workers", "RISK_WORKERS", int),
+    ("threads", "RISK_THREADS", int),
+)
+
+
+def _number(kind: type, variable: str, text: str) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ValueError(f"{variable} must be a number, not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"{variable} must not be negative: {text!r}")
+    return value
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    return tuple(origin.strip() for origin in text.split(",") if origin.strip())
