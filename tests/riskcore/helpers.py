@@ -390,3 +390,34 @@ def find(
         if predicate(game.state):
             return game
     raise AssertionError("no random game reached the position")
+
+
+def random_command(state: State, rnd: random.Random) -> cmd.Command:
+    """Any command at all, mostly nonsense: for checking that refusals change nothing."""
+    seat = rnd.choice([*state.seats, "p9", state.current or "p1"])
+    places = [*state.board.territory_names, "atlantis"]
+    place, other = rnd.choice(places), rnd.choice(places)
+    count = rnd.randint(-1, 12)
+    kind = rnd.randrange(10)
+    if kind == 0:
+        return cmd.ClaimTerritory(seat=seat, territory=place)
+    if kind == 1:
+        return cmd.PlaceArmies(seat=seat, territory=place, count=count)
+    if kind == 2:
+        hand = state.hand(seat) if seat in state.seats else []
+        pool = hand if hand and rnd.random() < 0.7 else list(range(-1, 45))
+        cards = tuple(rnd.choice(pool) for _ in range(rnd.choice((2, 3, 3, 3, 4))))
+        return cmd.TradeCards(seat=seat, cards=cards, bonus_territory=rnd.choice([None, place]))
+    if kind == 3:
+        return cmd.Attack(seat=seat, source=place, target=other, dice=rnd.choice([None, count]))
+    if kind == 4:
+        return cmd.Blitz(seat=seat, source=place, target=other, stop_at=count)
+    if kind == 5:
+        return cmd.Defend(seat=seat, dice=count)
+    if kind == 6:
+        return cmd.Occupy(seat=seat, count=count)
+    if kind == 7:
+        return cmd.Fortify(seat=seat, source=place, target=other, count=count)
+    if kind == 8:
+        return cmd.EndPhase(seat=seat)
+    return cmd.Resign(seat=seat)
