@@ -1,0 +1,285 @@
+"""The wire: events, commands and state snapshots as canonical JSON.
+
+DESIGN.md §2 "Events are versioned data. Each has a type, a schema version and a
+JSON encoding defined in one codec module; old versions are upcast on read";
+STYLE.md 6 "Stored events are versioned and upcast on read".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from typing import Any
+
+import pytest
+
+from riskcore import codec
+from riskcore import commands as cmd
+from riskcore import events as ev
+from riskcore.codec import canonical, decode_event, encode_event, event_from_dict, event_to_dict
+from riskcore.errors import MalformedCommand, RecordError
+from riskcore.evolve import fold
+from riskcore.rules import RuleSet
+from riskcore.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
+from riskcore.state import DEFEND, OCCUPY
+from tests.riskcore.helpers import Policy, find, new, play
+
+
+@pytest.fixture(scope="module")
+def recorded() -> list[ev.Event]:
+    """Events of real games covering every event type."""
+    events: list[ev.Event] = []
+    for i, (n, rules) in enumerate(
+        [
+            (3, RuleSet()),
+            (4, RuleSet(defender_chooses_dice=True, setup="deal", first_player="reroll")),
+            (2, RuleSet(variant="two_player")),
+        ]
+    ):
+        game = new(n, rules, seed=b"codec %d" % i, player_seeds={"p1": "c0ffee"})
+        play(game, random.Random(i), Policy(resign=0.001))
+        events += game.events
+    return events
+
+
+def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
+    seen = {type(e) for e in recorded}
+    assert seen == set(ev.EVENT_TYPES)
+    for event in recorded:
+        wire = encode_event(event)
+        back = decode_event(wire)
+        assert back == event and type(back) is type(event)
+        assert encode_event(back) == wire
+        assert decode_event(wire.decode()) == event  # str works as well as bytes
+
+
+def test_wire_form_is_type_version_and_fields(recorded: list[ev.Event]) -> None:
+    battle = next(e for e in recorded if isinstance(e, ev.BattleResolved))
+    data = event_to_dict(battle)
+    assert data["type"] == "battle_resolved" and data["v"] == ev.BattleResolved.VERSION
+    assert set(data) == {"type", "v"} | {f.name for f in dataclasses.fields(battle)}
+    assert isinstance(data["attacker_dice"], list)
+
+
+def test_canonical_bytes_are_sorted_compact_utf8() -> None:
+    """DESIGN.md §2: hashes are "over a canonical encoding": one byte string per value."""
+    assert canonical({"b": 1, "a": [1, {"d": None, "c": True}]}) == (
+        b'{"a":[1,{"c":true,"d":null}],"b":1}'
+    )
+    assert canonical({"name": "Åsa Öberg"}) == '{"name":"Åsa Öberg"}'.encode()
+    battle = ev.BattleResolved(
+        seat="p1",
+        source="alaska",
+        target="kamchatka",
+        defender="p2",
+        attacker_dice=(6, 2),
+        defender_dice=(3,),
+        attacker_losses=0,
+        defender_losses=1,
+    )
+    assert encode_event(battle) == (
+        b'{"attacker_dice":[6,2],"attacker_losses":0,"defender":"p2","defender_dice":[3],'
+        b'"defender_losses":1,"seat":"p1","source":"alaska","target":"kamchatka",'
+        b'"type":"battle_resolved","v":1}'
+    )
+    created = new(3, seed=b"x").events[0]
+    wire = encode_event(created)
+    keys = json.loads(wire, object_pairs_hook=lambda items: [k for k, _ in items])
+    assert keys == sorted(keys)
+    assert canonical(json.loads(wire)) == wire
+
+
+def test_events_hold_no_floats(recorded: list[ev.Event]) -> None:
+    def floats(value: Any) -> bool:
+        if isinstance(value, float):
+            return True
+        if isinstance(value, dict):
+            return any(floats(v) for v in value.values())
+        if isinstance(value, list):
+            return any(floats(v) for v in value)
+        return False
+
+    assert not any(floats(event_to_dict(e)) for e in recorded)
+
+
+# Upcasting -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def turn_started_v3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pretend ``turn_started`` is at schema version 3: v1 called ``reinforcements``
+    ``armies``, v2 lacked ``must_trade``. Registered through ``codec.upcaster`` on a private
+    copy of the registry, so nothing outlives the test."""
+    monkeypatch.setattr(codec, "UPCASTERS", dict(codec.UPCASTERS))
+    monkeypatch.setattr(ev.TurnStarted, "VERSION", 3)
+
+    @codec.upcaster("turn_started", 1)
+    def rename(data: dict[str, Any]) -> dict[str, Any]:
+        data = dict(data)
+        data["reinforcements"] = data.pop("armies")
+        return data
+
+    @codec.upcaster("turn_started", 2)
+    def add_must_trade(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "must_trade": False}
+
+
+def test_old_versions_are_upcast_on_read(turn_started_v3: None) -> None:
+    expected = ev.TurnStarted(seat="p1", turn=4, reinforcements=7, must_trade=False)
+    v1 = {"type": "turn_started", "v": 1, "seat": "p1", "turn": 4, "armies": 7}
+    v2 = {"type": "turn_started", "v": 2, "seat": "p1", "turn": 4, "reinforcements": 7}
+    assert event_from_dict(v1) == expected
+    assert decode_event(json.dumps(v2)) == expected
+    assert event_to_dict(expected)["v"] == 3
+    assert decode_event(encode_event(expected)) == expected
+
+
+def test_upcasters_do_not_outlive_their_test() -> None:
+    assert ev.TurnStarted.VERSION == 1
+    assert ("turn_started", 1) not in codec.UPCASTERS
+
+
+def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
+    body = {"seat": "p1", "turn": 1, "reinforcements": 3, "must_trade": False}
+    assert decode_event(json.dumps({"type": "turn_started", **body})).TYPE == "turn_started"
+    with pytest.raises(RecordError, match="newer"):
+        event_from_dict({"type": "turn_started", "v": 2, **body})
+    with pytest.raises(RecordError):
+        event_from_dict({"type": "turn_started", "v": 0, **body})
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"",
+        b"[1, 2]",
+        b'"turn_started"',
+        b'{"v": 1}',
+        b'{"type": "no_such_event", "v": 1}',
+        b'{"type": "turn_started", "v": 1, "seat": "p1"}',
+        b'{"type": "order_rolled", "v": 1, "purpose": "setup", "rounds": 5, "winner": "p1",'
+        b' "order": ["p1"]}',
+        b"\xff\xfe",
+    ],
+)
+def test_garbage_raises_record_error(raw: bytes) -> None:
+    with pytest.raises(RecordError) as caught:
+        decode_event(raw)
+    assert caught.value.code == "invalid_record"
+
+
+# Commands ----------------------------------------------------------------------------------
+
+
+COMMANDS = [
+    cmd.ClaimTerritory(seat="p1", territory="alaska"),
+    cmd.PlaceArmies(seat="p1", territory="alaska", count=3),
+    cmd.TradeCards(seat="p1", cards=(1, 2, 3)),
+    cmd.TradeCards(seat="p1", cards=(1, 2, 43), bonus_territory="peru"),
+    cmd.Attack(seat="p1", source="alaska", target="kamchatka"),
+    cmd.Attack(seat="p1", source="alaska", target="kamchatka", dice=2),
+    cmd.Blitz(seat="p1", source="alaska", target="kamchatka", stop_at=3),
+    cmd.Defend(seat="p1", dice=1),
+    cmd.Occupy(seat="p1", count=4),
+    cmd.Fortify(seat="p1", source="alaska", target="alberta", count=2),
+    cmd.EndPhase(seat="p1"),
+    cmd.Resign(seat="p1"),
+]
+
+
+def test_every_command_type_round_trips_through_its_wire_body() -> None:
+    assert {type(c) for c in COMMANDS} == set(cmd.COMMAND_TYPES.values())
+    for command in COMMANDS:
+        body = json.loads(json.dumps(command.to_dict()))
+        assert "seat" not in body and body["type"] == command.TYPE
+        assert cmd.command_from_dict(body, "p1") == command
+    assert cmd.command_from_dict({"type": "place_armies", "territory": "peru"}, "p2") == (
+        cmd.PlaceArmies(seat="p2", territory="peru", count=1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "fault"),
+    [
+        ({"type": "conquer_world"}, "'conquer_world'"),
+        ({"type": None}, "None"),
+        ({}, "None"),
+        ({"type": "place_armies", "territory": "peru", "count": "3"}, "'3'"),
+        ({"type": "place_armies", "territory": "peru", "count": 2.0}, "2.0"),
+        ({"type": "place_armies", "territory": "peru", "count": True}, "True"),
+        ({"type": "place_armies", "territory": 7}, "7"),
+        ({"type": "attack", "source": "peru", "target": "brazil", "dice": "max"}, "'max'"),
+        ({"type": "blitz", "source": "peru", "target": "brazil", "stop_at": None}, "None"),
+        ({"type": "trade_cards", "cards": "1,2,3"}, "'1,2,3'"),
+        ({"type": "trade_cards", "cards": [1, 2, "3"]}, "'3'"),
+        ({"type": "trade_cards", "cards": [1, 2, True]}, "True"),
+        ({"type": "place_armies"}, "'territory'"),
+        ({"type": "fortify", "source": "peru", "target": "brazil"}, "'count'"),
+        ({"type": "occupy"}, "'count'"),
+        ({"type": "end_phase", "force": True}, "'force'"),
+        ({"type": "resign", "seat": "p2"}, "'seat'"),
+        ({"type": "occupy", "count": 1, "extra": 1}, "'extra'"),
+    ],
+)
+def test_malformed_command_bodies_name_the_fault(body: dict[str, Any], fault: str) -> None:
+    """STYLE.md 5: each error "names the offending value"; ``malformed_command`` says
+    nothing about the game position."""
+    with pytest.raises(MalformedCommand) as caught:
+        cmd.command_from_dict(body, "p1")
+    assert caught.value.code == "malformed_command"
+    assert fault in caught.value.message
+
+
+@pytest.mark.parametrize("body", [None, [], "end_phase", 3])
+def test_a_command_must_be_an_object(body: Any) -> None:
+    with pytest.raises(MalformedCommand, match="JSON object"):
+        cmd.command_from_dict(body, "p1")
+
+
+# Snapshots -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        lambda s: s.phase == "setup_claim" and len(s.owner) == 20,
+        lambda s: s.phase == "reinforce" and s.turn == 3,
+        lambda s: s.phase == OCCUPY,
+        lambda s: s.phase == DEFEND,
+        lambda s: s.phase == "fortify" and s.fortified,
+        lambda s: s.discard != [] and any(len(h) >= 3 for h in s.hands.values()),
+        lambda s: s.phase == "finished",
+    ],
+)
+def test_a_snapshot_round_trips_the_state_exactly(where: Any) -> None:
+    """DESIGN.md §3: "Snapshots of state every N events (a cache only ...)": loading one
+    must give the very state the events fold to."""
+    rules = RuleSet(defender_chooses_dice=True)
+    game = find(where, n=4, rules=rules)
+    raw = encode_state(game.state)
+    assert decode_state(raw) == game.state
+    assert decode_state(raw) == fold(game.events)
+    assert encode_state(decode_state(raw)) == raw
+    assert json.loads(raw)["version"] == len(game.events)
+
+
+def test_snapshot_stamp_names_codec_and_state_shape() -> None:
+    assert f"codec{codec.CODEC_VERSION}.state1" == SNAPSHOT_STAMP
+
+
+@pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])
+def test_a_broken_snapshot_raises_record_error(raw: bytes) -> None:
+    with pytest.raises(RecordError):
+        decode_state(raw)
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: decode_state leaks JSONDecodeError")
+def test_a_snapshot_that_is_not_json_raises_record_error() -> None:
+    """``decode_state`` calls ``json.loads`` outside the ``try`` of ``state_from_dict``, so
+    bytes that are not JSON raise ``json.JSONDecodeError`` instead of ``RecordError``,
+    which a loader falling back to a full fold would not catch (``decode_event`` wraps
+    it)."""
+    with pytest.raises(RecordError):
+        decode_state(b"\x00 not json")
