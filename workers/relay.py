@@ -10,7 +10,8 @@ relays share the work and a crashed one's entries are taken over:
 * the job id derives from game and version and is enqueued with
   ``unique=True``, so a re-delivered entry makes no second job;
 * ``XAUTOCLAIM`` takes over entries left pending by a dead consumer for
-  longer than ``claim_idle_ms``;
+  longer than ``claim_idle_ms`` (5 s: a live relay handles an entry in
+  milliseconds, so an entry that old was read by a relay that died);
 * an entry that failed ``max_deliveries`` times goes to a dead-letter
   stream (with the error) and is acknowledged, so one poisoned
   notification cannot stall a partition;
@@ -24,8 +25,10 @@ relays share the work and a crashed one's entries are taken over:
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,14 +66,14 @@ class Relay:
         queue: Queue,
         *,
         consumer: str | None = None,
-        claim_idle_ms: int = 30_000,
+        claim_idle_ms: int = 5_000,
         max_deliveries: int = 5,
         lease_ms: int = 5_000,
     ) -> None:
         self.redis = connection
         self.keys = keys
         self.queue = queue
-        self.consumer = consumer or f"{socket.gethostname()}-{threading.get_ident()}"
+        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.claim_idle_ms = claim_idle_ms
         self.max_deliveries = max_deliveries
         self.lease_ms = lease_ms
@@ -140,9 +143,8 @@ class Relay:
             try:
                 self.run_once(block_ms=block_ms)
                 rounds += 1
-                if rounds % 4 == 0:
+                if rounds % 4 == 0:  # about every 2 s
                     self.rescue()
-                if rounds % 20 == 0:
                     self.reclaim()
             except (RedisConnectionError, OSError) as error:  # Redis restarting: wait, retry
                 log.warning("relay lost Redis: %s", error)

@@ -1,0 +1,125 @@
+"""Real processes for end-to-end tests: `risk serve`, `risk worker`, `risk dev`.
+
+Each test gets its own Redis database (the xdist worker's) and key prefix,
+free ports, and a teardown that stops every child and checks none is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def http(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=40) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def wait_ready(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if http("GET", url + "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{url} never became ready")
+
+
+@dataclass
+class Stack:
+    env: dict[str, str]
+    url: str = ""
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    logs: Path | None = None
+
+    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+        assert self.logs is not None
+        with open(self.logs / f"{name}.log", "ab") as log:  # the child keeps its own copy
+            process = subprocess.Popen(
+                [*RISK, *args],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.processes[name] = process
+        return process
+
+    def log(self, name: str) -> str:
+        assert self.logs is not None
+        return (self.logs / f"{name}.log").read_text(errors="replace")
+
+    def kill(self, name: str) -> None:
+        process = self.processes.pop(name)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+    def stop_all(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for name, process in self.processes.items():
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail(f"{name} did not stop on SIGTERM")
+        self.processes.clear()
+
+
+@pytest.fixture
+def stack_env(redis_url: str, key_prefix: str, redis: Any) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        REDIS_URL=redis_url,
+        RISK_KEY_PREFIX=key_prefix.replace("test:", "e2e-"),
+        RISK_RATE_TOKEN="off",
+        RISK_RATE_IP="off",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+@pytest.fixture
+def stack(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Stack]:
+    port = free_port()
+    result = Stack(stack_env, url=f"http://127.0.0.1:{port}", logs=tmp_path)
+    result.start("api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1")
+    result.start("worker", "worker", "--log-level", "WARNING")
+    try:
+        wait_ready(result.url)
+        yield result
+    finally:
+        result.stop_all()
