@@ -13,6 +13,7 @@ follow it. The mapping, in one table, from what goes wrong to a status::
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
     store StoreUnavailable (Redis down or full, outcome unknown) 503 + Retry-After
+    redis ConnectionError, TimeoutError, OutOfMemoryError       503 + Retry-After
     werkzeug HTTPException (404 route, 405, 413, bad JSON)     its status
     anything else                                              500, logged, no detail
 
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+import redis
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
@@ -34,6 +36,7 @@ from riskcore.errors import BoardError, MalformedCommand, RuleOptionError, RuleV
 from service.store_errors import (
     GameNotFound,
     IdempotencyMismatch,
+    StoreFull,
     StoreUnavailable,
     VersionConflict,
 )
@@ -144,6 +147,13 @@ def _from_unavailable(error: StoreUnavailable) -> Response:
     return problem_response(503, error.code, detail, {"Retry-After": "1"})
 
 
+def _from_redis(error: redis.RedisError) -> Response:
+    """Redis failures outside the event store (lobby records, seats) read the same way."""
+    full = isinstance(error, redis.exceptions.OutOfMemoryError)
+    wrapped = StoreFull(str(error)) if full else StoreUnavailable(str(error))
+    return _from_unavailable(wrapped)
+
+
 def _from_bug(error: Exception) -> Response:
     log.exception("unhandled error", exc_info=error)
     return problem_response(500, "internal_error", "an unexpected error occurred; it was logged")
@@ -160,4 +170,6 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(VersionConflict, _from_conflict)
     app.register_error_handler(IdempotencyMismatch, _from_idempotency)
     app.register_error_handler(StoreUnavailable, _from_unavailable)
+    for failure in (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError):
+        app.register_error_handler(failure, _from_redis)
     app.register_error_handler(Exception, _from_bug)

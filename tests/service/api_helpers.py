@@ -1,0 +1,119 @@
+"""Helpers for the API tests: a test client that holds every response to openapi.yaml.
+
+``ApiClient`` wraps Flask's test client; each response it returns has been
+validated with openapi-core against the operation it answers (status code
+documented, headers and body matching their schemas). A response to a URL
+the spec does not describe fails the test too, except where a test asks
+for one on purpose (``documented=False``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from flask.testing import FlaskClient
+from openapi_core import Config, OpenAPI
+from openapi_core.contrib.werkzeug import WerkzeugOpenAPIResponse
+from openapi_core.datatypes import RequestParameters
+from werkzeug.datastructures import Headers, ImmutableMultiDict
+from werkzeug.test import TestResponse
+from werkzeug.wrappers import Request, Response
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+_TEXT = {"application/yaml", "text/html", "text/plain", "text/event-stream"}
+OPENAPI = OpenAPI.from_dict(
+    SPEC,
+    config=Config(
+        extra_media_type_deserializers={
+            "application/problem+json": json.loads,
+            **{media: bytes.decode for media in _TEXT},
+        }
+    ),
+)
+
+
+class _SentRequest:
+    """The request as openapi-core needs it to find the operation (no body: we
+    validate responses; the tests send invalid requests on purpose)."""
+
+    def __init__(self, request: Request) -> None:
+        self.host_url = request.host_url
+        self.path = request.path
+        self.method = request.method.lower()
+        self.parameters = RequestParameters(
+            query=ImmutableMultiDict(request.args),
+            header=Headers(request.headers),
+            cookie=request.cookies,
+        )
+        self.body = b""
+        self.content_type = "application/json"
+
+
+def validate(response: TestResponse) -> None:
+    """Raise unless ``response`` is what openapi.yaml says its operation answers.
+
+    An event stream is checked without its body (reading it would wait for
+    the stream to end); its frames are checked by the tests that read them.
+    """
+    checked: Response = response
+    if response.is_streamed and response.mimetype == "text/event-stream":
+        checked = Response(b": not read\n\n", response.status_code, headers=response.headers)
+    OPENAPI.validate_response(_SentRequest(response.request), WerkzeugOpenAPIResponse(checked))
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class ApiClient:
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        documented: bool = True,
+        **kwargs: Any,
+    ) -> TestResponse:
+        sent = {**bearer(token), **(headers or {})}
+        response = self.client.open(path, method=method, headers=sent, **kwargs)
+        if documented:
+            validate(response)
+        return response
+
+    def get(self, path: str, **kwargs: Any) -> TestResponse:
+        return self.call("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> TestResponse:
+        return self.call("POST", path, **kwargs)
+
+    def create(
+        self, seats: list[dict[str, Any]] | int = 3, **body: Any
+    ) -> tuple[str, dict[str, str]]:
+        """A game with ``seats`` (a count means that many humans); (game id, tokens)."""
+        if isinstance(seats, int):
+            seats = [{"kind": "human"} for _ in range(seats)]
+        response = self.post("/v1/games", json={"seats": seats, **body})
+        assert response.status_code == 201, response.json
+        return response.json["game"]["game_id"], response.json["tokens"]
+
+    def command(self, game: str, token: str, body: dict[str, Any], **headers: str) -> TestResponse:
+        return self.post(f"/v1/games/{game}/commands", token=token, json=body, headers=headers)
+
+
+def problem(response: TestResponse, status: int, code: str) -> dict[str, Any]:
+    """Assert an RFC 9457 problem with ``status`` and ``code``; return its body."""
+    assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
+    assert response.mimetype == "application/problem+json"
+    body: dict[str, Any] = response.json
+    assert body["code"] == code, body
+    assert body["status"] == status and body["type"] == f"/docs#problem-{code}"
+    return body
