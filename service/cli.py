@@ -12,7 +12,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from service import cli_audit, cli_engine, cli_server
+    from service import cli_audit, cli_dev, cli_engine, cli_server
     from workers import cli as worker_cli
 
     for command in (
@@ -24,6 +24,7 @@ def _register() -> None:
         worker_cli.worker,
         worker_cli.relay_command,
         cli_server.serve,
+        cli_dev.dev,
     ):
         main.add_command(command)
 
