@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -12,6 +11,7 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from service import logs
 from service.keys import KeySpace
 from workers.queues import CLOCKS_QUEUE, GAMES_QUEUE, queue
 from workers.relay import Relay
@@ -20,6 +20,11 @@ from workers.relay import Relay
 def _connection() -> redis.Redis:
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     return redis.Redis.from_url(url, health_check_interval=30, socket_keepalive=True)
+
+
+def _json_logs() -> bool:
+    """JSON lines unless RISK_LOG_FORMAT=text (for reading in a terminal)."""
+    return os.environ.get("RISK_LOG_FORMAT", "json") != "text"
 
 
 def _keys() -> KeySpace:
@@ -47,7 +52,7 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
     Settings: REDIS_URL, RISK_KEY_PREFIX.
     """
-    logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure(log_level, json_lines=_json_logs())
     connection, keys = _connection(), _keys()
     relay_thread = _start_relay(connection, keys) if relay else None
     queues = [queue(connection, keys, name) for name in (GAMES_QUEUE, CLOCKS_QUEUE)]
@@ -66,7 +71,7 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
 @click.option("--log-level", default="INFO", show_default=True)
 def relay_command(log_level: str) -> None:
     """Only the relay: outbox notifications to RQ jobs. Stops on SIGTERM or Ctrl-C."""
-    logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure(log_level, json_lines=_json_logs())
     connection, keys = _connection(), _keys()
     thread, stop = _start_relay(connection, keys)
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -34,6 +34,7 @@ from riskcore.legal import legal_actions
 from riskcore.seatview import SeatView
 from riskcore.simulate import acting_seat, bot_rng
 from riskcore.state import DEFEND, FINISHED, State
+from service import logs
 from service.games import GameService, Loaded
 from service.keys import KeySpace
 from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
@@ -53,7 +54,9 @@ def advance_game(game_id: str, version: int | None) -> str:
     ``version`` None (a rescue by the relay's watchdog) means "as it is now".
     """
     service = _service()
-    outcome = _advance(service, game_id, version)
+    with logs.context(game_id=game_id, version=version):
+        outcome = _advance(service, game_id, version)
+        log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     if outcome in SETTLED:
         _connection().zrem(service.keys.worker_leases(), game_id)
     return outcome
@@ -85,7 +88,13 @@ def _advance(service: GameService, game_id: str, version: int | None) -> str:
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
     """The deadline for ``clock_key`` passed: apply the timeout policy if still due."""
-    service = _service()
+    with logs.context(game_id=game_id):
+        outcome = _enforce(_service(), game_id, clock_key)
+        log.info("enforce_deadline %s: %s", clock_key, outcome, extra={"outcome": outcome})
+    return outcome
+
+
+def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
     try:
         loaded = service.load(game_id)
     except GameNotFound:
