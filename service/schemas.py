@@ -26,6 +26,7 @@ __all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_
 SEAT_ID = r"^(p[1-9]|n[12])$"
 HEX_SEED = r"^[0-9a-fA-F]{2,128}$"
 NAME = validate.Length(min=1, max=40)
+STATUSES = ["open", "running", "finished"]
 # Exact odds cost O(A*D) fractions: 100 x 100 takes ~70 ms and 130 kB of JSON.
 MAX_ODDS_ARMIES = 100
 
@@ -153,7 +154,7 @@ def load_command(body: Any) -> dict[str, Any]:
 
 
 class ListGamesQuery(Schema):
-    status = fields.String(validate=validate.OneOf(["open", "running", "finished"]))
+    status = fields.String(validate=validate.OneOf(STATUSES))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
     cursor = fields.String(validate=validate.Length(min=1, max=90))
 
@@ -184,15 +185,15 @@ class OddsQuery(Schema):
 
 class SeatSummary(Schema):
     seat = fields.String(required=True)
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "open"]))
     name = fields.String(required=True, allow_none=True)
     bot = fields.String(required=True, allow_none=True)
 
 
 class GameSummary(Schema):
     game_id = fields.String(required=True)
-    status = fields.String(required=True)
-    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True, validate=validate.Range(0, None))
     board = fields.String(required=True)
     rules = fields.Dict(required=True)
     clock = fields.Dict(required=True, allow_none=True)
