@@ -1,0 +1,79 @@
+"""Hypothesis strategies shared by the test suite (one place, as attrs keeps them).
+
+- ``rule_sets(variant)``: any valid ``RuleSet`` of a variant.
+- ``game_configs()``: a player count with rules that fit it.
+- ``seeds``: server seeds.
+- ``command_bodies()``: wire bodies of commands, well formed or not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from riskcore.commands import COMMAND_TYPES
+from riskcore.rules import RuleSet
+
+seeds = st.binary(min_size=1, max_size=32)
+
+
+def rule_sets(variant: str = "classic") -> st.SearchStrategy[RuleSet]:
+    """Every option of RULES.md §1-2 drawn independently; army counts from the tables."""
+    return st.builds(
+        RuleSet,
+        variant=st.just(variant),
+        setup=st.sampled_from(["claim", "deal"]),
+        first_player=st.sampled_from(["claim_order", "reroll"]),
+        card_values=st.sampled_from(["progressive", "fixed"]),
+        conquest_min_move=st.sampled_from(["dice", "survivors"]),
+        elimination_trade_threshold=st.sampled_from([5, 6]),
+        fortify=st.sampled_from(["adjacent", "connected"]),
+        defender_chooses_dice=st.booleans(),
+        neutrals=st.just("passive"),
+    )
+
+
+def game_configs() -> st.SearchStrategy[tuple[int, RuleSet]]:
+    """(players, rules): the classic game for 3-6, or the two-player game."""
+    classic = st.tuples(st.integers(min_value=3, max_value=6), rule_sets("classic"))
+    two = st.tuples(st.just(2), rule_sets("two_player"))
+    return st.one_of(classic, two)
+
+
+_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "territory": st.sampled_from(["alaska", "peru", "atlantis", ""]),
+    "source": st.sampled_from(["alaska", "brazil"]),
+    "target": st.sampled_from(["kamchatka", "north_africa"]),
+    "count": st.integers(min_value=-2, max_value=50),
+    "dice": st.one_of(st.none(), st.integers(min_value=-1, max_value=4)),
+    "stop_at": st.integers(min_value=-1, max_value=10),
+    "bonus_territory": st.one_of(st.none(), st.just("peru")),
+    "cards": st.lists(st.integers(min_value=-1, max_value=44), max_size=4),
+}
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=3),
+)
+
+
+@st.composite
+def command_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    """A command body as a client might send it: usually well formed, sometimes not
+    (an unknown type, a field of the wrong type, a missing or an extra field)."""
+    kind = draw(st.sampled_from([*sorted(COMMAND_TYPES), "conquer_world"]))
+    body: dict[str, Any] = {"type": kind}
+    fields = [f for f in _VALUES if kind in COMMAND_TYPES and _has(kind, f)]
+    for name in fields:
+        if draw(st.integers(0, 9)) > 0:
+            body[name] = draw(_VALUES[name]) if draw(st.integers(0, 9)) else draw(_JUNK)
+    if draw(st.integers(0, 9)) == 0:
+        body[draw(st.sampled_from(["seat", "extra", "Count"]))] = draw(_JUNK)
+    return body
+
+
+def _has(kind: str, field: str) -> bool:
+    return field in COMMAND_TYPES[kind].__dataclass_fields__
