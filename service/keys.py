@@ -157,6 +157,10 @@ class KeySpace:
         """
         return f"{self.prefix}:relay:leases"
 
+    def record_export(self, game_id: str) -> str:
+        """String: a finished game's complete record (zlib-compressed JSON Lines)."""
+        return f"{_game_base(self, game_id)}:record"
+
     def clock(self, game_id: str) -> str:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""
         return f"{_game_base(self, game_id)}:clock"

@@ -301,6 +301,11 @@ class EventStore:
         """Events ``start..stop`` (inclusive), at most ``count`` of them; [] past the end."""
         return self._read(self.keys.game(game_id), game_id, start, stop, count)[1]
 
+    @property
+    def client(self) -> Client:
+        """The Redis client (for records kept beside a game, e.g. its exported record)."""
+        return self._client
+
     def iter_events(self, game_id: str, start: int = 1, page: int = 1000) -> Iterator[StoredEvent]:
         """Every event from ``start`` on, fetched ``page`` at a time."""
         while True:

@@ -13,6 +13,8 @@ if two jobs race, one append wins and the other is told it was replayed.
 * ``enforce_deadline(game_id, clock_key)`` applies the game's timeout
   policy when a deadline passes with the same seat still to act: ``bot``
   (the heuristic bot plays for the absent seat) or ``forfeit``.
+* ``export_record(game_id)`` builds a finished game's record once, so its
+  download (``service.records``) is instant even for a long game.
 
 A bot that raises or picks an illegal command is logged, and the seat falls
 back to the timeout policy (the random bot if the game has no clock), so one
@@ -21,12 +23,14 @@ broken bot cannot stall a game.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from rq import get_current_job
+from rq.exceptions import DuplicateJobError
 
 from riskcore.bots import get_bot
 from riskcore.errors import RiskError
@@ -39,7 +43,7 @@ from service.games import GameService, Loaded
 from service.keys import KeySpace
 from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from workers import clock
-from workers.queues import CLOCKS_QUEUE, deadline_job_id, queue
+from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
 
 log = logging.getLogger(__name__)
 MAX_COMMANDS_PER_JOB = 200
@@ -59,7 +63,26 @@ def advance_game(game_id: str, version: int | None) -> str:
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     if outcome in SETTLED:
         _connection().zrem(service.keys.worker_leases(), game_id)
+    if outcome == "finished":
+        _enqueue_export(service, game_id)
     return outcome
+
+
+def export_record(game_id: str) -> str:
+    """Build and keep a finished game's record, so its first download is instant."""
+    from service.records import export
+
+    with logs.context(game_id=game_id):
+        size = len(export(_service(), game_id))
+        log.info("export_record: %d bytes", size)
+    return f"{size} bytes"
+
+
+def _enqueue_export(service: GameService, game_id: str) -> None:
+    with contextlib.suppress(DuplicateJobError):
+        queue(_connection(), service.keys).enqueue(
+            export_record, game_id, job_id=export_job_id(game_id), unique=True, result_ttl=60
+        )
 
 
 # Outcomes after which no worker has anything to do until the next append.

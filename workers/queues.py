@@ -30,6 +30,10 @@ def deadline_job_id(game_id: str, version: int) -> str:
     return f"deadline-{_escaped(game_id)}-{version}"
 
 
+def export_job_id(game_id: str) -> str:
+    return f"export-{_escaped(game_id)}"
+
+
 def _escaped(game_id: str) -> str:
     """RQ job ids allow letters, digits, ``_`` and ``-``; game ids also allow ``.``.
 

@@ -1,0 +1,68 @@
+"""Game records for download: ``riskcore.gamerecord`` built from the store.
+
+While a game runs, its record is redacted for the reader (their own cards
+only, no deck order, no seed) and says so; once it has ended it is
+complete, the same for everyone, and verifiable offline with
+``risk verify``. A finished game's record never changes, so it is built
+once and kept (compressed) beside the game; a worker job builds it when
+the game ends, so the first download of a long game is not slow.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from riskcore.codec import event_to_dict
+from riskcore.gamerecord import header_for, record_lines
+from riskcore.record import decode_envelope
+from riskcore.state import FINISHED
+from riskcore.views import redact
+from service.games import GameService
+from service.store import StoredEvent
+
+CACHE_SECONDS = 7 * 24 * 3600
+
+
+def record_text(service: GameService, game_id: str, viewer: str | None) -> str:
+    """The record as ``viewer`` may have it now (complete once the game is over)."""
+    loaded = service.load(game_id)
+    if loaded.state.phase != FINISHED:
+        return "".join(line + "\n" for line in _lines(service, game_id, viewer, None))
+    return export(service, game_id)
+
+
+def export(service: GameService, game_id: str) -> str:
+    """The complete record of a finished game, built once and cached."""
+    key = service.keys.record_export(game_id)
+    client = service.store.client
+    cached = client.get(key)
+    if cached is not None:
+        return zlib.decompress(cached).decode()
+    loaded = service.load(game_id)
+    assert loaded.state.phase == FINISHED, "only a finished game has a complete record"
+    text = "".join(line + "\n" for line in _lines(service, game_id, None, loaded.seed.hex()))
+    client.set(key, zlib.compress(text.encode(), 6), ex=CACHE_SECONDS)
+    return text
+
+
+def _lines(
+    service: GameService, game_id: str, viewer: str | None, seed: str | None
+) -> Iterator[str]:
+    complete = seed is not None
+    entries = list(_entries(service.store.iter_events(game_id), viewer, complete))
+    header = header_for(entries[0][3]["e"], redacted=not complete, complete=complete)
+    yield from record_lines(header, entries, seed)
+
+
+def _entries(
+    stored: Iterable[StoredEvent], viewer: str | None, complete: bool
+) -> Iterator[tuple[int, bytes, bytes, dict[str, Any]]]:
+    """(version, hash, prev, payload) per event, redacted for ``viewer`` unless complete."""
+    for event in stored:
+        payload = json.loads(event.payload)
+        if not complete:
+            payload["e"] = event_to_dict(redact(decode_envelope(event.payload).event, viewer))
+        yield event.version, event.hash, event.prev, payload
