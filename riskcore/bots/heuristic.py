@@ -60,7 +60,7 @@ class Params:
     card_scale: float = 1.0  # times a third of the next set's value
     completion: float = 2.0  # times the bonus of the continent it finishes
     breaking: float = 1.5  # times the bonus of an enemy continent it breaks
-    forward_bias: float = 1.5  # occupy: weight of the pressure on the new territory
+    forward_bias: float = 12.0  # occupy: weight of the pressure on the new territory
     defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
 
 
@@ -150,18 +150,24 @@ class HeuristicPolicy:
         return None if best is None else (best[1], best[2])
 
     def attack_base(self, pos: Position, reserve: int) -> str:
-        """The border territory from which ``reserve`` more armies attack best.
+        """The border territory from which ``reserve`` more armies attack best."""
+        ranked = self.ranked_bases(pos, reserve)
+        return ranked[0] if ranked else max(pos.mine, key=lambda t: pos.troops[t])
+
+    def ranked_bases(self, pos: Position, reserve: int) -> list[str]:
+        """Own territories to mass ``reserve`` armies on, best first.
 
         A target is priced with every own army next to it (attacks from
         several sides add up); the armies go on the biggest of those sources.
         """
-        best, best_score = None, float("-inf")
+        best: dict[str, float] = {}
         for target, sources in fronts(pos, 1).items():
             armies = sum(pos.troops[s] - 1 for s in sources) + reserve
             score = self.gain(pos, armies, target, 0, target_worth(pos, target, self.params))
-            if score > best_score:
-                best, best_score = max(sources, key=lambda s: pos.troops[s]), score
-        return best if best is not None else max(pos.mine, key=lambda t: pos.troops[t])
+            base = max(sources, key=lambda s: pos.troops[s])
+            if score > best.get(base, float("-inf")):
+                best[base] = score
+        return sorted(best, key=lambda t: -best[t])
 
     def gain(self, pos: Position, armies: int, target: str, stop: int, value: float) -> float:
         """Expected armies gained by attacking ``target`` with ``armies`` attacking armies."""

@@ -1,0 +1,49 @@
+"""How good a position is for one seat: the score rollouts end on.
+
+A player's strength is what it has on the board plus what it will get:
+armies, plus income (territories / 3, continent bonuses) counted over a few
+turns, plus cards at their trade value. The score is this seat's share of
+the total strength of the players still in, 1 for a win and 0 once out. A
+share (rather than a difference) keeps three- to six-player games on one
+scale and values weakening any rival.
+"""
+
+from __future__ import annotations
+
+from riskcore.state import State
+
+INCOME_TURNS = 3.0  # how many turns of income a position is worth now
+CARD_ARMIES = 2.0  # armies a card is worth, about a third of a set
+
+
+def strengths(state: State) -> dict[str, float]:
+    """Each active player's strength, in armies."""
+    players = state.active_players()
+    armies = dict.fromkeys(players, 0)
+    territories = dict.fromkeys(players, 0)
+    held: dict[str, set[str]] = {p: set() for p in players}
+    for (_, player), count in state.armies.items():
+        if player in armies:
+            armies[player] += count
+    for territory, player in state.owner.items():
+        if player in territories:
+            territories[player] += 1
+            held[player].add(territory)
+    result = {}
+    for p in players:
+        bonus = sum(g.bonus for g in state.board.groups if g.territories <= held[p])
+        income = max(3, territories[p] // 3) + bonus
+        cards = len(state.hand(p)) * CARD_ARMIES
+        result[p] = armies[p] + INCOME_TURNS * income + cards
+    return result
+
+
+def evaluate(state: State, seat: str) -> float:
+    """``seat``'s share of the strength in play: 1 won, 0 out."""
+    if state.winner is not None:
+        return 1.0 if state.winner == seat else 0.0
+    if not state.is_active(seat):
+        return 0.0
+    power = strengths(state)
+    total = sum(power.values())
+    return power[seat] / total if total > 0 else 0.0

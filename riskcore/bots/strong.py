@@ -1,0 +1,163 @@
+"""The strong bot: the heuristic, checked by Monte Carlo rollouts.
+
+At the decisions that shape a turn — where to place reinforcements, which
+attack to make next or whether to stop, how many armies to move into a
+conquered territory — it takes a few candidates (the heuristic's choice
+and its runners-up, plus stopping) and plays each one out many times on
+*determinised* copies of the game: the public board, its own hand, and the
+hidden cards (other hands, the draw pile) dealt at random from the cards it
+cannot see (``SeatView.determinize``). Each rollout applies the candidate
+and lets the heuristic play every seat, through the real engine (``decide``
+and ``apply`` with a private ``GameRng`` seeded from the bot's generator),
+until this seat's next turn begins; the position is then scored by
+``evaluate``. The candidate with the best mean score is played. Every
+candidate is played out on the same determinisations and dice seeds
+(common random numbers), so their difference is measured with less noise
+than their values.
+
+Cheap or settled decisions (claims, setup placing, trades, defence,
+fortify) are the heuristic's. The effort per decision is an iteration
+budget (rollouts per candidate), so a game replays identically from its
+seed; an optional time budget caps the wall-clock cost per decision too,
+at the price of that determinism.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from riskcore.bots.base import register
+from riskcore.bots.evaluate import evaluate
+from riskcore.bots.features import Position
+from riskcore.bots.heuristic import Body, HeuristicPolicy, Params, fallback, pick
+from riskcore.commands import command_from_dict
+from riskcore.decide import decide
+from riskcore.dice import GameRng
+from riskcore.errors import RiskError
+from riskcore.evolve import apply
+from riskcore.legal import Action, legal_actions
+from riskcore.seatview import SeatView
+from riskcore.simulate import acting_seat
+from riskcore.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
+
+# Rollouts end when this seat's next turn starts; this caps runaway ones.
+MAX_ROLLOUT_COMMANDS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    iterations: int = 8  # rollouts per candidate and decision
+    candidates: int = 3  # the heuristic's choice and its best alternatives
+    time_budget: float | None = None  # seconds per decision, on top of iterations
+
+
+class StrongBot:
+    name = "strong"
+    version = "1"
+
+    def __init__(self, config: SearchConfig | None = None, params: Params | None = None) -> None:
+        self.config = config or SearchConfig()
+        self.policy = HeuristicPolicy(params)
+
+    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+        if not actions:
+            return {"type": "resign"}
+        body = self.policy.body(view)
+        options = candidates(self.policy, view, body, self.config.candidates)
+        if len(options) > 1:
+            body = self.search(view, options, rng)
+        return pick(body, actions)
+
+    def search(self, view: SeatView, options: list[Body], rng: random.Random) -> Body:
+        """The option with the best mean rollout score (ties: the earlier one)."""
+        config = self.config
+        deadline = None if config.time_budget is None else time.monotonic() + config.time_budget
+        totals = [0.0] * len(options)
+        for _ in range(config.iterations):
+            world = view.determinize(rng)
+            seed = rng.getrandbits(64).to_bytes(8, "big")
+            for i, option in enumerate(options):
+                totals[i] += self.rollout(world.copy(), view.seat, option, seed)
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+        return options[best]
+
+    def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
+        """Play ``first``, then the heuristic for everyone until ``seat``'s next turn."""
+        start = state.turn
+        body: Body | None = first
+        for _ in range(MAX_ROLLOUT_COMMANDS):
+            acting = acting_seat(state)
+            if state.phase == FINISHED or acting is None:
+                break
+            if body is None:
+                if state.current == seat and state.turn > start and state.phase == REINFORCE:
+                    break
+                body = self.policy.body(SeatView(state, acting))
+            step(state, acting, body, seed)
+            body = None
+        return evaluate(state, seat)
+
+
+def step(state: State, seat: str, body: Body, seed: bytes) -> None:
+    """Apply one command in place; an illegal one is replaced by a safe legal one."""
+    rng = GameRng(seed, "rollout", state.version)
+    try:
+        events = decide(state, command_from_dict(body, seat), rng)
+    except RiskError:
+        safe = fallback(legal_actions(state, seat))
+        events = decide(state, command_from_dict(safe, seat), rng)
+    for event in events:
+        apply(state, event)
+
+
+def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int) -> list[Body]:
+    """The heuristic's choice first, then the alternatives worth a rollout."""
+    phase = view.phase
+    if view.current != view.seat or limit < 2:
+        return [chosen]
+    if phase == ATTACK:
+        others = attack_options(policy, view)
+    elif phase == REINFORCE and chosen["type"] == "place_armies":
+        others = placement_options(policy, view)
+    elif phase == OCCUPY and view.occupation is not None:
+        occ = view.occupation
+        others = [{"type": "occupy", "count": n} for n in (occ.max_move, occ.min_move)]
+    else:
+        return [chosen]
+    found = [chosen]
+    for option in others:
+        if option not in found:
+            found.append(option)
+        if len(found) == limit:
+            break
+    return found
+
+
+def attack_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
+    """Stopping, and the best attacks by the heuristic's score."""
+    pos = Position(view)
+    stop = policy.fortify(pos) or {"type": "end_phase"}
+    ranked = sorted(policy.attacks(pos), key=lambda a: -a.score)
+    options = [stop]
+    for attack in ranked:
+        where = {"source": attack.source, "target": attack.target}
+        options.append({"type": "blitz", **where, "stop_at": attack.stop_at})
+    if view.rules.defender_chooses_dice:
+        return [stop]  # battles wait for defenders: not searched
+    return options
+
+
+def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
+    """All reinforcements on each of the best few attack bases."""
+    pos = Position(view)
+    reserve = view.reserve()
+    ranked = policy.ranked_bases(pos, reserve)
+    return [{"type": "place_armies", "territory": t, "count": reserve} for t in ranked]
+
+
+register("strong")(StrongBot)
