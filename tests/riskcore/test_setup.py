@@ -341,3 +341,25 @@ def test_neutral_seats_cannot_act() -> None:
     game = new(2, TWO)
     territory = game.state.territories_of("n1")[0]
     game.reject(cmd.PlaceArmies(seat="n1", territory=territory), "unknown_seat")
+
+
+def test_claims_that_use_up_every_army_start_the_game_at_once() -> None:
+    """RULES.md §1 step 3 places "until all starting armies are placed": with 14 armies
+    each for 42 territories, claiming places them all."""
+    game = new(3, RuleSet(starting_armies=14))
+    for territory in CLASSIC.territory_names:
+        game.do(cmd.ClaimTerritory(seat=game.current, territory=territory))
+    assert game.state.phase == REINFORCE
+    assert of_type(game.events, ev.ArmiesPlaced) == []
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: a dealt setup places armies nobody has")
+def test_a_dealt_setup_never_places_more_than_the_starting_armies() -> None:
+    """003_281a902b564cb498.txt: "ga zo door totdat iedereen geen legers meer heeft" — placing
+    stops when the armies run out. With ``setup=deal`` and 11 armies each for four players,
+    the deal (11, 11, 10, 10) leaves the first player none; ``_territories_dealt`` still
+    gives them a setup turn with a quota of 1 (``setup_quota`` ignores the reserve), so
+    they place a twelfth army and their reserve goes to -1."""
+    game = set_up(4, RuleSet(setup="deal", starting_armies=11))
+    totals = Counter(p for (_, p), n in game.state.armies.items() for _ in range(n))
+    assert set(totals.values()) == {11}
