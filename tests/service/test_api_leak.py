@@ -1,0 +1,230 @@
+"""Fifty seeded games through the API: before the end, nobody sees another's secrets.
+
+Every seat and a spectator follow each game as clients would (views, legal
+actions, command responses, the event log). The test folds the stored,
+unredacted events itself, so after every event it knows which card ids are
+secret from each viewer (the other hands and the deck) and checks every
+card-bearing field of every response against the secrets of its version
+(with the one exception the spec makes: both seats of an elimination see
+the cards that change hands). Bodies are also searched for the server seed and for any other seat's
+token. Once a game is over everything may be seen, and the test checks
+that the seed then is (so the search above looks for the right string).
+
+Games are three and four players (dealt, few armies to place) and the
+two-player game with neutrals; the random bot plays every seat from the
+API's legal actions, seeded, for up to 100 commands, then all but one seat
+resign, which ends the game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Iterator
+from itertools import count
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from riskcore.bots import get_bot
+from riskcore.evolve import apply, fold
+from riskcore.record import decode_envelope
+from riskcore.seatview import SeatView
+from riskcore.simulate import acting_seat
+from riskcore.state import FINISHED, State
+from service.app import create_app
+from service.games import GameService
+from service.settings import Settings
+from tests.service.api_helpers import ApiClient
+
+GAMES, CHUNKS, MAX_COMMANDS, CHECK_EVERY = 50, 10, 100, 10
+VARIANTS = (
+    ([{"kind": "human"}] * 3, {"setup": "deal", "starting_armies": 14}),
+    ([{"kind": "human"}] * 4, {"setup": "deal", "starting_armies": 11}),
+    ([{"kind": "human"}] * 2, {"variant": "two_player"}),
+)
+CARD_FIELDS = frozenset({"card", "cards", "deck", "order", "discarded"})
+
+
+def secrets_of(state: State, viewer: str | None) -> frozenset[int]:
+    """Card ids ``viewer`` must not see now: other hands and the deck, until the end."""
+    if state.phase == FINISHED:
+        return frozenset()
+    own = state.hand_id(viewer) if viewer else None
+    hidden = set(state.deck)
+    for hand, cards in state.hands.items():
+        if hand != own:
+            hidden.update(cards)
+    return frozenset(hidden)
+
+
+def card_ids(document: Any) -> Iterator[int]:
+    """Every integer under a card-bearing key, anywhere in ``document``."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            if key in CARD_FIELDS:
+                items = value if isinstance(value, list) else [value]
+                yield from (v for v in items if type(v) is int and v >= 0)
+            yield from card_ids(value)
+    elif isinstance(document, list):
+        for item in document:
+            yield from card_ids(item)
+
+
+@dataclasses.dataclass
+class Truth:
+    """The unredacted game, folded by the test, with each viewer's secrets per version."""
+
+    service: GameService
+    game: str
+    viewers: list[str | None]
+    state: State | None = None
+    secrets: dict[int, dict[str | None, frozenset[int]]] = dataclasses.field(default_factory=dict)
+
+    def advance(self) -> None:
+        start = self.state.version + 1 if self.state else 1
+        for stored in self.service.store.read(self.game, start):
+            event = decode_envelope(stored.payload).event
+            if self.state is None:
+                self.state = fold([event])
+            else:
+                apply(self.state, event)
+            self.secrets[stored.version] = {v: secrets_of(self.state, v) for v in self.viewers}
+
+    @property
+    def finished(self) -> bool:
+        return self.state is not None and self.state.phase == FINISHED
+
+
+@dataclasses.dataclass
+class Leaks:
+    """Checks every response of one game; counts what it saw, so no check is vacuous."""
+
+    truth: Truth
+    tokens: dict[str, str]
+    seed: str
+    tally: Counter[str]
+
+    def body(self, text: str, viewer: str | None) -> None:
+        for seat, token in self.tokens.items():
+            assert token not in text, f"{viewer} was shown {seat}'s token"
+        if not self.truth.finished:
+            assert self.seed not in text, f"{viewer} was shown the seed before the end"
+
+    def document(self, document: Any, version: int, viewer: str | None) -> None:
+        shown = set(card_ids(document)) & self.truth.secrets[version][viewer]
+        assert not shown, f"{viewer} saw secret cards {sorted(shown)} at version {version}"
+        self.tally["documents"] += 1
+
+    def events(self, events: list[dict[str, Any]], viewer: str | None) -> None:
+        for envelope in events:
+            self.document(envelope["event"], envelope["version"], viewer)
+            event = envelope["event"]
+            if event["type"] == "card_drawn" and not self.truth.finished:
+                self.tally["own draw" if event["seat"] == viewer else "hidden draw"] += 1
+                assert (event["card"] >= 0) == (event["seat"] == viewer), (viewer, event)
+
+
+def _seeds() -> Iterator[bytes]:
+    for n in count():
+        yield hashlib.sha256(b"leak-test/%d" % n).digest()
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_no_response_shows_another_seats_cards_or_the_seed_before_the_end(
+    settings: Settings, redis: Any, chunk: int
+) -> None:
+    seeds = _seeds()
+    app = create_app(settings, new_seed=lambda: next(seeds))
+    tally: Counter[str] = Counter()
+    per_chunk = GAMES // CHUNKS
+    for index in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+        play_one(app, index, tally)
+    assert tally["games"] == per_chunk and tally["revealed"] == per_chunk
+    assert tally["own draw"] > 0 and tally["hidden draw"] > 0
+    assert tally["documents"] > 500
+
+
+def play_one(app: Flask, index: int, tally: Counter[str]) -> None:
+    api = ApiClient(app.test_client(), sample=10)
+    service: GameService = app.extensions["risk"].games
+    seats, rules = VARIANTS[index % len(VARIANTS)]
+    game, tokens = api.create(seats, rules=rules)
+    viewers: list[str | None] = [*tokens, None]
+    truth = Truth(service, game, viewers)
+    truth.advance()
+    seed = (service.store.seed(game) or b"").hex()
+    leaks = Leaks(truth, tokens, seed, tally)
+    seen = dict.fromkeys(viewers, 0)
+    bot, rng = get_bot("random"), random.Random(index)
+    for move in range(MAX_COMMANDS):
+        if truth.finished:
+            break
+        _move(api, truth, leaks, tokens, bot, rng)
+        if move % CHECK_EVERY == 0:
+            _follow(api, game, truth, leaks, tokens, seen)
+    _follow(api, game, truth, leaks, tokens, seen)
+    _resign_all_but_one(api, truth, leaks, tokens)
+    final = api.get(f"/v1/games/{game}")
+    assert final.json["status"] == "finished" and final.json["seed"] == seed
+    tally["games"] += 1
+    tally["revealed"] += seed in final.get_data(as_text=True)
+
+
+def _move(
+    api: ApiClient,
+    truth: Truth,
+    leaks: Leaks,
+    tokens: dict[str, str],
+    bot: Any,
+    rng: random.Random,
+) -> None:
+    assert truth.state is not None
+    seat = acting_seat(truth.state)
+    assert seat is not None
+    listed = api.get(f"/v1/games/{truth.game}/legal-actions", token=tokens[seat])
+    leaks.body(listed.get_data(as_text=True), seat)
+    leaks.document(listed.json, listed.json["version"], seat)
+    body = bot.choose(SeatView(truth.state, seat), listed.json["actions"], rng)
+    sent = api.command(truth.game, tokens[seat], body, **{"If-Match": f'"{truth.state.version}"'})
+    assert sent.status_code == 200, sent.json
+    truth.advance()
+    leaks.body(sent.get_data(as_text=True), seat)
+    leaks.events(sent.json["events"], seat)
+
+
+def _follow(
+    api: ApiClient,
+    game: str,
+    truth: Truth,
+    leaks: Leaks,
+    tokens: dict[str, str],
+    seen: dict[str | None, int],
+) -> None:
+    """Every viewer reads its view and the events it has not seen yet."""
+    for viewer in seen:
+        token = tokens.get(viewer) if viewer else None
+        view = api.get(f"/v1/games/{game}", token=token)
+        leaks.body(view.get_data(as_text=True), viewer)
+        leaks.document(view.json, view.json["version"], viewer)
+        page = api.get(
+            f"/v1/games/{game}/events", token=token, query_string={"since": seen[viewer]}
+        )
+        leaks.body(page.get_data(as_text=True), viewer)
+        leaks.events(page.json["events"], viewer)
+        seen[viewer] = page.json["events"][-1]["version"] if page.json["events"] else seen[viewer]
+
+
+def _resign_all_but_one(api: ApiClient, truth: Truth, leaks: Leaks, tokens: dict[str, str]) -> None:
+    while not truth.finished:
+        assert truth.state is not None
+        seat = acting_seat(truth.state)
+        assert seat is not None
+        sent = api.command(truth.game, tokens[seat], {"type": "resign"})
+        assert sent.status_code == 200, sent.json
+        truth.advance()
+        leaks.body(sent.get_data(as_text=True), seat)
+        leaks.events(sent.json["events"], seat)
