@@ -206,6 +206,8 @@ def test_a_lone_defender_is_not_asked() -> None:
 
 
 def test_blitz_is_unavailable_when_defenders_choose() -> None:
+    """003_281a902b564cb498.txt: "voordat u rolt, moeten zowel u als uw tegenstander het aantal
+    dobbelstenen aankondigen": each battle waits for the defender, so no blitz."""
     game = ready({"brazil": 5}, {"north_africa": 3}, rules=RuleSet(defender_chooses_dice=True))
     game.reject(cmd.Blitz(seat="p1", source="brazil", target="north_africa"), "blitz_unavailable")
 
@@ -274,6 +276,8 @@ def test_blitz_stops_at_the_threshold() -> None:
 
 
 def test_blitz_refusals() -> None:
+    """003_281a902b564cb498.txt: "u moet altijd minstens twee legers hebben in het gebied waar u
+    aanvalt"."""
     game = ready({"brazil": 3, "peru": 1}, {"north_africa": 3})
     blitz = cmd.Blitz
     game.reject(

@@ -44,6 +44,8 @@ def recorded() -> list[ev.Event]:
 
 
 def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
+    """DESIGN.md §2: events have "a JSON encoding defined in one codec module": every type
+    decodes to what was encoded, byte for byte."""
     seen = {type(e) for e in recorded}
     assert seen == set(ev.EVENT_TYPES)
     for event in recorded:
@@ -55,6 +57,7 @@ def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
 
 
 def test_wire_form_is_type_version_and_fields(recorded: list[ev.Event]) -> None:
+    """DESIGN.md §2: "Each has a type, a schema version and a JSON encoding"."""
     battle = next(e for e in recorded if isinstance(e, ev.BattleResolved))
     data = event_to_dict(battle)
     assert data["type"] == "battle_resolved" and data["v"] == ev.BattleResolved.VERSION
@@ -91,6 +94,8 @@ def test_canonical_bytes_are_sorted_compact_utf8() -> None:
 
 
 def test_events_hold_no_floats(recorded: list[ev.Event]) -> None:
+    """DESIGN.md §2 canonical encoding: floats have no single spelling, so events have none."""
+
     def floats(value: Any) -> bool:
         if isinstance(value, float):
             return True
@@ -126,6 +131,8 @@ def turn_started_v3(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_old_versions_are_upcast_on_read(turn_started_v3: None) -> None:
+    """DESIGN.md §2: "old versions are upcast on read, so a replay recorded today still replays
+    after the rules code changes"."""
     expected = ev.TurnStarted(seat="p1", turn=4, reinforcements=7, must_trade=False)
     v1 = {"type": "turn_started", "v": 1, "seat": "p1", "turn": 4, "armies": 7}
     v2 = {"type": "turn_started", "v": 2, "seat": "p1", "turn": 4, "reinforcements": 7}
@@ -136,11 +143,13 @@ def test_old_versions_are_upcast_on_read(turn_started_v3: None) -> None:
 
 
 def test_upcasters_do_not_outlive_their_test() -> None:
+    """The fixture above leaves the registry as it found it."""
     assert ev.TurnStarted.VERSION == 1
     assert ("turn_started", 1) not in codec.UPCASTERS
 
 
 def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
+    """DESIGN.md §2 "Events are versioned data": a version the engine cannot read is an error."""
     body = {"seat": "p1", "turn": 1, "reinforcements": 3, "must_trade": False}
     assert decode_event(json.dumps({"type": "turn_started", **body})).TYPE == "turn_started"
     with pytest.raises(RecordError, match="newer"):
@@ -165,6 +174,7 @@ def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
     ],
 )
 def test_garbage_raises_record_error(raw: bytes) -> None:
+    """errors.py: ``RecordError``: "a stored event or record cannot be decoded"."""
     with pytest.raises(RecordError) as caught:
         decode_event(raw)
     assert caught.value.code == "invalid_record"
@@ -190,6 +200,7 @@ COMMANDS = [
 
 
 def test_every_command_type_round_trips_through_its_wire_body() -> None:
+    """commands.py: "the acting seat is never part of the body"; every command survives JSON."""
     assert {type(c) for c in COMMANDS} == set(cmd.COMMAND_TYPES.values())
     for command in COMMANDS:
         body = json.loads(json.dumps(command.to_dict()))
@@ -234,6 +245,7 @@ def test_malformed_command_bodies_name_the_fault(body: dict[str, Any], fault: st
 
 @pytest.mark.parametrize("body", [None, [], "end_phase", 3])
 def test_a_command_must_be_an_object(body: Any) -> None:
+    """commands.py: "On the wire a command is a JSON object"."""
     with pytest.raises(MalformedCommand, match="JSON object"):
         cmd.command_from_dict(body, "p1")
 
@@ -266,11 +278,13 @@ def test_a_snapshot_round_trips_the_state_exactly(where: Any) -> None:
 
 
 def test_snapshot_stamp_names_codec_and_state_shape() -> None:
+    """DESIGN.md §3: snapshots are "stamped with the rules/codec version"."""
     assert f"codec{codec.CODEC_VERSION}.state1" == SNAPSHOT_STAMP
 
 
 @pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])
 def test_a_broken_snapshot_raises_record_error(raw: bytes) -> None:
+    """DESIGN.md §3: a bad snapshot is "ignored": it must fail as a RecordError to be."""
     with pytest.raises(RecordError):
         decode_state(raw)
 

@@ -103,6 +103,7 @@ def test_evolve_never_validates_and_never_touches_its_input() -> None:
 
 
 def test_fold_rejects_a_stream_that_does_not_start_with_game_created() -> None:
+    """DESIGN.md §2: state is the fold "from the initial state", which the first event makes."""
     game = set_up(3)
     with pytest.raises(ValueError, match="game_created"):
         fold(game.events[1:])
@@ -181,6 +182,7 @@ def test_the_same_seed_plays_the_same_game() -> None:
 
 
 def test_player_seeds_change_the_opening() -> None:
+    """DESIGN.md §2: "Players may add their own seed when they join" and it is mixed in."""
     a = new_game(game_id="g", players=players(4), seed=SEED)
     b = new_game(game_id="g", players=players(4), seed=SEED, player_seeds={"p1": "00ff"})
     assert a[0] != b[0]  # the created event records them
@@ -221,6 +223,7 @@ def test_each_die_face_comes_from_exactly_42_of_the_256_byte_values() -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 7, 42, 43, 44, 100, 255, 256])
 def test_below_is_exactly_uniform_over_the_accepted_bytes(n: int) -> None:
+    """DESIGN.md §2 "rejection-sampled": every value below n from exactly as many bytes."""
     limit = 256 - 256 % n
     rng = ByteStream(bytes(range(256)))
     counts = Counter(rng.below(n) for _ in range(limit))
@@ -228,6 +231,8 @@ def test_below_is_exactly_uniform_over_the_accepted_bytes(n: int) -> None:
 
 
 def test_below_rejects_words_at_or_above_the_limit_for_large_ranges() -> None:
+    """DESIGN.md §2 "rejection-sampled": four-byte words at or above the last multiple of n
+    are thrown away."""
     n = 1000
     limit = 2**32 - 2**32 % n
     words = [limit, 2**32 - 1, limit - 1]
@@ -236,6 +241,7 @@ def test_below_rejects_words_at_or_above_the_limit_for_large_ranges() -> None:
 
 
 def test_below_refuses_an_empty_range() -> None:
+    """STYLE.md 5: errors name the offending value; ``below(0)`` has no answer."""
     with pytest.raises(ValueError):
         GameRng(SEED, "g", 0).below(0)
 
@@ -280,6 +286,7 @@ def test_the_first_event_commits_to_the_seed_and_only_the_last_reveals_it() -> N
 
 
 def test_the_seed_is_revealed_however_the_game_ends() -> None:
+    """DESIGN.md §2: "When the game ends, the seed is revealed in the final event"."""
     game = set_up(3)
     game.do(cmd.Resign(seat="p2"))
     (*_, finished) = game.do(cmd.Resign(seat="p3"))
@@ -287,6 +294,7 @@ def test_the_seed_is_revealed_however_the_game_ends() -> None:
 
 
 def test_version_counts_events() -> None:
+    """DESIGN.md §2: "State at version n = fold of evolve over the first n events"."""
     game = set_up(3)
     assert game.state.version == len(game.events)
     game.place_all()

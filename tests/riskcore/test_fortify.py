@@ -83,6 +83,8 @@ def test_only_one_fortify_a_turn() -> None:
 
 
 def test_fortify_refusals() -> None:
+    """003_281a902b564cb498.txt: "van één (en slechts één) van je Gebieden naar één (en slechts
+    één) van je aangrenzende gebieden": from and to territories of one's own, on one's turn."""
     game = fortifying()
     game.reject(
         cmd.Fortify(seat="p1", source="indonesia", target="new_guinea", count=1),

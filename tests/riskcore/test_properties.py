@@ -78,6 +78,10 @@ def check_invariants(state: State) -> None:
 def test_random_legal_play_keeps_the_invariants(
     config: tuple[int, RuleSet], seed: bytes, play: int, resign: float
 ) -> None:
+    """001_c708159c204162c3.txt: "Minst en armé måste alltid ockupera varje territorium under
+    spelet"; 003_281a902b564cb498.txt: "42 kaarten ... twee “wild” kaarten" (44, always
+    somewhere); 004_780a86783e2219ae.txt: "til en spiller eliminerer alle motstandere" (one
+    winner). Armies change only by placement and battle losses."""
     n, rules = config
     game = new(n, rules, seed=seed)
     rnd, policy = random.Random(play), Policy(resign=resign)

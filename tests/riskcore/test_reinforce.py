@@ -178,6 +178,8 @@ def test_anything_else_is_not_a_set(cards: tuple[int, ...]) -> None:
 
 
 def test_trading_cards_not_held_is_refused() -> None:
+    """003_281a902b564cb498.txt: "als u een set van 3 risicokaarten hebt verzameld, kunt u deze
+    inleveren": only cards one holds, and only on one's own turn."""
     game = holding(["peru"], hands={"p1": INFANTRY[:2], "p2": [INFANTRY[2]]})
     game.reject(cmd.TradeCards(seat="p1", cards=tuple(INFANTRY[:3])), "cards_not_held")
     game.reject(cmd.TradeCards(seat="p2", cards=tuple(INFANTRY[:3])), "not_your_turn")
@@ -265,6 +267,8 @@ def test_the_territory_bonus_is_at_most_2_armies_a_turn() -> None:
 
 
 def test_no_bonus_when_no_pictured_territory_is_owned() -> None:
+    """003_281a902b564cb498.txt: "als een van de 3 kaarten die u inruilt een afbeelding toont van
+    een gebied dat u bezet" — and only then."""
     cards = (card_of("kamchatka"), card_of("siam"), card_of("mongolia"))  # three infantry
     game = holding(["peru"], hands={"p1": list(cards)})
     done = traded(game.do(cmd.TradeCards(seat="p1", cards=cards)))

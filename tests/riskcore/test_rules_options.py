@@ -91,6 +91,7 @@ def test_starting_armies_must_be_an_int_not_a_bool() -> None:
 
 
 def test_from_dict_refuses_an_unknown_option_by_name() -> None:
+    """DESIGN.md §1: "one owns the rule options": an unknown option is an error, not ignored."""
     with pytest.raises(RuleOptionError, match="'house_rules'"):
         RuleSet.from_dict({"house_rules": True})
     assert RuleSet.from_dict({}) == RuleSet()
@@ -118,6 +119,8 @@ def test_two_player_game_has_36_armies_each_and_24_per_neutral() -> None:
 
 
 def test_starting_armies_option_overrides_the_table() -> None:
+    """002_84c66041fccdfcee.txt ("Spela Risk på vanligt sätt"): "Antal spelare 3 4 Antal bataljoner
+    35 40" — editions differ, so a game may set its own starting armies."""
     assert RuleSet(starting_armies=50).armies_for(3) == 50
     assert new(4, RuleSet(starting_armies=12)).state.reserve["p4"] == 12
 

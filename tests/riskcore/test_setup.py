@@ -290,6 +290,7 @@ def test_placing_while_territories_are_unclaimed_is_refused(claiming: Game) -> N
 
 
 def test_unknown_territories_and_seats_are_refused(claiming: Game) -> None:
+    """DESIGN.md §2: a refusal carries "a stable machine-readable code" naming what is wrong."""
     claiming.reject(
         cmd.ClaimTerritory(seat=claiming.current, territory="atlantis"), "unknown_territory"
     )
@@ -314,6 +315,8 @@ def placing() -> Game:
 
 
 def test_claiming_after_all_are_claimed_is_refused(placing: Game) -> None:
+    """003_281a902b564cb498.txt: "4. nadat alle 42 gebieden zijn geclaimd, plaatst elke speler op
+    zijn beurt een extra leger op elk gebied dat hij of zij al bezet"."""
     placing.reject(cmd.ClaimTerritory(seat=placing.current, territory="alaska"), "all_claimed")
 
 

@@ -27,6 +27,8 @@ def randoms(n: int) -> list[Bot]:
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
 def test_random_bots_play_a_classic_game_to_a_winner(n: int) -> None:
+    """004_780a86783e2219ae.txt: "Fortsett spille til en spiller eliminerer alle motstandere og
+    fanger alle de 42 territorier"."""
     result = play_game(randoms(n), seed=b"sim %d" % n)
     assert result.winner in {f"p{i}" for i in range(1, n + 1)}
     assert result.reason == "conquest"
@@ -46,6 +48,8 @@ def test_random_bots_play_the_two_player_game_to_a_winner() -> None:
 
 
 def test_the_same_seed_replays_the_same_game_and_another_does_not() -> None:
+    """simulate.py: "Bot generators are seeded per game and turn so a game replays identically
+    from its seed"."""
     one = play_game(randoms(4), seed=b"same", game_id="g")
     again = play_game(randoms(4), seed=b"same", game_id="g")
     other = play_game(randoms(4), seed=b"other", game_id="g")
@@ -56,6 +60,7 @@ def test_the_same_seed_replays_the_same_game_and_another_does_not() -> None:
 
 
 def test_player_seeds_change_the_game() -> None:
+    """DESIGN.md §2: the generator is "mixed with the players' seeds"."""
     plain = play_game(randoms(3), seed=b"s")
     mixed = play_game(randoms(3), seed=b"s", player_seeds={"p2": "5eed"})
     assert mixed.events[1:] != plain.events[1:]
@@ -82,6 +87,8 @@ def replay(result: GameResult, seed: bytes) -> list[ev.Event]:
     "rules", [RuleSet(), RuleSet(defender_chooses_dice=True, card_values="fixed")]
 )
 def test_every_recorded_command_replays_to_the_recorded_events(rules: RuleSet) -> None:
+    """DESIGN.md §2: "anyone holding the record can recompute every roll and shuffle": each
+    recorded command, decided again, gives the recorded events."""
     seed = b"audit"
     result = play_game(randoms(4), seed=seed, rules=rules, player_seeds={"p1": "ab"})
     assert result.commands == len(result.batches)
@@ -90,12 +97,14 @@ def test_every_recorded_command_replays_to_the_recorded_events(rules: RuleSet) -
 
 
 def test_a_command_cap_stops_an_unfinished_game() -> None:
+    """simulate.py: ``max_commands`` bounds a game that would not end."""
     result = play_game(randoms(3), seed=b"cap", max_commands=30)
     assert result.commands == 30 and result.winner is None and result.reason is None
     assert fold(result.events).phase != FINISHED
 
 
 def test_bot_generators_are_fixed_per_game_seat_and_turn() -> None:
+    """simulate.py: "A bot's generator, fixed per game, seat and turn"."""
     draws = [bot_rng(b"s", "g", "p1", 3).random() for _ in range(2)]
     assert draws[0] == draws[1]
     assert bot_rng(b"s", "g", "p1", 4).random() != draws[0]
@@ -104,6 +113,8 @@ def test_bot_generators_are_fixed_per_game_seat_and_turn() -> None:
 
 
 def test_the_defender_acts_while_a_defence_is_awaited() -> None:
+    """000_ed9208fe5525be2d.txt: "Därefter bestämmer försvararen hur många arméer han eller hon
+    ska använda": while that choice is awaited, the defender acts."""
     owners = split({"p1": ["brazil"], "p3": ["japan"]}, "p2")
     game = position(
         owners, {"brazil": 5, "north_africa": 3}, rules=RuleSet(defender_chooses_dice=True)
@@ -116,6 +127,7 @@ def test_the_defender_acts_while_a_defence_is_awaited() -> None:
 
 
 def test_bots_are_found_by_name() -> None:
+    """DESIGN.md §2 "Bots": at least a random bot, found by name."""
     assert "random" in bot_names()
     with pytest.raises(ValueError, match="'no such bot'"):
         get_bot("no such bot")

@@ -56,6 +56,7 @@ def test_resigning_on_your_turn_passes_the_turn_and_discards_the_hand() -> None:
 
 
 def test_resigning_out_of_turn_leaves_the_turn_alone() -> None:
+    """``PlayerResigned``: a seat may leave at any time; the player on turn plays on."""
     game = three()
     (resigned,) = game.do(cmd.Resign(seat="p3"))
     assert resigned == ev.PlayerResigned(seat="p3", reason="resigned", discarded=())
@@ -87,6 +88,8 @@ def test_the_last_player_left_wins_by_resignation() -> None:
 
 
 def test_a_defender_who_resigns_is_rolled_for() -> None:
+    """RULES.md §1: the defender's dice default to "the maximum allowed"; a defender who leaves
+    while asked is rolled for with it."""
     game = three(rules=RuleSet(defender_chooses_dice=True))
     game.place_all("brazil")
     game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"))
@@ -98,6 +101,8 @@ def test_a_defender_who_resigns_is_rolled_for() -> None:
 
 
 def test_resigning_during_the_claim_lets_the_others_claim_on() -> None:
+    """003_281a902b564cb498.txt: "plaatst iedereen op zijn beurt een leger op een onbezet gebied.
+    Ga door tot alle 42 gebieden zijn opgeëist": those still playing claim on."""
     game = new(4)
     quitter = game.state.order[1]
     game.do(cmd.Resign(seat=quitter))

@@ -62,6 +62,7 @@ def test_a_seat_sees_its_own_cards_and_only_counts_of_the_others(holding: Game) 
 
 
 def test_spectators_see_no_cards(holding: Game) -> None:
+    """DESIGN.md §2: "Spectators see public information only" (card counts, not cards)."""
     public = view(holding.state, None)
     assert all(s["cards"] is None for s in public["seats"])
     assert [s["card_count"] for s in public["seats"]] == [2, 3, 0]
@@ -132,6 +133,8 @@ def test_seat_view_answers_what_the_view_shows(holding: Game) -> None:
 
 
 def test_the_shuffled_deck_is_hidden_from_everyone() -> None:
+    """003_281a902b564cb498.txt: "plaats de kaarten met de gezicht naar beneden aan de zijkant
+    van het bord" — nobody, not even the players, sees the order."""
     game = set_up(3)
     shuffled = next(e for e in game.events if isinstance(e, ev.DeckShuffled))
     for viewer in ("p1", "p2", "p3", None):
