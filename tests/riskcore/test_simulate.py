@@ -131,3 +131,14 @@ def test_bots_are_found_by_name() -> None:
     assert "random" in bot_names()
     with pytest.raises(ValueError, match="'no such bot'"):
         get_bot("no such bot")
+
+
+@pytest.mark.parametrize(("n", "rules"), [(3, RuleSet()), (2, RuleSet(variant="two_player"))])
+def test_regular_risk_plays_on_the_middle_earth_board(n: int, rules: RuleSet) -> None:
+    """002_84c66041fccdfcee.txt: "Du kan också använda spelplanen till Sagan om Ringen Risk
+    för att spela Risk på vanligt sätt, genom att utelämna specialobjekten"."""
+    result = play_game(randoms(n), seed=b"middle-earth", board="middle_earth", rules=rules)
+    state = fold(result.events)
+    assert state.board.name == "middle_earth"
+    assert result.winner is not None and result.reason == "conquest"
+    assert replay(result, b"middle-earth") == result.events
