@@ -226,9 +226,7 @@ class HeuristicPolicy:
             return None
         return Attack(source, target, win, score, stop_at)
 
-    def _joint(
-        self, pos: Position, sources: list[str], target: str, value: float
-    ) -> Attack | None:
+    def _joint(self, pos: Position, sources: list[str], target: str, value: float) -> Attack | None:
         """Attacks from several sides: start from the biggest, all-out."""
         armies = sum(pos.troops[s] - 1 for s in sources)
         win = win_probability(armies, pos.troops[target])

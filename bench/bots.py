@@ -1,0 +1,176 @@
+"""Bot strength: seeded games between bots, with win rates and their confidence.
+
+    python bench/bots.py                      # 300 three-player games: random, heuristic, strong
+    python bench/bots.py --games 60 --budget 4
+    python bench/bots.py --pair heuristic,random   # head-to-head, two-player rules (RULES.md §2)
+
+Seats rotate through every order of the bots, so each bot sits in each seat
+(and after each other bot) equally often. Every game is seeded by its index,
+so a run replays exactly. Prints one JSON object on stdout; progress goes to
+stderr. Win rates carry 95% Wilson score intervals; ``decision_ms`` is the
+wall-clock time of the strong bot's decisions (all of them, and the ones it
+searched, i.e. the slower than 2 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from riskcore.bots import get_bot
+from riskcore.bots.strong import SearchConfig, StrongBot
+from riskcore.legal import Action
+from riskcore.rules import RuleSet
+from riskcore.seatview import SeatView
+from riskcore.simulate import play_game
+
+Z95 = 1.959963984540054
+SEARCHED_MS = 2.0
+
+
+def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a win rate (sound near 0 and 1, unlike p ± z·se)."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class Timed:
+    """Wraps a bot and keeps the time of each of its decisions."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.version = bot.version
+        self.times: list[float] = []
+
+    def choose(self, view: SeatView, actions: list[Action], rng: Any) -> dict[str, Any]:
+        start = time.perf_counter()
+        body: dict[str, Any] = self.bot.choose(view, actions, rng)
+        self.times.append(time.perf_counter() - start)
+        return body
+
+
+def make_bot(name: str, config: SearchConfig) -> Any:
+    return StrongBot(config) if name == "strong" else get_bot(name)
+
+
+def play(job: tuple[int, tuple[str, ...], str, SearchConfig, str]) -> dict[str, Any]:
+    index, order, seed, config, variant = job
+    bots = [Timed(make_bot(name, config)) for name in order]
+    rules = RuleSet(variant=variant)
+    start = time.perf_counter()
+    result = play_game(bots, seed=f"{seed}-{index}".encode(), game_id=f"bench-{index}", rules=rules)
+    winner = result.seats.get(result.winner) if result.winner else None
+    return {
+        "index": index,
+        "order": order,
+        "winner": winner,
+        "turns": result.turns,
+        "seconds": time.perf_counter() - start,
+        "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
+    }
+
+
+def summarise(
+    results: list[dict[str, Any]], names: Sequence[str], args: argparse.Namespace
+) -> dict[str, Any]:
+    games = len(results)
+    bots = {}
+    for name in names:
+        wins = sum(1 for r in results if r["winner"] == name)
+        seats = sum(r["order"].count(name) for r in results)
+        low, high = wilson(wins, games)
+        bots[name] = {
+            "wins": wins,
+            "win_rate": round(wins / games, 4) if games else 0.0,
+            "ci95": [round(low, 4), round(high, 4)],
+            "seats_per_game": seats / games if games else 0,
+        }
+    times = [t for r in results for t in r["strong_ms"]]
+    searched = [t for t in times if t > SEARCHED_MS]
+    report: dict[str, Any] = {
+        "games": games,
+        "players": len(results[0]["order"]) if results else 0,
+        "variant": args.variant,
+        "seed": args.seed,
+        "strong_config": {
+            "iterations": args.budget,
+            "candidates": args.candidates,
+            "time_budget": args.time_budget,
+        },
+        "bots": bots,
+        "unfinished": sum(1 for r in results if r["winner"] is None),
+        "mean_turns": round(statistics.fmean(r["turns"] for r in results), 2),
+        "max_turns": max(r["turns"] for r in results),
+        "seconds_per_game": round(statistics.fmean(r["seconds"] for r in results), 3),
+    }
+    if times:
+        report["strong_decision_ms"] = {
+            "all": _spread(times),
+            "searched": _spread(searched) if searched else None,
+            "decisions": len(times),
+        }
+    return report
+
+
+def _spread(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    return {
+        "mean": round(statistics.fmean(ordered), 2),
+        "median": round(ordered[len(ordered) // 2], 2),
+        "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--bots", default="random,heuristic,strong", help="one seat each")
+    parser.add_argument("--pair", help="two bots head-to-head under the two-player rules")
+    parser.add_argument("--budget", type=int, default=SearchConfig().iterations)
+    parser.add_argument("--candidates", type=int, default=SearchConfig().candidates)
+    parser.add_argument("--time-budget", type=float, default=None, help="seconds per decision")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", default="bench")
+    args = parser.parse_args(argv)
+    args.variant = "two_player" if args.pair else "classic"
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(argv)
+    names = [n.strip() for n in (args.pair or args.bots).split(",") if n.strip()]
+    config = SearchConfig(args.budget, args.candidates, args.time_budget)
+    orders = list(itertools.permutations(names))
+    jobs = [
+        (i, orders[i % len(orders)], args.seed, config, args.variant) for i in range(args.games)
+    ]
+    results: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    with multiprocessing.Pool(args.workers) as pool:
+        for result in pool.imap_unordered(play, jobs):
+            results.append(result)
+            wins = {n: sum(1 for r in results if r["winner"] == n) for n in names}
+            elapsed = time.perf_counter() - start
+            print(f"{len(results)}/{args.games} {elapsed:.0f}s {wins}", file=sys.stderr, flush=True)
+    results.sort(key=lambda r: r["index"])
+    report = summarise(results, names, args)
+    report["wall_seconds"] = round(time.perf_counter() - start, 1)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
