@@ -133,8 +133,10 @@ def defend(d: Decision, command: Defend) -> None:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
     battle_ = s.pending_battle
     most = min(2, s.troops(battle_.target))
-    if not 1 <= command.dice <= most:
+    if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
+    if command.dice < 1:
+        raise violation("invalid_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     assert s.current is not None
     battle(d, s.current, battle_.source, battle_.target, battle_.dice, command.dice)
 

@@ -106,12 +106,19 @@ def _add_armies(state: State, territory: str, player: str, count: int) -> None:
         state.owner[territory] = player
 
 
-def _next_setup_seat(state: State, after: str) -> str | None:
-    """Next player clockwise who still has setup armies to place."""
+def _next_setup_seat(state: State, after: str, *, including: bool = False) -> str | None:
+    """Next player clockwise (from ``after`` itself if ``including``) still to set up.
+
+    While territories are unclaimed every active player claims in turn,
+    armies left or not (only resignations can make armies run short): all
+    territories are claimed before anyone places (003: "Ga door tot alle 42
+    gebieden zijn opgeëist"). After that, only players with armies left.
+    """
+    claiming = len(state.owner) < len(state.board.territory_names)
     i = state.order.index(after)
-    for step in range(1, len(state.order) + 1):
+    for step in range(0 if including else 1, len(state.order) + 1):
         seat = state.order[(i + step) % len(state.order)]
-        if state.is_active(seat) and state.reserve.get(seat, 0) > 0:
+        if state.is_active(seat) and (claiming or state.reserve.get(seat, 0) > 0):
             return seat
     return None
 
@@ -119,7 +126,7 @@ def _next_setup_seat(state: State, after: str) -> str | None:
 def setup_quota(state: State, seat: str) -> dict[str, int]:
     """Two-player setup (RULES.md §2): 3 of your own, then 1 per neutral."""
     if state.rules.variant != "two_player":
-        return {seat: 1}
+        return {seat: min(1, state.reserve[seat])}
     quota = {seat: min(3, state.reserve[seat])}
     for neutral in state.neutrals():
         quota[neutral] = min(1, state.reserve[neutral])
@@ -141,7 +148,7 @@ def _order_rolled(state: State, event: ev.OrderRolled) -> None:
     state.order = tuple(event.order)
     if event.purpose == "setup":
         state.phase = SETUP_PLACE if state.owner else SETUP_CLAIM
-        _start_setup_turn(state, event.winner)
+        _start_setup_turn(state, _next_setup_seat(state, event.winner, including=True))
     else:
         state.current = event.winner
 
@@ -153,13 +160,13 @@ def _territories_dealt(state: State, event: ev.TerritoriesDealt) -> None:
         state.reserve[player] -= 1
     state.phase = SETUP_PLACE
     if state.current is not None:
-        _start_setup_turn(state, state.current)
+        _start_setup_turn(state, _next_setup_seat(state, state.current, including=True))
 
 
 @_applies(ev.TerritoryClaimed)
 def _territory_claimed(state: State, event: ev.TerritoryClaimed) -> None:
     _add_armies(state, event.territory, event.seat, 1)
-    state.reserve[event.seat] -= 1
+    state.reserve[event.seat] = max(0, state.reserve[event.seat] - 1)
     if len(state.owner) == len(state.board.territory_names):
         state.phase = SETUP_PLACE
     _start_setup_turn(state, _next_setup_seat(state, event.seat))
@@ -280,6 +287,7 @@ def _card_drawn(state: State, event: ev.CardDrawn) -> None:
 def _turn_ended(state: State, event: ev.TurnEnded) -> None:
     state.conquered = False
     state.pending_battle = None
+    state.occupation = None
 
 
 @_applies(ev.PlayerResigned)

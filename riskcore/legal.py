@@ -13,6 +13,7 @@ from typing import Any
 from riskcore.battle import _chooser, defending_seat
 from riskcore.cards import sets_in_hand
 from riskcore.fortify import reachable
+from riskcore.reinforce import may_trade
 from riskcore.state import (
     ATTACK,
     DEFEND,
@@ -47,12 +48,15 @@ def legal_actions(state: State, seat: str) -> list[Action]:
     """Every action ``seat`` may take now (empty when it has none)."""
     if state.phase == FINISHED or seat not in state.seats or not state.is_active(seat):
         return []
+    resign = _action({"type": "resign"})
     if state.phase == DEFEND:
-        return _defend(state) if defending_seat(state) == seat else []
+        # Only the seat the game waits for has actions (resigning is always
+        # accepted by ``decide``, but listing it would say "your move").
+        return [*_defend(state), resign] if defending_seat(state) == seat else []
     if state.current != seat:
         return []
     actions = _BY_PHASE[state.phase](state, seat)
-    actions.append(_action({"type": "resign"}))
+    actions.append(resign)
     return actions
 
 
@@ -74,10 +78,8 @@ def _setup_place(s: State, seat: str) -> list[Action]:
 
 
 def _reinforce(s: State, seat: str) -> list[Action]:
-    actions = [
-        _action({"type": "trade_cards", "cards": list(cards)})
-        for cards in sets_in_hand(s.board, s.hand(seat))
-    ]
+    sets = sets_in_hand(s.board, s.hand(seat)) if may_trade(s) else []
+    actions = [_action({"type": "trade_cards", "cards": list(cards)}) for cards in sets]
     left = s.reserve.get(seat, 0)
     if s.must_trade_until is None and left > 0:
         actions += _placements(s.territories_of(seat), left)

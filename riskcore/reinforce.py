@@ -17,6 +17,11 @@ def trade(d: Decision, command: TradeCards) -> None:
     check_turn(s, command.seat)
     if s.phase != REINFORCE:
         raise violation("wrong_phase", f"cards are traded while reinforcing, not in {s.phase!r}")
+    if not may_trade(s):
+        raise violation(
+            "trade_not_allowed",
+            "after an elimination you trade only down to 4 cards; the rest wait for your turn",
+        )
     cards = command.cards
     hand = s.hand(command.seat)
     if len(cards) != 3 or len(set(cards)) != 3:
@@ -37,6 +42,16 @@ def trade(d: Decision, command: TradeCards) -> None:
             bonus_armies=bonus,
         )
     )
+
+
+def may_trade(s: State) -> bool:
+    """Trades belong to the start of a turn; mid-turn only the forced ones.
+
+    The reinforce phase comes back mid-turn only after an elimination (the
+    turn has conquered by then), and 001_c708159c204162c3.txt says the
+    trading then stops at 4 cards: "måste du sluta byta ut dem".
+    """
+    return not s.conquered or s.must_trade_until is not None
 
 
 def _territory_bonus(s: State, command: TradeCards) -> tuple[str | None, int]:

@@ -39,6 +39,12 @@ class RuleSet:
     """Every rule option of RULES.md §1-2 with its default.
 
     ``starting_armies`` of 0 means "from the table for the player count".
+
+    ``conquest_min_move="survivors"`` is the 2006 Swedish wording (move in
+    the armies left on the battlefield after the last battle). Since the
+    roll that takes a territory never costs the attacker an army, it always
+    equals the dice rolled, as ``"dice"`` does; the option is kept so a game
+    records which edition's rule it was played under.
     """
 
     variant: str = "classic"
@@ -57,7 +63,8 @@ class RuleSet:
             value = getattr(self, name)
             if value not in allowed or type(value) is not type(allowed[0]):
                 raise RuleOptionError(f"rule option {name}={value!r}: expected one of {allowed}")
-        if not isinstance(self.starting_armies, int) or not 0 <= self.starting_armies <= 200:
+        armies = self.starting_armies
+        if type(armies) is not int or not 0 <= armies <= 200:
             raise RuleOptionError(f"rule option starting_armies={self.starting_armies!r}")
 
     def player_range(self) -> tuple[int, int]:

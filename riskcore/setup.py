@@ -40,7 +40,10 @@ def open_game(d: Decision, rules: RuleSet, seats: Sequence[dict[str, Any]]) -> N
     """Everything after the first event: the order roll and any deal."""
     territories = len(d.state.board.territory_names)
     player_ids = [s["id"] for s in seats if s["kind"] == "player"]
-    if rules.armies_for(len(player_ids)) * len(player_ids) < territories:
+    armies = rules.armies_for(len(player_ids))
+    if rules.variant == "two_player" and armies < TWO_PLAYER_DEAL[0]:
+        raise RuleOptionError(f"each player needs {TWO_PLAYER_DEAL[0]} armies for the deal")
+    if rules.variant != "two_player" and armies * len(player_ids) < territories:
         raise RuleOptionError(f"starting armies too few to claim {territories} territories")
     if rules.variant == "two_player":
         deal(d, [*player_ids, "n1", "n2"], TWO_PLAYER_DEAL)
@@ -49,6 +52,7 @@ def open_game(d: Decision, rules: RuleSet, seats: Sequence[dict[str, Any]]) -> N
         roll_for_order(d, "setup", player_ids)
         if rules.setup == "deal":
             deal(d, list(d.state.order), None)
+    begin_play_if_placed(d)
 
 
 def roll_for_order(d: Decision, purpose: str, contenders: Sequence[str]) -> None:

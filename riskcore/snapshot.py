@@ -66,4 +66,10 @@ def encode_state(state: State) -> bytes:
 
 
 def decode_state(raw: bytes) -> State:
-    return state_from_dict(json.loads(raw))
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise RecordError(f"snapshot is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RecordError("a snapshot must be a JSON object")
+    return state_from_dict(data)

@@ -64,6 +64,16 @@ def resign(d: Decision, seat: str, reason: str) -> None:
     s = d.state
     was_current = s.current == seat
     defending = s.phase == DEFEND and defending_seat(s) == seat
+    occupation = s.occupation if was_current else None
+    if occupation is not None:  # never leave a conquered territory empty
+        d.emit(
+            ev.TerritoryOccupied(
+                seat=seat,
+                source=occupation.source,
+                target=occupation.target,
+                count=occupation.min_move,
+            )
+        )
     d.emit(ev.PlayerResigned(seat=seat, reason=reason, discarded=tuple(s.hand(seat))))
     if finish_if_decided(d):
         return

@@ -14,6 +14,7 @@ import pytest
 
 from riskcore import commands as cmd
 from riskcore import events as ev
+from riskcore.errors import RuleViolation
 from riskcore.evolve import apply, fold
 from riskcore.odds import compare_dice
 from riskcore.rules import RuleSet
@@ -437,7 +438,6 @@ def test_five_cards_force_the_trade_only_under_the_2006_threshold(
     assert game.state.phase == (REINFORCE if forced else ATTACK)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: more trades allowed after the forced ones")
 def test_the_forced_trade_stops_at_four_cards() -> None:
     """001_c708159c204162c3.txt: "Men när de är nere på 4, 3 eller 2 kort måste du sluta byta
     ut dem": once the forced trade leaves 4 cards, no further set may be traded mid-turn,
@@ -450,8 +450,9 @@ def test_the_forced_trade_stops_at_four_cards() -> None:
     game.do(cmd.Occupy(seat="p1", count=3))
     game.do(cmd.TradeCards(seat="p1", cards=tuple(INFANTRY[:3])))
     assert len(game.state.hands["p1"]) == 4
-    with pytest.raises(Exception):  # noqa: B017 - any refusal will do; no code exists yet
+    with pytest.raises(RuleViolation) as refused:
         game.do(cmd.TradeCards(seat="p1", cards=tuple(CAVALRY[:3])))
+    assert refused.value.code == "trade_not_allowed"
 
 
 def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:

@@ -289,7 +289,6 @@ def test_a_broken_snapshot_raises_record_error(raw: bytes) -> None:
         decode_state(raw)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: decode_state leaks JSONDecodeError")
 def test_a_snapshot_that_is_not_json_raises_record_error() -> None:
     """``decode_state`` calls ``json.loads`` outside the ``try`` of ``state_from_dict``, so
     bytes that are not JSON raise ``json.JSONDecodeError`` instead of ``RecordError``,

@@ -82,7 +82,6 @@ def test_a_bad_option_raises_rule_option_error_naming_the_value(name: str, value
     assert caught.value.code == "invalid_rule_option"
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: starting_armies=True passes validation")
 def test_starting_armies_must_be_an_int_not_a_bool() -> None:
     """``RuleSet.__post_init__`` checks ``isinstance(starting_armies, int)``, which a bool
     passes; every other option refuses a bool where it wants an int."""

@@ -356,7 +356,6 @@ def test_claims_that_use_up_every_army_start_the_game_at_once() -> None:
     assert of_type(game.events, ev.ArmiesPlaced) == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a dealt setup places armies nobody has")
 def test_a_dealt_setup_never_places_more_than_the_starting_armies() -> None:
     """003_281a902b564cb498.txt: "ga zo door totdat iedereen geen legers meer heeft" — placing
     stops when the armies run out. With ``setup=deal`` and 11 armies each for four players,

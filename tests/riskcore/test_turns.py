@@ -8,8 +8,6 @@ are what these tests hold the engine to.
 
 from __future__ import annotations
 
-import pytest
-
 from riskcore import commands as cmd
 from riskcore import events as ev
 from riskcore.rules import RuleSet
@@ -116,7 +114,6 @@ def test_resigning_during_the_claim_lets_the_others_claim_on() -> None:
     assert len(game.state.owner) == 42
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: resigning while occupying leaves 0 armies")
 def test_resigning_while_occupying_leaves_no_empty_territory() -> None:
     """001_c708159c204162c3.txt: "Minst en armé måste alltid ockupera varje territorium under
     spelet". ``turns.resign`` ends the turn without the pending occupation: the conquered
@@ -137,7 +134,6 @@ def test_resigning_while_occupying_leaves_no_empty_territory() -> None:
     assert game.state.occupation is None
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: the game starts with unclaimed territories")
 def test_resignations_during_the_claim_never_leave_territories_unclaimed() -> None:
     """003_281a902b564cb498.txt: "Ga door tot alle 42 gebieden zijn opgeëist". With six
     players (20 armies each), four resign at once: the two left hold 40 armies for 42
