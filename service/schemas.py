@@ -27,6 +27,7 @@ SEAT_ID = r"^(p[1-9]|n[12])$"
 HEX_SEED = r"^[0-9a-fA-F]{2,128}$"
 NAME = validate.Length(min=1, max=40)
 STATUSES = ["open", "running", "finished"]
+CURSOR = r"^[0-9]{15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 # Exact odds cost O(A*D) fractions: 100 x 100 takes ~70 ms and 130 kB of JSON.
 MAX_ODDS_ARMIES = 100
 
@@ -156,21 +157,25 @@ def load_command(body: Any) -> dict[str, Any]:
 class ListGamesQuery(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
-    cursor = fields.String(validate=validate.Length(min=1, max=90))
+    cursor = fields.String(validate=validate.Regexp(CURSOR))
+
+
+# The largest integer every JSON client reads exactly; also keeps stream ids valid.
+MAX_VERSION = 2**53 - 1
 
 
 class EventsQuery(Schema):
-    since = fields.Integer(load_default=0, validate=validate.Range(0, None))
+    since = fields.Integer(load_default=0, validate=validate.Range(0, MAX_VERSION))
     limit = fields.Integer(load_default=1000, validate=validate.Range(1, 1000))
     wait = fields.Float(load_default=0.0, validate=validate.Range(0, 30), allow_nan=False)
 
 
 class StreamQuery(Schema):
-    since = fields.Integer(validate=validate.Range(0, None))
+    since = fields.Integer(validate=validate.Range(0, MAX_VERSION))
 
 
 class StateQuery(Schema):
-    version = fields.Integer(required=True, validate=validate.Range(1, None))
+    version = fields.Integer(required=True, validate=validate.Range(1, MAX_VERSION))
 
 
 class OddsQuery(Schema):

@@ -9,6 +9,7 @@ compact JSON with the headers a client needs (``ETag`` = game version).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +35,7 @@ from service.store_errors import GameNotFound, InvalidName
 __all__ = ["Services", "body", "query", "reply", "seat", "services", "viewer"]
 
 MAX_IDEMPOTENCY_KEY = 200
+_IDEMPOTENCY_KEY = re.compile(rf"[ -~]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +130,8 @@ def if_match() -> int | None:
 
 def idempotency_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not (0 < len(key) <= MAX_IDEMPOTENCY_KEY and key.isprintable()):
-        detail = f"Idempotency-Key must be 1..{MAX_IDEMPOTENCY_KEY} printable characters"
+    if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
+        detail = f"Idempotency-Key must be 1..{MAX_IDEMPOTENCY_KEY} printable ASCII characters"
         raise ApiProblem(400, "invalid_idempotency_key", detail)
     return key
 

@@ -18,9 +18,7 @@ from service.api.common import (
     viewer,
 )
 from service.games import SeatPlan
-from service.problems import ApiProblem
 from service.schemas import CreateGame, JoinGame, ListGamesQuery
-from service.store_errors import InvalidArgument
 
 bp = Blueprint("lobby", __name__, url_prefix="/v1/games")
 _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
@@ -43,11 +41,8 @@ def create_game() -> Response:
 
 @bp.get("")
 def list_games() -> Response:
-    args = query(_LIST)
-    try:
-        found, cursor = games().list_games(args.get("status"), args["limit"], args.get("cursor"))
-    except InvalidArgument as error:
-        raise ApiProblem(400, "invalid_cursor", str(error)) from None
+    args = query(_LIST)  # the cursor's pattern is checked here
+    found, cursor = games().list_games(args.get("status"), args["limit"], args.get("cursor"))
     return reply({"games": [summary(info) for info in found], "next_cursor": cursor})
 
 

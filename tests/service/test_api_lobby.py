@@ -150,7 +150,7 @@ def test_listing_pages_newest_first_and_filters_by_status(api: ApiClient) -> Non
     open_now = api.get("/v1/games", query_string={"status": "open"}).json["games"]
     assert [g["game_id"] for g in open_now] == list(reversed(lobbies))
     assert {g["status"] for g in open_now} == {"open"}
-    problem(api.get("/v1/games", query_string={"cursor": "junk"}), 400, "invalid_cursor")
+    problem(api.get("/v1/games", query_string={"cursor": "junk"}), 400, "invalid_query")
     problem(api.get("/v1/games", query_string={"limit": 0}), 400, "invalid_query")
     problem(api.get("/v1/games", query_string={"status": "lost"}), 400, "invalid_query")
 

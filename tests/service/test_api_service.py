@@ -33,6 +33,18 @@ def _own(games: GameService, game: str, seat: str) -> str:
     return next(t for t, p in games.load(game).state.owner.items() if p == seat)
 
 
+def _step(games: GameService, game: str) -> None:
+    """One quiet move: place an army where armies are placed, otherwise end the phase."""
+    seat = _acting(games, game)
+    phase = games.load(game).state.phase
+    body = (
+        {"type": "place_armies", "territory": _own(games, game, seat), "count": 1}
+        if phase in ("reinforce", "setup_place")
+        else {"type": "end_phase"}
+    )
+    games.execute(game, seat, body)
+
+
 def test_execute_stores_actor_command_and_bot_provenance(games: GameService) -> None:
     game = games.create(seats=HUMANS, rules=QUICK).info.game_id
     seat = _acting(games, game)
@@ -80,9 +92,7 @@ def test_another_process_catches_up_by_reading_only_the_new_events(
 
     monkeypatch.setattr(other.store, "events_after_snapshot", no_cold_loads)
     for _ in range(5):
-        seat = _acting(games, game)
-        place = {"type": "place_armies", "territory": _own(games, game, seat), "count": 1}
-        games.execute(game, seat, place)
+        _step(games, game)
     after = other.load(game)
     assert after.version == games.load(game).version > before.version
     assert after.state == games.load(game).state
@@ -92,14 +102,7 @@ def test_another_process_catches_up_by_reading_only_the_new_events(
 def test_a_cold_load_starts_from_the_snapshot(games: GameService, redis: redis_lib.Redis) -> None:
     game = games.create(seats=HUMANS, rules=QUICK).info.game_id
     while games.load(game).version < 25:
-        seat = _acting(games, game)
-        phase = games.load(game).state.phase
-        body = (
-            {"type": "place_armies", "territory": _own(games, game, seat), "count": 1}
-            if phase in ("reinforce", "setup_place")
-            else {"type": "end_phase"}
-        )
-        games.execute(game, seat, body)
+        _step(games, game)
     snapshot = games.store.load_snapshot(game, SNAPSHOT_STAMP)
     assert snapshot is not None and snapshot.version >= 20
     fresh = GameService(redis, games.keys)
