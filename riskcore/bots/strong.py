@@ -24,6 +24,7 @@ at the price of that determinism.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ MAX_ROLLOUT_COMMANDS = 400
 class SearchConfig:
     iterations: int = 8  # rollouts per candidate and decision
     candidates: int = 3  # the heuristic's choice and its best alternatives
+    confidence: float = 1.0  # standard errors an alternative must win by
     time_budget: float | None = None  # seconds per decision, on top of iterations
 
 
@@ -72,24 +74,36 @@ class StrongBot:
         return pick(body, actions)
 
     def search(self, view: SeatView, options: list[Body], rng: random.Random) -> Body:
-        """The option with the best mean rollout score (ties: the earlier one)."""
+        """The heuristic's choice (``options[0]``) unless another one clearly beats it.
+
+        Each rollout of an alternative is paired with one of the heuristic's
+        choice on the same world and dice seed; an alternative must win by
+        ``config.confidence`` standard errors of the mean paired difference.
+        Picking the best of several noisy means would otherwise often pick
+        an option only luckier than the heuristic's, and worse on average.
+        """
         config = self.config
         deadline = None if config.time_budget is None else time.monotonic() + config.time_budget
-        totals = [0.0] * len(options)
+        scores: list[list[float]] = [[] for _ in options]
         for _ in range(config.iterations):
             world = view.determinize(rng)
             seed = rng.getrandbits(64).to_bytes(8, "big")
             for i, option in enumerate(options):
-                totals[i] += self.rollout(world.copy(), view.seat, option, seed)
+                scores[i].append(self.rollout(world.copy(), view.seat, option, seed))
             if deadline is not None and time.monotonic() > deadline:
                 break
-        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+        best, best_margin = 0, 0.0
+        for i in range(1, len(options)):
+            margin = _confident_gain(scores[i], scores[0], config.confidence)
+            if margin > best_margin:
+                best, best_margin = i, margin
         return options[best]
 
     def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
         """Play ``first``, then the heuristic for everyone until ``seat``'s next turn."""
         start = state.turn
         body: Body | None = first
+        turn, index = state.turn, 0
         for _ in range(MAX_ROLLOUT_COMMANDS):
             acting = acting_seat(state)
             if state.phase == FINISHED or acting is None:
@@ -98,14 +112,29 @@ class StrongBot:
                 if state.current == seat and state.turn > start and state.phase == REINFORCE:
                     break
                 body = self.policy.body(SeatView(state, acting))
-            step(state, acting, body, seed)
+            if state.turn != turn:
+                turn, index = state.turn, 0
+            # Dice keyed by (turn, command within it), not by version: rollouts
+            # of different options then share dice where they run in step.
+            step(state, acting, body, GameRng(seed, f"rollout/{turn}", index))
+            index += 1
             body = None
         return evaluate(state, seat)
 
 
-def step(state: State, seat: str, body: Body, seed: bytes) -> None:
+def _confident_gain(option: list[float], base: list[float], confidence: float) -> float:
+    """Mean of ``option - base`` less ``confidence`` standard errors (<= 0: not sure)."""
+    n = len(option)
+    if n < 2:
+        return 0.0
+    diffs = [a - b for a, b in zip(option, base, strict=True)]
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return float(mean - confidence * math.sqrt(variance / n))
+
+
+def step(state: State, seat: str, body: Body, rng: GameRng) -> None:
     """Apply one command in place; an illegal one is replaced by a safe legal one."""
-    rng = GameRng(seed, "rollout", state.version)
     try:
         events = decide(state, command_from_dict(body, seat), rng)
     except RiskError:
