@@ -127,10 +127,8 @@ def _finish(response: Response) -> Response:
         response.vary.add("Authorization")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     route = request.url_rule.rule if request.url_rule else "unmatched"
-    risk.metrics.requests.labels(request.method, route, response.status_code).inc()
-    started = g.get("started")
-    if started is not None:
-        risk.metrics.latency.labels(request.method, route).observe(time.perf_counter() - started)
+    seconds = time.perf_counter() - g.get("started", time.perf_counter())
+    risk.metrics.request(request.method, route, response.status_code, seconds)
     return response
 
 

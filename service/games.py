@@ -38,10 +38,11 @@ from riskcore.board import board_names
 from riskcore.bots import bot_names
 from riskcore.chain import GENESIS
 from riskcore.codec import canonical
-from riskcore.commands import command_from_dict
+from riskcore.commands import Command, command_from_dict
 from riskcore.decide import decide, new_game
 from riskcore.dice import GameRng
 from riskcore.errors import RuleViolation
+from riskcore.events import Event
 from riskcore.evolve import fold
 from riskcore.record import SYSTEM, Envelope, decode_envelope, envelopes
 from riskcore.rules import RuleSet
@@ -353,27 +354,23 @@ class GameService:
         """Decide and append one command of ``seat``; the heart of the API and the bots.
 
         ``expected_version`` is the If-Match: without it a lost race is
-        re-decided on the newer state (up to 3 times) instead of refused.
+        decided again on the newer state (up to 3 times) instead of refused.
         ``actor`` defaults to the seat ("system" for a clock's forfeit);
         ``bot`` records which bot chose the command.
         """
         command = command_from_dict(body, seat)
         request = command.to_dict()
         fingerprint = hashlib.sha256(canonical({"seat": seat, "command": request})).digest()
-        attempts = 1 if expected_version is not None else RETRIES_WITHOUT_IF_MATCH
-        for attempt in range(attempts):
-            loaded = self.load(game_id)
+        races_left = 0 if expected_version is not None else RETRIES_WITHOUT_IF_MATCH - 1
+        loaded, verified = self._warm(game_id)
+        while True:
             try:
-                if expected_version is not None and expected_version != loaded.version:
-                    raise VersionConflict(game_id, expected_version, loaded.version)
-                rng = GameRng(loaded.seed, game_id, loaded.version, loaded.state.player_seeds)
-                events = decide(loaded.state, command, rng)
+                events = self._decide(game_id, loaded, command, expected_version)
             except (VersionConflict, RuleViolation) as error:
-                replay = self._replay(game_id, idempotency_key, fingerprint)
-                if replay is not None:
-                    return replay
-                self._observer.command(command.TYPE, getattr(error, "code", "version_conflict"))
-                raise
+                if not verified:  # the cache may be behind: look at the head before refusing
+                    loaded, verified = self.load(game_id), True
+                    continue
+                return self._refuse(game_id, command.TYPE, error, idempotency_key, fingerprint)
             state = fold(events, loaded.state)
             batch = envelopes(
                 events,
@@ -387,13 +384,49 @@ class GameService:
                 result = self._append(game_id, loaded, state, batch, idempotency_key, fingerprint)
             except VersionConflict:
                 self._observer.conflict()
-                if attempt + 1 == attempts:
-                    self._observer.command(command.TYPE, "version_conflict")
-                    raise
+                if verified or expected_version is not None:  # a race lost, not a stale cache
+                    if races_left == 0:
+                        self._observer.command(command.TYPE, "version_conflict")
+                        raise
+                    races_left -= 1
+                loaded, verified = self.load(game_id), True
                 continue
             self._observer.command(command.TYPE, "replayed" if result.replayed else "accepted")
             return result
-        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _warm(self, game_id: str) -> tuple[Loaded, bool]:
+        """The cached game without asking Redis (False: it may be behind), else a load.
+
+        A command decided on a stale cache is refused by the append (the
+        version does not match) and decided again, so trusting the cache
+        costs nothing when it is current, which it is whenever this process
+        made the game's last move: one round trip per command instead of two.
+        """
+        cached = self._cache.get(game_id)
+        return (cached, False) if cached is not None else (self.load(game_id), True)
+
+    def _decide(
+        self, game_id: str, loaded: Loaded, command: Command, expected_version: int | None
+    ) -> list[Event]:
+        if expected_version is not None and expected_version != loaded.version:
+            raise VersionConflict(game_id, expected_version, loaded.version)
+        rng = GameRng(loaded.seed, game_id, loaded.version, loaded.state.player_seeds)
+        return decide(loaded.state, command, rng)
+
+    def _refuse(
+        self,
+        game_id: str,
+        kind: str,
+        error: VersionConflict | RuleViolation,
+        key: str | None,
+        fingerprint: bytes,
+    ) -> CommandResult:
+        """A retried request gets its original result; anything else is refused."""
+        replay = self._replay(game_id, key, fingerprint)
+        if replay is not None:
+            return replay
+        self._observer.command(kind, getattr(error, "code", "version_conflict"))
+        raise error
 
     def _append(
         self,

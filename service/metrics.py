@@ -61,9 +61,24 @@ class Metrics:
         self.conflicts = Counter(
             "risk_append_conflicts", "Appends refused for a stale version", registry=r
         )
+        self._children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
         self.rate_limited = Counter(
             "risk_rate_limited", "Requests refused by a rate limit", ["scope"], registry=r
         )
+
+    def request(self, method: str, route: str, status: int, seconds: float) -> None:
+        """One HTTP request; the labelled children are kept, as looking them up is
+        a measurable share of a fast request."""
+        key = (method, route, status)
+        children = self._children.get(key)
+        if children is None:
+            children = (
+                self.requests.labels(method, route, status),
+                self.latency.labels(method, route),
+            )
+            self._children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     # -- the application service's Observer -----------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from flask import Blueprint, Response
 
 from riskcore.board import board_names, load_board
@@ -31,11 +33,14 @@ def get_odds() -> Response:
 
 @bp.get("/maps")
 def list_maps() -> Response:
-    maps = []
-    for name in board_names():
-        board = load_board(name)
-        maps.append({"name": name, "title": board.title, "territories": len(board.territories)})
-    return reply({"maps": maps}, headers=_CACHE)
+    return reply({"maps": _maps()}, headers=_CACHE)
+
+
+@cache
+def _maps() -> list[dict[str, object]]:
+    """The boards shipped with the engine: they cannot change while the process runs."""
+    boards = [load_board(name) for name in board_names()]
+    return [{"name": b.name, "title": b.title, "territories": len(b.territories)} for b in boards]
 
 
 @bp.get("/maps/<name>")

@@ -1,0 +1,298 @@
+"""API benchmark: the command path against bare endpoints of the same server. Prints JSON.
+
+    .venv/bin/python bench/api.py [--seconds 5] [--rounds 3] [--clients 16] [--long-game 10000]
+
+Starts the production server (``risk serve``: gunicorn, gthread workers)
+on loopback against $REDIS_URL under a private key prefix (deleted
+afterwards), with the rate limiter on (limits set high enough never to
+refuse), then in one run:
+
+* ``bare``: ``GET /healthz`` (no Redis) and ``GET /v1/maps`` (the ``/v1``
+  middleware, rate limiter included, a constant body) from ``--clients``
+  keep-alive connections spread over client processes, for ``--seconds``
+  each: requests/s, p50 and p99 latency;
+* ``commands``: the same clients, each playing its own three-seat game as
+  fast as it can (``POST .../commands`` only; each client folds the events
+  it gets back to know the next legal command, so no other request is
+  made): commands/s, p50, p99, and the ratio to each bare endpoint
+  (target: at least 0.5);
+* ``long_game``: one client plays one game to ``--long-game`` versions,
+  one command at a time; p50/p99 of the commands from version 10 and from
+  version 10,000 (``--window`` commands each) and their ratio (target: the
+  p99 at most 2x).
+
+The clients run on the same machine as the server (the figures are for
+"these 2 cores" as a whole); both sides of every ratio pay that alike.
+The three loads are interleaved over ``--rounds`` rounds and the medians
+reported, so that other work on the machine weighs on each kind alike.
+The games never end: every seat places its reinforcements and ends its
+phases, so armies grow and no card is drawn, which keeps the work per
+command steady at any version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import redis
+
+from riskcore.codec import event_from_dict
+from riskcore.evolve import apply, fold
+from riskcore.legal import legal_actions
+from riskcore.simulate import acting_seat
+from riskcore.state import REINFORCE, SETUP_PLACE, State
+
+RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection; returns (status, body, seconds)."""
+
+    def __init__(self, port: int) -> None:
+        self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any, float]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = None if body is None else json.dumps(body)
+        started = time.perf_counter()
+        self.http.request(method, path, data, headers)
+        response = self.http.getresponse()
+        raw = response.read()
+        return response.status, json.loads(raw) if raw else None, time.perf_counter() - started
+
+
+class Player:
+    """Plays every seat of one game: place all reinforcements, end every phase.
+
+    Knows the game by folding the events its own commands return, so each
+    step is exactly one request.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        status, created, _ = connection.call("POST", "/v1/games", SEATS)
+        assert status == 201, created
+        self.game = created["game"]["game_id"]
+        self.tokens: dict[str, str] = created["tokens"]
+        _, page, _ = connection.call("GET", f"/v1/games/{self.game}/events?since=0")
+        self.state: State = fold(event_from_dict(e["event"]) for e in page["events"])
+
+    def step(self) -> float:
+        seat = acting_seat(self.state)
+        assert seat is not None
+        body = {"type": "end_phase"}
+        if self.state.phase in (SETUP_PLACE, REINFORCE):
+            actions = legal_actions(self.state, seat)
+            body = next(a["command"] for a in actions if a["command"]["type"] == "place_armies")
+        path = f"/v1/games/{self.game}/commands"
+        status, answer, seconds = self.connection.call("POST", path, body, self.tokens[seat])
+        assert status == 200, answer
+        for envelope in answer["events"]:
+            apply(self.state, event_from_dict(envelope["event"]))
+        return seconds
+
+
+def _client_process(port: int, kind: str, threads: int, seconds: float, queue: Any) -> None:
+    """One client process: ``threads`` connections, each looping for ``seconds``."""
+    results: list[list[float]] = [[] for _ in range(threads)]
+
+    def loop(index: int) -> None:
+        connection = Connection(port)
+        player = Player(connection) if kind == "commands" else None
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            if player is not None:
+                results[index].append(player.step())
+            else:
+                status, _, took = connection.call("GET", kind)
+                assert status == 200
+                results[index].append(took)
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    queue.put([x for r in results for x in r])
+
+
+def load(port: int, kind: str, clients: int, processes: int, seconds: float) -> dict[str, Any]:
+    """Run ``clients`` connections over ``processes`` processes; rates and latencies."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    per_process = [clients // processes + (i < clients % processes) for i in range(processes)]
+    started = time.perf_counter()
+    children = [
+        context.Process(target=_client_process, args=(port, kind, n, seconds, queue))
+        for n in per_process
+    ]
+    for child in children:
+        child.start()
+    latencies = [x for _ in children for x in queue.get()]
+    for child in children:
+        child.join()
+    elapsed = time.perf_counter() - started
+    return {"per_s": round(len(latencies) / elapsed)} | _percentiles(latencies)
+
+
+def _percentiles(latencies: list[float]) -> dict[str, Any]:
+    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
+    return {
+        "requests": len(latencies),
+        "p50_ms": round(cuts[49] * 1000, 2),
+        "p99_ms": round(cuts[98] * 1000, 2),
+    }
+
+
+def long_game(port: int, versions: int, window: int) -> dict[str, Any]:
+    """One game to ``versions``; latencies of ``window`` commands from v10 and from the end."""
+    player = Player(Connection(port))
+    early: list[float] = []
+    late: list[float] = []
+    while player.state.version < versions + window * 2:
+        took = player.step()
+        if player.state.version >= 10 and len(early) < window:
+            early.append(took)
+        elif player.state.version >= versions and len(late) < window:
+            late.append(took)
+        if len(late) == window:
+            break
+    at_start, at_end = _percentiles(early), _percentiles(late)
+    return {
+        "version_10": at_start,
+        f"version_{versions}": at_end,
+        "p99_ratio": round(at_end["p99_ms"] / at_start["p99_ms"], 2),
+        "final_version": player.state.version,
+    }
+
+
+def server_counters(port: int) -> dict[str, float]:
+    """Totals from the server's own /metrics: every append conflict is a wasted round trip."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    totals: dict[str, float] = {}
+    for line in text.splitlines():
+        name = line.split("{")[0].split(" ")[0]
+        if name in ("risk_append_conflicts_total", "risk_appends_total", "risk_commands_total"):
+            totals[name] = totals.get(name, 0) + float(line.rsplit(" ", 1)[1])
+    return totals
+
+
+def start_server(
+    url: str, prefix: str, workers: int, threads: int
+) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    env = os.environ | {
+        "REDIS_URL": url,
+        "RISK_KEY_PREFIX": prefix,
+        "RISK_RATE_TOKEN": "1000000/1",
+        "RISK_RATE_IP": "1000000/1",
+    }
+    args = ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
+    server = subprocess.Popen(
+        [*RISK, *args, "--threads", str(threads)], env=env, start_new_session=True
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if Connection(port).call("GET", "/readyz")[0] == 200:
+                return server, port
+        except OSError:
+            time.sleep(0.1)
+    os.killpg(server.pid, signal.SIGTERM)
+    raise SystemExit("risk serve did not become ready")
+
+
+def rounds(args: argparse.Namespace, port: int) -> dict[str, dict[str, Any]]:
+    """Each kind of load ``--rounds`` times, interleaved, so that a change in the
+    machine's background load hits every kind alike; medians over the rounds."""
+    kinds = {"bare_healthz": "/healthz", "bare_v1_maps": "/v1/maps", "commands": "commands"}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in kinds}
+    for _ in range(args.rounds):
+        for name, kind in kinds.items():
+            result = load(port, kind, args.clients, args.client_processes, args.seconds)
+            runs[name].append(result)
+    return {
+        name: {key: statistics.median(r[key] for r in results) for key in results[0]}
+        | {"per_s_each_round": [r["per_s"] for r in results]}
+        for name, results in runs.items()
+    }
+
+
+def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
+    clients, processes, seconds = args.clients, args.client_processes, args.seconds
+    measured = rounds(args, port)
+    healthz, maps, commands = (
+        measured["bare_healthz"],
+        measured["bare_v1_maps"],
+        measured["commands"],
+    )
+    long = long_game(port, args.long_game, args.window)
+    return {
+        "server_counters": server_counters(port),
+        "setup": {
+            "cpus": os.cpu_count(),
+            "server_workers": args.workers,
+            "server_threads": args.threads,
+            "clients": clients,
+            "client_processes": processes,
+            "seconds_per_run": seconds,
+            "rounds": args.rounds,
+        },
+        "bare_healthz": healthz,
+        "bare_v1_maps": maps,
+        "commands": commands,
+        "commands_vs_healthz": round(commands["per_s"] / healthz["per_s"], 2),
+        "commands_vs_v1_maps": round(commands["per_s"] / maps["per_s"], 2),
+        "long_game": long,
+        "targets": {"throughput_ratio_at_least": 0.5, "p99_growth_at_most": 2.0},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--client-processes", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--long-game", type=int, default=10_000)
+    parser.add_argument("--window", type=int, default=500)
+    args = parser.parse_args()
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    prefix = f"bench-api-{secrets.token_hex(4)}"
+    server, port = start_server(url, prefix, args.workers, args.threads)
+    try:
+        print(json.dumps(run(args, port), indent=2))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        client = redis.Redis.from_url(url)
+        for key in client.scan_iter(f"{prefix}:*", count=1000):
+            client.delete(key)
+
+
+if __name__ == "__main__":
+    main()
