@@ -243,14 +243,21 @@ class GameService:
 
     def info(self, game_id: str) -> GameInfo:
         """Setup, seats and status (derived from the events once the game started)."""
-        info = self.lobby.get(game_id)
+        return self.current(game_id)[0]
+
+    def current(self, game_id: str) -> tuple[GameInfo, Loaded | None]:
+        """The game's info and, once it has started, its newest state (one load)."""
+        info = self._seated(game_id)
         if info.version == 0:
-            return self._start_if_full(info)
+            info = self._start_if_full(info)
+            if info.version == 0:
+                return info, None
         loaded = self.load(game_id)
         status = DONE if loaded.state.phase == FINISHED else RUNNING
         if status != info.status:
-            self.lobby.move(info, status)  # repair an index left behind by a crash
-        return info.with_status(status, loaded.version)
+            self.lobby.move(info, status)  # repair an index a crash left behind (idempotent)
+            self._seats.put(game_id, info.with_status(status, loaded.version))
+        return info.with_status(status, loaded.version), loaded
 
     def seat_info(self, game_id: str) -> dict[str, SeatInfo]:
         """Every seat by id: workers use it to find the bot seats and their bots."""

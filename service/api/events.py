@@ -51,7 +51,7 @@ def stream_events(game: str) -> Response:
     gid = game_id(game)
     who = viewer(gid)
     since = _resume_point(query(_STREAM).get("since"))
-    games().info(gid)  # 404 now, before the stream starts, for a game that does not exist
+    games().seat_info(gid)  # 404 now, before the stream starts, for a game that does not exist
     stream = stream_with_context(_frames(gid, who, since))
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)

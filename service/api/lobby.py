@@ -58,10 +58,9 @@ def get_game(game: str) -> Response:
     """The caller's view: a seat's with its token, a spectator's without."""
     gid = game_id(game)
     seat = viewer(gid)
-    info = games().info(gid)
-    if info.version == 0:
+    info, loaded = games().current(gid)
+    if loaded is None:
         return reply(summary(info) | {"viewer": seat}, version=0)
-    loaded = games().load(gid)
     if request.if_none_match.contains(str(loaded.version)):
         return reply_not_modified(loaded.version)
     document = view(loaded.state, seat)
