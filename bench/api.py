@@ -287,7 +287,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--client-processes", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--long-game", type=int, default=10_000)
     parser.add_argument("--window", type=int, default=500)
     args = parser.parse_args()

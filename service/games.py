@@ -40,7 +40,7 @@ from riskcore.chain import GENESIS
 from riskcore.codec import canonical
 from riskcore.commands import Command, command_from_dict
 from riskcore.decide import decide, new_game
-from riskcore.dice import GameRng
+from riskcore.dice import GameRng, commitment
 from riskcore.errors import RuleViolation
 from riskcore.events import Event
 from riskcore.evolve import fold
@@ -207,6 +207,7 @@ class GameService:
         ruleset = RuleSet.from_dict(dict(rules or {}))
         _check_setup(board, ruleset, seats)
         game_id = "g" + secrets.token_hex(8)
+        seed = self._new_seed()
         tokens = {f"p{i}": auth.new_token() for i, s in enumerate(seats, 1) if s.kind == "human"}
         info = GameInfo(
             game_id=game_id,
@@ -216,8 +217,9 @@ class GameService:
             clock=dict(clock) if clock else None,
             created_ms=self._now_ms(),
             seats=tuple(_seat(f"p{i}", plan, tokens) for i, plan in enumerate(seats, 1)),
+            seed_commitment=commitment(seed),
         )
-        self.lobby.create(info)
+        self.lobby.create(info, seed)
         return Created(self._start_if_full(info), tokens)
 
     def join(
@@ -295,7 +297,8 @@ class GameService:
         """Append the opening events once every seat is filled (safe to race)."""
         if info.open_seats or info.version > 0:
             return info
-        seed = self._new_seed()
+        # The seed committed to at creation; gone if another request started the game.
+        seed = self.lobby.seed(info.game_id) or self._new_seed()
         player_seeds = {s.seat: s.seed for s in info.seats if s.seed}
         events = new_game(
             game_id=info.game_id,
@@ -311,6 +314,7 @@ class GameService:
         with contextlib.suppress(VersionConflict):
             self._append(info.game_id, Loaded(0, GENESIS, state, seed), state, batch, None, None)
         self.lobby.move(info, RUNNING)
+        self.lobby.forget_seed(info.game_id)
         return info.with_status(RUNNING, self.store.version(info.game_id))
 
     # -- play --------------------------------------------------------------------

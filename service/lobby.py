@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -76,6 +76,7 @@ class GameInfo:
     created_ms: int
     seats: tuple[SeatInfo, ...]
     version: int = 0
+    seed_commitment: str = ""
 
     @property
     def open_seats(self) -> list[str]:
@@ -100,8 +101,12 @@ class Lobby:
         self._client = client
         self.keys = keys
 
-    def create(self, info: GameInfo) -> None:
-        """Write a new game's setup, its filled seats and its directory entry at once."""
+    def create(self, info: GameInfo, seed: bytes) -> None:
+        """Write a new game's setup, its filled seats and its directory entry at once.
+
+        ``seed`` is the server seed the game will start with, drawn now so
+        that its commitment is public before any player chooses a seed.
+        """
         game_id = info.game_id
         plan = [[s.seat, s.kind] for s in info.seats]
         fields: dict[Any, Any] = {
@@ -111,6 +116,8 @@ class Lobby:
             "rules": json.dumps(info.rules, sort_keys=True),
             "clock": json.dumps(info.clock) if info.clock else "",
             "plan": json.dumps(plan),
+            "seed": seed,
+            "commitment": info.seed_commitment,
         }
         filled: dict[Any, Any] = {s.seat: s.record() for s in info.seats if s.kind != "open"}
         pipe = self._client.pipeline(transaction=True)
@@ -130,6 +137,15 @@ class Lobby:
         if not fields:
             raise GameNotFound(game_id)
         return _info(game_id, fields, seats, int(version or 0))
+
+    def seed(self, game_id: str) -> bytes | None:
+        """The server seed drawn at creation, until the game has started."""
+        seed = self._client.hget(self.keys.game_info(game_id), "seed")
+        return cast(bytes | None, seed)
+
+    def forget_seed(self, game_id: str) -> None:
+        """Once started, the seed lives in the event store's own key only."""
+        self._client.hdel(self.keys.game_info(game_id), "seed")
 
     def claim(self, game_id: str, seat: SeatInfo) -> bool:
         """Fill an open seat; False if someone else filled it first."""
@@ -212,4 +228,5 @@ def _info(
             for seat, kind in plan
         ),
         version=version,
+        seed_commitment=fields.get(b"commitment", b"").decode(),
     )

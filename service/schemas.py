@@ -205,6 +205,12 @@ class GameSummary(Schema):
     created = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatSummary), required=True)
     open_seats = fields.List(fields.String(), required=True)
+    seed_commitment = fields.String(required=True)
+
+
+class LobbyView(GameSummary):
+    status = fields.String(required=True, validate=validate.OneOf(["open"]))
+    viewer = fields.String(required=True, allow_none=True)
 
 
 class GameCreated(Schema):
@@ -280,6 +286,7 @@ COMPONENTS: dict[str, type[Schema]] = {
         JoinGame,
         SeatSummary,
         GameSummary,
+        LobbyView,
         GameCreated,
         GameJoined,
         GameList,

@@ -220,4 +220,5 @@ def summary(info: GameInfo) -> dict[str, Any]:
         "created": iso_time(info.created_ms),
         "seats": [s.public() for s in info.seats],
         "open_seats": info.open_seats,
+        "seed_commitment": info.seed_commitment,
     }

@@ -200,3 +200,17 @@ def test_only_the_admin_token_deletes_a_game(api: ApiClient, service: GameServic
     assert not service.store.exists(game)
     assert api.get("/v1/games").json["games"] == []
     problem(api.call("DELETE", f"/v1/games/{game}", token="admin-secret"), 404, "game_not_found")
+
+
+def test_the_server_seed_is_committed_to_before_anyone_joins(
+    api: ApiClient, service: GameService
+) -> None:
+    game, _ = api.create([{"kind": "human"}, {"kind": "open"}, {"kind": "open"}])
+    promised = api.get(f"/v1/games/{game}").json["seed_commitment"]
+    for seed in ("ab", "cd"):
+        api.post(f"/v1/games/{game}/join", json={"seed": seed})
+    created = api.get(f"/v1/games/{game}/events").json["events"][0]["event"]
+    assert created["seed_commitment"] == promised
+    assert created["player_seeds"] == {"p2": "ab", "p3": "cd"}
+    assert hashlib.sha256(service.store.seed(game) or b"").hexdigest() == promised
+    assert service.lobby.seed(game) is None  # kept once only, by the event store
