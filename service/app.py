@@ -20,6 +20,8 @@ from collections.abc import Callable
 
 import redis
 from flask import Flask, Response, g, request
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import api
@@ -60,13 +62,18 @@ def create_app(
 
 def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
     client = redis.Redis.from_url(
-        settings.redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30
+        settings.redis_url,
+        socket_timeout=5,
+        socket_connect_timeout=2,
+        health_check_interval=30,
+        retry=_retry(),
     )
     blocking = redis.Redis.from_url(
         settings.redis_url,
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,
+        retry=_retry(),
     )
     keys = KeySpace(settings.key_prefix)
     metrics = Metrics()
@@ -80,6 +87,13 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         new_seed=new_seed or _random_seed,
     )
     return Services(settings, games, RateLimiter(client, keys), metrics, client)
+
+
+def _retry() -> Retry:
+    """Reconnect a dropped connection at once (the store relies on it), but give up
+    within ~0.1 s: a request then answers 503 with Retry-After instead of hanging
+    for the client library's default ~3 s while Redis is down."""
+    return Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.05), 3)
 
 
 def _random_seed() -> bytes:
