@@ -157,6 +157,10 @@ class KeySpace:
         """
         return f"{self.prefix}:relay:leases"
 
+    def replay_checkpoints(self, game_id: str) -> str:
+        """Hash: version -> encoded state, every 1,000 events, for replays (a cache)."""
+        return f"{_game_base(self, game_id)}:checkpoints"
+
     def record_export(self, game_id: str) -> str:
         """String: a finished game's complete record (zlib-compressed JSON Lines)."""
         return f"{_game_base(self, game_id)}:record"

@@ -15,13 +15,18 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from riskcore.chain import GENESIS
 from riskcore.codec import event_to_dict
+from riskcore.evolve import apply, fold
 from riskcore.gamerecord import header_for, record_lines
-from riskcore.record import decode_envelope
+from riskcore.record import SYSTEM, decode_envelope, envelopes
+from riskcore.simulate import GameResult
+from riskcore.snapshot import SNAPSHOT_STAMP, encode_state
 from riskcore.state import FINISHED
 from riskcore.views import redact
+from service import replays
 from service.games import GameService
-from service.store import StoredEvent
+from service.store import EventStore, StoredEvent, new_events
 
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -66,3 +71,46 @@ def _entries(
         if not complete:
             payload["e"] = event_to_dict(redact(decode_envelope(event.payload).event, viewer))
         yield event.version, event.hash, event.prev, payload
+
+
+def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
+    """Store a game played in process (``riskcore.simulate``) as the API would have:
+    batch by batch with its commands, the seed, and snapshots. For benchmarks,
+    tests and importing bot tournaments; ``result.game_id`` must be new."""
+    game = result.game_id
+    opening = result.events[: result.opening]
+    batches = [(SYSTEM, None, opening)]
+    position = result.opening
+    for seat, body, count in result.batches:
+        batches.append((seat, body, result.events[position : position + count]))
+        position += count
+    version, prev = 0, GENESIS
+    state = None
+    for tick, (actor, body, events) in enumerate(batches):
+        wrapped = envelopes(
+            events,
+            first_version=version + 1,
+            time_ms=1_764_000_000_000 + tick,
+            actor=actor,
+            command=body,
+        )
+        stored = store.append(
+            game,
+            version,
+            new_events(prev, [e.encode() for e in wrapped]),
+            prev=prev,
+            seed=seed if version == 0 else None,
+        )
+        if state is None:
+            state = fold(events)
+        else:
+            for event in events:
+                apply(state, event)
+        if store.should_snapshot(version, stored.last_version):
+            encoded = encode_state(state)
+            store.save_snapshot(game, stored.last_version, encoded, SNAPSHOT_STAMP)
+            if replays.crossed_checkpoint(version, stored.last_version):
+                key = store.keys.replay_checkpoints(game)
+                replays.save_checkpoint(store.client, key, stored.last_version, encoded)
+        version, prev = stored.last_version, stored.head_hash
+    return game
