@@ -23,24 +23,10 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
-from typing import Any
+
+from service.http_json import call
 
 RISK = [sys.executable, "-c", "from service.cli import main; main()"]
-
-
-def call(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=40) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def start(env: dict[str, str], workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:

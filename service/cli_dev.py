@@ -16,11 +16,11 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from typing import Any
 
 import click
+
+from service.http_json import call
 
 RISK = [sys.executable, "-c", "from service.cli import main; main()"]
 
@@ -71,7 +71,7 @@ def _wait_ready(url: str, children: list[subprocess.Popen[bytes]], timeout: floa
         if any(child.poll() is not None for child in children):
             raise click.ClickException("a server process exited while starting; see its output")
         try:
-            if _call("GET", f"{url}/readyz")[0] == 200:
+            if call("GET", f"{url}/readyz")[0] == 200:
                 return
         except OSError:
             pass
@@ -81,11 +81,11 @@ def _wait_ready(url: str, children: list[subprocess.Popen[bytes]], timeout: floa
 
 def _demo(url: str, bots: list[str]) -> None:
     seats = [{"kind": "open"}, *({"kind": "bot", "bot": b} for b in bots)]
-    status, created = _call("POST", f"{url}/v1/games", {"seats": seats})
+    status, created = call("POST", f"{url}/v1/games", {"seats": seats})
     if status != 201:
         raise click.ClickException(f"could not create the demo game: {status} {created}")
     game = created["game"]["game_id"]
-    status, joined = _call("POST", f"{url}/v1/games/{game}/join", {"name": "You"})
+    status, joined = call("POST", f"{url}/v1/games/{game}/join", {"name": "You"})
     if status != 200:
         raise click.ClickException(f"could not join the demo game: {status} {joined}")
     token, seat = joined["token"], joined["seat"]
@@ -108,24 +108,11 @@ def _first_move(url: str, game: str, token: str, timeout: float = 20) -> dict[st
     """The first legal action once it is your turn (the bots may move first)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status, legal = _call("GET", f"{url}/v1/games/{game}/legal-actions", token=token)
+        status, legal = call("GET", f"{url}/v1/games/{game}/legal-actions", token=token)
         if status == 200 and legal["actions"]:
             return dict(legal["actions"][0]["command"])
         time.sleep(0.1)
     return None
-
-
-def _call(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def _stop(children: list[subprocess.Popen[bytes]]) -> None:

@@ -6,20 +6,20 @@ free ports, and a teardown that stops every child and checks none is left.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from service.http_json import call
 
 ROOT = Path(__file__).resolve().parents[2]
 RISK = [sys.executable, "-c", "from service.cli import main; main()"]
@@ -31,17 +31,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def http(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=40) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+http = call  # the tests' name for it
 
 
 def wait_ready(url: str, timeout: float = 30) -> None:
