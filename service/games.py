@@ -8,9 +8,12 @@ must act next, or is empty once the game is over, so a relay can skip games
 that wait for a human without reading them).
 
 Loading is what keeps a command's latency flat however long the game: each
-process keeps the folded state of recent games (an LRU of ``cache_games``);
-a load reads the game's head (one ``HMGET``), and only when another process
-moved the game does it read the events after the cached version. A cold
+process keeps the folded state of recent games (an LRU of ``cache_games``).
+A read checks the game's head (one ``HMGET``) and, only when another
+process moved the game, reads the events after the cached version. A
+command does not even check: it is decided on the cached state and the
+append, which names the version it was decided at, refuses it if that is
+stale (then the missed events are read and it is decided again). A cold
 load is the newest snapshot plus at most ``snapshot_every`` events.
 
 Retries are safe: ``execute`` passes a fingerprint of (seat, command) with
@@ -25,12 +28,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any
 
 import redis
 
@@ -49,7 +49,18 @@ from riskcore.rules import RuleSet
 from riskcore.simulate import acting_seat
 from riskcore.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.state import FINISHED, State
-from service import auth
+from service import auth, replays
+from service.game_types import (
+    CommandResult,
+    Created,
+    EventPage,
+    Joined,
+    Loaded,
+    Lru,
+    Observer,
+    Quiet,
+    SeatPlan,
+)
 from service.keys import KeySpace
 from service.lobby import FINISHED as DONE
 from service.lobby import OPEN, RUNNING, GameInfo, Lobby, SeatInfo
@@ -57,105 +68,18 @@ from service.problems import ApiProblem
 from service.store import Client, EventStore, StoredEvent, new_events
 from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
 
-__all__ = ["CommandResult", "Created", "GameService", "Joined", "Loaded", "SeatPlan"]
+__all__ = [
+    "CommandResult",
+    "Created",
+    "EventPage",
+    "GameService",
+    "Joined",
+    "Loaded",
+    "Observer",
+    "SeatPlan",
+]
 
 RETRIES_WITHOUT_IF_MATCH = 3
-T = TypeVar("T")
-
-
-class Observer(Protocol):
-    """Hooks for metrics; ``service.metrics`` implements them for Prometheus."""
-
-    def command(self, kind: str, outcome: str) -> None: ...
-    def appended(self, events: int) -> None: ...
-    def conflict(self) -> None: ...
-
-
-class _Quiet:
-    def command(self, kind: str, outcome: str) -> None:
-        pass
-
-    def appended(self, events: int) -> None:
-        pass
-
-    def conflict(self) -> None:
-        pass
-
-
-@dataclass(frozen=True, slots=True)
-class SeatPlan:
-    """A seat as asked for at creation: "human", "bot" (with ``bot``) or "open"."""
-
-    kind: str
-    name: str | None = None
-    bot: str | None = None
-    seed: str | None = None
-
-
-class Loaded(NamedTuple):
-    """A game folded to ``version``; ``state`` is shared: never mutate it."""
-
-    version: int
-    hash: bytes
-    state: State
-    seed: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    info: GameInfo
-    tokens: dict[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Joined:
-    info: GameInfo
-    seat: str
-    token: str
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The batch a command made (or made the first time, when ``replayed``)."""
-
-    version: int
-    envelopes: tuple[Envelope, ...]
-    replayed: bool
-    finished: bool
-
-
-@dataclass(frozen=True, slots=True)
-class EventPage:
-    envelopes: tuple[Envelope, ...]
-    version: int
-    finished: bool
-
-
-class _Lru(Generic[T]):
-    """A small thread-safe LRU map."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[str, T] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> T | None:
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key: str, item: T) -> None:
-        with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def drop(self, key: str) -> None:
-        with self._lock:
-            self._items.pop(key, None)
 
 
 class GameService:
@@ -179,10 +103,10 @@ class GameService:
         self.store = EventStore(client, self.keys, snapshot_every=snapshot_every)
         self._waiting = EventStore(blocking_client or client, self.keys)
         self.lobby = Lobby(client, self.keys)
-        self._cache: _Lru[Loaded] = _Lru(cache_games)
+        self._cache: Lru[Loaded] = Lru(cache_games)
         # Seats never change once a game has started: keep them for token checks.
-        self._seats: _Lru[GameInfo] = _Lru(cache_games)
-        self._observer: Observer = observer or _Quiet()
+        self._seats: Lru[GameInfo] = Lru(cache_games)
+        self._observer: Observer = observer or Quiet()
         self._clock = clock
         self._new_seed = new_seed
 
@@ -464,12 +388,17 @@ class GameService:
         self._observer.appended(len(batch))
         self._remember(game_id, Loaded(result.last_version, result.head_hash, state, loaded.seed))
         if self.store.should_snapshot(loaded.version, result.last_version):
-            self.store.save_snapshot(
-                game_id, result.last_version, encode_state(state), SNAPSHOT_STAMP
-            )
+            encoded = encode_state(state)
+            self.store.save_snapshot(game_id, result.last_version, encoded, SNAPSHOT_STAMP)
+            if replays.crossed_checkpoint(loaded.version, result.last_version):
+                replays.save_checkpoint(
+                    self._client, self.keys.replay_checkpoints(game_id), state.version, encoded
+                )
         finished = state.phase == FINISHED
         if finished:
-            self.lobby.move(self.lobby.get(game_id), DONE)
+            info = self.lobby.get(game_id).with_status(DONE, result.last_version)
+            self.lobby.move(info, DONE)
+            self._seats.put(game_id, info)
         return CommandResult(result.last_version, tuple(batch), False, finished)
 
     def _replay(self, game_id: str, key: str | None, fingerprint: bytes) -> CommandResult | None:
@@ -531,12 +460,8 @@ class GameService:
             )
         if version == loaded.version:
             return loaded.state
-        snapshot = self.store.load_snapshot(game_id, SNAPSHOT_STAMP)
-        base = decode_state(snapshot.data) if snapshot and snapshot.version <= version else None
-        start = base.version + 1 if base else 1
-        stored = self.store.read(game_id, start, version)
-        events = [decode_envelope(e.payload).event for e in stored]
-        return fold(events, base) if base else fold(events)
+        checkpoints = self.keys.replay_checkpoints(game_id)
+        return replays.state_at(self.store, self._client, checkpoints, game_id, version)
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
