@@ -135,6 +135,10 @@ class Position:
     def holds_group(self, player: str, group: str) -> bool:
         return self.held_groups.get(group) == player
 
+    def duel(self) -> bool:
+        """Whether one rival is left (neutrals aside)."""
+        return len(self.cards) == 2
+
     def income(self, player: str) -> int:
         bonus = sum(self.info.groups[g].bonus for g, p in self.held_groups.items() if p == player)
         return max(3, self.territories.get(player, 0) // 3) + bonus

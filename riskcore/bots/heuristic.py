@@ -31,10 +31,9 @@ from typing import Any
 
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
-from riskcore.bots.losses import expected_losses
+from riskcore.bots.losses import attack_odds
 from riskcore.cards import sets_in_hand
 from riskcore.legal import Action
-from riskcore.odds import win_probability
 from riskcore.seatview import SeatView
 from riskcore.state import (
     ATTACK,
@@ -47,6 +46,8 @@ from riskcore.state import (
 )
 
 Body = dict[str, Any]
+# Taking the last territory of the last rival wins: worth any army count.
+WIN_VALUE = 10_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,18 +164,21 @@ class HeuristicPolicy:
         best: dict[str, float] = {}
         for target, sources in fronts(pos, 1).items():
             armies = sum(pos.troops[s] - 1 for s in sources) + reserve
-            score = self.gain(pos, armies, target, 0, target_worth(pos, target, self.params))
+            score = self.gain(pos, armies, target, 0, target_worth(pos, target, self.params))[1]
             base = max(sources, key=lambda s: pos.troops[s])
             if score > best.get(base, float("-inf")):
                 best[base] = score
         return sorted(best, key=lambda t: -best[t])
 
-    def gain(self, pos: Position, armies: int, target: str, stop: int, value: float) -> float:
-        """Expected armies gained by attacking ``target`` with ``armies`` attacking armies."""
-        defenders = pos.troops[target]
-        win = win_probability(armies, defenders, stop_at=stop)
-        lost, killed = expected_losses(armies, defenders, stop)
-        return win * value - lost + self.params.kill_weight * killed
+    def gain(
+        self, pos: Position, armies: int, target: str, stop: int, value: float
+    ) -> tuple[float, float]:
+        """Win probability and expected armies gained attacking ``target`` with
+        ``armies`` attacking armies. With one rival left every army it loses
+        counts as much as one of ours (the game is zero-sum then)."""
+        win, lost, killed = attack_odds(armies, pos.troops[target], stop)
+        kill = 1.0 if pos.duel() else self.params.kill_weight
+        return win, win * value - lost + kill * killed
 
     # Attack -----------------------------------------------------------------
 
@@ -215,13 +219,11 @@ class HeuristicPolicy:
     def _single(self, pos: Position, source: str, target: str, value: float) -> Attack | None:
         armies = pos.troops[source] - 1
         stop_at = self._keep(pos, source, target)
-        win = win_probability(armies, pos.troops[target], stop_at=stop_at - 1)
-        score = self.gain(pos, armies, target, stop_at - 1, value)
+        win, score = self.gain(pos, armies, target, stop_at - 1, value)
         if stop_at > 1:
             all_out = self.gain(pos, armies, target, 0, value)
-            if all_out > score + 1.0:
-                stop_at, score = 1, all_out
-                win = win_probability(armies, pos.troops[target])
+            if all_out[1] > score + 1.0:
+                stop_at, (win, score) = 1, all_out
         if win < self.params.min_win or score <= self.params.min_gain:
             return None
         return Attack(source, target, win, score, stop_at)
@@ -229,8 +231,8 @@ class HeuristicPolicy:
     def _joint(self, pos: Position, sources: list[str], target: str, value: float) -> Attack | None:
         """Attacks from several sides: start from the biggest, all-out."""
         armies = sum(pos.troops[s] - 1 for s in sources)
-        win = win_probability(armies, pos.troops[target])
-        score = self.gain(pos, armies, target, 0, value) - 1.0  # armies end up split
+        win, score = self.gain(pos, armies, target, 0, value)
+        score -= 1.0  # the armies end up split
         if win < self.params.min_win or score <= self.params.min_gain:
             return None
         return Attack(max(sources, key=lambda s: pos.troops[s]), target, win, score, 1)
@@ -310,7 +312,9 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
         value += params.breaking * bonus
     left = pos.territories.get(enemy, 0)
     cards = pos.cards.get(enemy, 0)
-    if left == 1:
+    if left == 1 and pos.duel() and enemy in pos.cards:
+        value += WIN_VALUE
+    elif left == 1:
         value += 3.0 + 1.5 * cards * card
     elif left <= 4:
         value += cards * card / left
