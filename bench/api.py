@@ -17,9 +17,9 @@ refuse), then in one run:
   made): commands/s, p50, p99, and the ratio to each bare endpoint
   (target: at least 0.5);
 * ``long_game``: one client plays one game to ``--long-game`` versions,
-  one command at a time; p50/p99 of the commands from version 10 and from
-  version 10,000 (``--window`` commands each) and their ratio (target: the
-  p99 at most 2x).
+  then sends ``--window`` commands to it, each paired with one to a young
+  game (versions 10 to 60): p50/p99 of both and the ratio of the p99s
+  (target: at most 2x).
 
 The clients run on the same machine as the server (the figures are for
 "these 2 cores" as a whole); both sides of every ratio pay that alike.
@@ -56,6 +56,7 @@ from riskcore.state import REINFORCE, SETUP_PLACE, State
 
 RISK = [sys.executable, "-c", "from service.cli import main; main()"]
 SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}
+YOUNG_UNTIL = 60
 
 
 class Connection:
@@ -173,25 +174,38 @@ def _percentiles(latencies: list[float]) -> dict[str, Any]:
 
 
 def long_game(port: int, versions: int, window: int) -> dict[str, Any]:
-    """One game to ``versions``; latencies of ``window`` commands from v10 and from the end."""
-    player = Player(Connection(port))
+    """p50/p99 of commands at version ~10 and at ``versions``, measured in pairs.
+
+    One game is first played (unmeasured) to ``versions``; then commands
+    alternate between it and young games (each used from version 10 to 60,
+    then replaced), so whatever else the machine does weighs on both alike.
+    """
+    old = Player(Connection(port))
+    while old.state.version < versions:
+        old.step()
+    young_connection = Connection(port)
+    young = _young(young_connection)
     early: list[float] = []
     late: list[float] = []
-    while player.state.version < versions + window * 2:
-        took = player.step()
-        if player.state.version >= 10 and len(early) < window:
-            early.append(took)
-        elif player.state.version >= versions and len(late) < window:
-            late.append(took)
-        if len(late) == window:
-            break
+    while len(late) < window:
+        if young.state.version >= YOUNG_UNTIL:
+            young = _young(young_connection)
+        early.append(young.step())
+        late.append(old.step())
     at_start, at_end = _percentiles(early), _percentiles(late)
     return {
-        "version_10": at_start,
-        f"version_{versions}": at_end,
+        "version_10_to_60": at_start,
+        f"version_{versions}_on": at_end,
         "p99_ratio": round(at_end["p99_ms"] / at_start["p99_ms"], 2),
-        "final_version": player.state.version,
+        "final_version": old.state.version,
     }
+
+
+def _young(connection: Connection) -> Player:
+    player = Player(connection)
+    while player.state.version < 10:
+        player.step()
+    return player
 
 
 def server_counters(port: int) -> dict[str, float]:
@@ -289,7 +303,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--long-game", type=int, default=10_000)
-    parser.add_argument("--window", type=int, default=500)
+    parser.add_argument("--window", type=int, default=2000)
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     prefix = f"bench-api-{secrets.token_hex(4)}"
