@@ -39,7 +39,7 @@ from riskcore.bots import bot_names
 from riskcore.chain import GENESIS
 from riskcore.codec import canonical
 from riskcore.commands import Command, command_from_dict
-from riskcore.decide import decide, new_game
+from riskcore.decide import execute, new_game
 from riskcore.dice import GameRng, commitment
 from riskcore.errors import RuleViolation
 from riskcore.events import Event
@@ -300,13 +300,12 @@ class GameService:
         loaded, verified = self._warm(game_id)
         while True:
             try:
-                events = self._decide(game_id, loaded, command, expected_version)
+                events, state = self._decide(game_id, loaded, command, expected_version)
             except (VersionConflict, RuleViolation) as error:
                 if not verified:  # the cache may be behind: look at the head before refusing
                     loaded, verified = self.load(game_id), True
                     continue
                 return self._refuse(game_id, command.TYPE, error, idempotency_key, fingerprint)
-            state = fold(events, loaded.state)
             batch = envelopes(
                 events,
                 first_version=loaded.version + 1,
@@ -342,11 +341,13 @@ class GameService:
 
     def _decide(
         self, game_id: str, loaded: Loaded, command: Command, expected_version: int | None
-    ) -> list[Event]:
+    ) -> tuple[list[Event], State]:
+        """The events and the state they lead to (a copy: the cached state is shared)."""
         if expected_version is not None and expected_version != loaded.version:
             raise VersionConflict(game_id, expected_version, loaded.version)
         rng = GameRng(loaded.seed, game_id, loaded.version, loaded.state.player_seeds)
-        return decide(loaded.state, command, rng)
+        state = loaded.state.copy()
+        return execute(state, command, rng), state
 
     def _refuse(
         self,
