@@ -12,6 +12,7 @@ directly instead of patching the environment::
     RISK_RATE_IP           1200/60         requests per window per client address
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
     RISK_MAX_BODY_BYTES    65536
+    RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
     RISK_SNAPSHOT_EVERY    100             events between state snapshots
     RISK_CACHE_GAMES       1024            games kept folded in each process
     RISK_MAX_WAIT          30              longest long-poll, seconds
@@ -69,6 +70,7 @@ class Settings:
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
     proxy_hops: int = 0
     max_body_bytes: int = 64 * 1024
+    max_record_bytes: int = 16 * 1024 * 1024
     snapshot_every: int = 100
     cache_games: int = 1024
     max_wait_seconds: float = 30.0
@@ -103,6 +105,7 @@ class Settings:
 _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("proxy_hops", "RISK_PROXY_HOPS", int),
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
+    ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
     ("cache_games", "RISK_CACHE_GAMES", int),
     ("max_wait_seconds", "RISK_MAX_WAIT", float),

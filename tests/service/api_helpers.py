@@ -33,6 +33,7 @@ OPENAPI = OpenAPI.from_dict(
             "application/yaml": yaml.safe_load,
             # Streams are not read here (see ``validate``): check headers and status only.
             "text/event-stream": lambda _: {"event": "end", "data": "{}"},
+            "application/x-ndjson": bytes.decode,  # game records
             **{media: bytes.decode for media in _TEXT},
         }
     ),

@@ -1,0 +1,39 @@
+"""Game records: download one, or have one verified (issue 7).
+
+A record is JSON Lines (``riskcore.gamerecord``). While the game runs it is
+redacted for the caller; once it is over it is complete and the same for
+everyone. Verifying runs the same checks as ``risk verify`` offline, for
+clients that cannot run Python: the server checks the record given, not
+its own copy, so the verdict is only as trustworthy as running it yourself.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from riskcore.verify import verify_text
+from service.api.common import game_id, games, reply, services, viewer
+from service.problems import ApiProblem
+from service.records import record_text
+
+bp = Blueprint("records", __name__)
+RECORD_TYPE = "application/x-ndjson"
+
+
+@bp.get("/v1/games/<game>/record")
+def download_record(game: str) -> Response:
+    gid = game_id(game)
+    text = record_text(games(), gid, viewer(gid))
+    disposition = f'attachment; filename="{gid}.jsonl"'
+    return Response(text, mimetype=RECORD_TYPE, headers={"Content-Disposition": disposition})
+
+
+@bp.post("/v1/records/verify")
+def verify_record() -> Response:
+    request.max_content_length = services().settings.max_record_bytes
+    if request.mimetype not in (RECORD_TYPE, "application/jsonl", "text/plain"):
+        raise ApiProblem(
+            415, "unsupported_media_type", f"send the record as {RECORD_TYPE} (JSON Lines)"
+        )
+    text = request.get_data(cache=False).decode("utf-8", errors="replace")
+    return reply(verify_text(text).to_dict())
