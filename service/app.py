@@ -9,11 +9,15 @@ limiter and a metrics registry of its own. Request hooks, in order:
 * before: start the clock; count the request against the caller's token
   and address (``/v1`` only, never the health checks), 429 when over;
 * after: CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
-  no proxy serves one seat's view to another, and the request metrics.
+  no proxy serves one seat's view to another, the request metrics, and one
+  JSON log line (``service.logs``) with the request id (``X-Request-ID``,
+  the caller's if given), the game id and the version.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -24,7 +28,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import api
+from service import api, logs
 from service.api.common import Services, services
 from service.auth import bearer_token, hash_token
 from service.games import GameService
@@ -35,6 +39,8 @@ from service.ratelimit import Check, RateLimiter
 from service.settings import Settings
 
 __all__ = ["create_app"]
+access = logging.getLogger("service.access")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 _EXPOSED = "ETag, Location, Retry-After, Idempotent-Replayed"
 _ALLOWED_HEADERS = (
@@ -101,7 +107,13 @@ def _random_seed() -> bytes:
 
 
 def _start() -> None:
+    """Start the clock, and name the request for every log line it causes."""
     g.started = time.perf_counter()
+    given = request.headers.get("X-Request-ID", "")
+    g.request_id = given if _REQUEST_ID.fullmatch(given) else secrets.token_hex(8)
+    logs.request_id.set(g.request_id)
+    logs.game_id.set((request.view_args or {}).get("game"))
+    logs.version.set(None)
 
 
 def _rate_limit() -> None:
@@ -143,7 +155,23 @@ def _finish(response: Response) -> Response:
     route = request.url_rule.rule if request.url_rule else "unmatched"
     seconds = time.perf_counter() - g.get("started", time.perf_counter())
     risk.metrics.request(request.method, route, response.status_code, seconds)
+    response.headers["X-Request-ID"] = g.get("request_id", "")
+    _access_log(response, seconds)
     return response
+
+
+def _access_log(response: Response, seconds: float) -> None:
+    """One JSON line per request; the game's version is the response's ETag."""
+    etag = response.headers.get("ETag", "").strip('"')
+    if etag.isdigit():
+        logs.version.set(int(etag))
+    access.info(
+        "%s %s %s",
+        request.method,
+        request.path,
+        response.status_code,
+        extra={"status": response.status_code, "ms": round(seconds * 1000, 2)},
+    )
 
 
 def _cors(response: Response, allowed: tuple[str, ...]) -> None:

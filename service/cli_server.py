@@ -11,6 +11,7 @@ reports the whole server whichever worker answers.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -19,6 +20,7 @@ from typing import Any
 import click
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
+from service import logs
 from service.settings import Settings
 
 __all__ = ["serve"]
@@ -33,6 +35,9 @@ __all__ = ["serve"]
 def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool) -> None:
     """Serve the REST API (REDIS_URL, RISK_KEY_PREFIX, RISK_ADMIN_TOKEN, ... from the env)."""
     settings = Settings.from_env(bind=bind, workers=workers, threads=threads)  # fail fast
+    logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
+    # One JSON line per request (service.app) replaces gunicorn's access log.
+    logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)
     shared = _metrics_directory(workers)
     options = {
         "bind": bind,
@@ -42,7 +47,7 @@ def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool)
         "timeout": timeout,
         "graceful_timeout": 10,
         "keepalive": 5,
-        "accesslog": "-" if access_log else None,
+        "accesslog": None,
         "errorlog": "-",
         "limit_request_field_size": 8190,
         "child_exit": _child_exit,

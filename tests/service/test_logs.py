@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 from service.logs import JsonFormatter, context
 
@@ -29,3 +30,23 @@ def test_nested_contexts_restore_the_outer_one() -> None:
             assert line("x")["game_id"] == "inner"
         assert line("y")["game_id"] == "outer"
         assert "version" not in line("y")
+
+
+def test_each_request_logs_one_line_with_its_id_game_and_version(api: Any, service: Any) -> None:
+    import io
+
+    game, _ = api.create(3)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    access = logging.getLogger("service.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    try:
+        response = api.get(f"/v1/games/{game}", headers={"X-Request-ID": "req-42"})
+    finally:
+        access.removeHandler(handler)
+    assert response.headers["X-Request-ID"] == "req-42"
+    (line,) = [json.loads(text) for text in stream.getvalue().splitlines()]
+    assert line["request_id"] == "req-42" and line["game_id"] == game
+    assert line["version"] == service.load(game).version and line["status"] == 200
