@@ -37,8 +37,9 @@ from riskcore.errors import RiskError
 from riskcore.legal import legal_actions
 from riskcore.seatview import SeatView
 from riskcore.simulate import acting_seat, bot_rng
-from riskcore.state import DEFEND, FINISHED, State
+from riskcore.state import DEFEND, FINISHED
 from service import logs
+from service.clocks import clock_key_of
 from service.games import GameService, Loaded
 from service.keys import KeySpace
 from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
@@ -133,13 +134,6 @@ def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
     policy = (service.lobby.get(game_id).clock or {}).get("on_timeout", "bot")
     log.info("game %s: %s ran out of time (%s)", game_id, seat, policy)
     return Turn(service, game_id, seat).time_out(policy)
-
-
-def clock_key_of(state: State, seat: str) -> str:
-    """What one deadline covers: a seat's whole turn, or one setup step or defence."""
-    if state.turn == 0 or state.phase == DEFEND:
-        return f"{state.turn}.{seat}.{state.version}"
-    return f"{state.turn}.{seat}"
 
 
 def start_clock(

@@ -14,9 +14,11 @@ from service.api.common import (
     query,
     reply,
     require_admin,
+    services,
     summary,
     viewer,
 )
+from service.clocks import deadline
 from service.games import SeatPlan
 from service.schemas import CreateGame, JoinGame, ListGamesQuery
 
@@ -66,6 +68,8 @@ def get_game(game: str) -> Response:
     document = view(loaded.state, seat)
     document["status"] = "finished" if loaded.state.phase == FINISHED else "running"
     add_controllers(document, games().seat_info(gid))
+    if info.clock:
+        document["deadline"] = deadline(services().redis, games().keys, gid, loaded.state)
     return reply(document, version=loaded.version)
 
 

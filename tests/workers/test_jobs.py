@@ -238,3 +238,26 @@ def test_leases_are_cleared_when_the_game_waits_for_a_person(
     drive(redis, keys, relay)
     assert acting_seat(service.load(game).state) == "p1"
     assert redis.zscore(keys.worker_leases(), game) is None
+
+
+def test_the_deadline_is_in_the_view_while_it_runs(
+    redis: redis_lib.Redis, redis_url: str, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    from riskcore.views import view
+    from service.app import create_app
+    from service.clocks import deadline
+    from service.settings import Settings
+    from tests.service.api_helpers import ApiClient
+
+    seats = [SeatPlan("human"), SeatPlan("bot", bot="random"), SeatPlan("bot", bot="random")]
+    with freeze_time("2026-11-29 12:00:00"):
+        game = service.create(seats=seats, clock={"turn_seconds": 45, "on_timeout": "bot"})
+        drive(redis, keys, relay)
+        state = service.load(game.info.game_id).state
+        shown = deadline(redis, keys, game.info.game_id, state)
+        assert shown == {"seat": "p1", "at": "2026-11-29T12:00:45.000+00:00"}
+        assert view(state, "p1")["current"] == "p1"
+    app = create_app(Settings(redis_url=redis_url, key_prefix=keys.prefix))
+    api = ApiClient(app.test_client())  # checks the response against openapi.yaml
+    document = api.get(f"/v1/games/{game.info.game_id}").json
+    assert document["deadline"] == shown
