@@ -50,6 +50,9 @@ def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool)
         "accesslog": None,
         "errorlog": "-",
         "limit_request_field_size": 8190,
+        # gunicorn's control socket has one default path per user: every server on
+        # the host (tests, benchmarks, `risk dev`) would fight over it. Not needed.
+        "control_socket_disable": True,
         "child_exit": _child_exit,
     }
     try:

@@ -4,10 +4,13 @@ Each schema here has a component of the same name in ``openapi.yaml``
 (``COMPONENTS`` maps them), and ``tests/service/test_api_schemas.py``
 checks field names, required fields and types against the spec, so the
 code cannot drift from the contract. Requests are loaded through these
-schemas; the documents the service assembles itself are dumped through
-them. What the engine produces (a view, an event, a legal action, a board,
-odds) is a ``Dict`` here: its shape is the engine's and is specified in
-detail in ``openapi.yaml``, where every API test holds responses to it.
+schemas. The documents the service assembles itself (a game summary, a
+command's result, a page of events, ...) have one too: the API tests load
+every such response through it as well as holding it to ``openapi.yaml``
+(the views build plain dicts, to keep the command path cheap). What the
+engine produces (a view, an event, a legal action, a board, odds) is a
+``Dict`` here: its shape is the engine's and is specified in detail in
+``openapi.yaml``, where every API test holds responses to it.
 
 Numbers in JSON bodies are strict (``"3"`` is not a count) and so are
 booleans (``1`` is not ``true``): a client bug should be a 400, not a guess.

@@ -10,17 +10,21 @@ for one on purpose (``documented=False``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 from flask.testing import FlaskClient
+from marshmallow import Schema
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIResponse
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 from werkzeug.test import TestResponse
 from werkzeug.wrappers import Request, Response
+
+from service import schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -67,6 +71,38 @@ def validate(response: TestResponse) -> None:
     if response.is_streamed and response.mimetype == "text/event-stream":
         checked = Response(b": not read\n\n", response.status_code, headers=response.headers)
     OPENAPI.validate_response(_SentRequest(response.request), WerkzeugOpenAPIResponse(checked))
+    schema = _service_document(response)
+    if schema is not None:
+        assert schema().validate(response.json) == {}, (schema.__name__, response.json)
+
+
+# The documents the service assembles, by operation and status: each has a
+# marshmallow schema (service.schemas) that must load it as well.
+_DOCUMENTS = {
+    ("createGame", 201): schemas.GameCreated,
+    ("listGames", 200): schemas.GameList,
+    ("joinGame", 200): schemas.GameJoined,
+    ("listLegalActions", 200): schemas.LegalActions,
+    ("sendCommand", 200): schemas.CommandAccepted,
+    ("listEvents", 200): schemas.EventPage,
+}
+_OPERATIONS = [
+    (re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", path) + "$"), method.upper(), op["operationId"])
+    for path, item in SPEC["paths"].items()
+    for method, op in item.items()
+    if isinstance(op, dict) and "operationId" in op
+]
+
+
+def _service_document(response: TestResponse) -> type[Schema] | None:
+    if response.mimetype == "application/problem+json":
+        return schemas.Problem
+    for pattern, method, operation in _OPERATIONS:
+        if method == response.request.method and pattern.match(response.request.path):
+            if operation == "getGame" and response.status_code == 200:
+                return schemas.LobbyView if response.json.get("status") == "open" else None
+            return _DOCUMENTS.get((operation, response.status_code))
+    return None
 
 
 def bearer(token: str | None) -> dict[str, str]:

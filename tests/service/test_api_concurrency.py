@@ -74,7 +74,7 @@ class Client:
 
 
 @pytest.fixture
-def server(redis_url: str, key_prefix: str, redis: Any) -> Iterator[int]:
+def server(redis_url: str, key_prefix: str, redis: Any, tmp_path: Path) -> Iterator[int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
@@ -85,21 +85,24 @@ def server(redis_url: str, key_prefix: str, redis: Any) -> Iterator[int]:
         "RISK_RATE_IP": "off",
     }
     command = [sys.executable, "-c", "from service.cli import main; main()", "serve"]
-    process = subprocess.Popen(
-        [*command, "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as output:  # a file, not a pipe: a full pipe would stall the server
+        process = subprocess.Popen(
+            [*command, "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=output,
+            start_new_session=True,
+        )
     try:
         _wait_ready(port, process)
         yield port
     finally:
         os.killpg(process.pid, signal.SIGTERM)
-        _, errors = process.communicate(timeout=20)
-        assert b"Traceback" not in errors, errors.decode()[-3000:]
+        process.wait(timeout=20)
+        errors = log.read_text()
+        assert "Traceback" not in errors, errors[-3000:]
 
 
 def _wait_ready(port: int, process: subprocess.Popen[bytes]) -> None:
