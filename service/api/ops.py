@@ -8,6 +8,7 @@ from importlib import resources
 import yaml  # type: ignore[import-untyped]
 from flask import Blueprint, Response
 
+from service import queue_metrics
 from service.api.common import reply, services
 from service.api.docs import render
 from service.metrics import CONTENT_TYPE_LATEST
@@ -43,7 +44,9 @@ def readyz() -> Response:
 
 @bp.get("/metrics")
 def metrics() -> Response:
-    return Response(services().metrics.render(), content_type=CONTENT_TYPE_LATEST)
+    risk = services()
+    workers = queue_metrics.render(risk.redis, risk.games.keys)
+    return Response(risk.metrics.render() + workers, content_type=CONTENT_TYPE_LATEST)
 
 
 @bp.get("/openapi.yaml")

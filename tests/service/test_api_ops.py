@@ -192,3 +192,18 @@ def test_responses_say_how_to_cache_them(api: ApiClient) -> None:
     assert seat_view.headers["Cache-Control"] == "private, no-cache"
     assert "Authorization" in seat_view.headers["Vary"]
     assert seat_view.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_metrics_show_queue_depths_failures_and_relay_health(
+    api: ApiClient, redis: Any, settings: Any
+) -> None:
+    """Operators watch workers from /metrics too (issue 6): queue depth and failures."""
+    from rq import Queue
+
+    games = Queue(f"{settings.key_prefix}.games", connection=redis)
+    games.enqueue("workers.jobs.advance_game", "g0", 1)
+    games.enqueue("workers.jobs.advance_game", "g0", 2)
+    text = api.get("/metrics").get_data(as_text=True)
+    assert re.search(r'^risk_queue_jobs\{queue="games"\} 2\.0$', text, re.M)
+    assert re.search(r'^risk_queue_failed_jobs\{queue="clocks"\} 0\.0$', text, re.M)
+    assert re.search(r"^risk_relay_dead_letters 0\.0$", text, re.M)
