@@ -66,49 +66,94 @@ def _build_info(board: Board) -> BoardInfo:
 
 
 class Position:
-    """One seat's reading of the public board, made once per decision."""
+    """One seat's reading of the public board, made once per decision.
+
+    Owners and troops are read at once; the per-continent tallies only when
+    a rule asks for them, since most decisions (occupy, fortify, defend) do
+    not, and rollouts make hundreds of thousands of positions.
+    """
 
     __slots__ = (
+        "_cards",
+        "_count",
+        "_enemies",
+        "_held",
         "_pressure",
-        "cards",
-        "count",
-        "held_groups",
+        "_territories",
         "info",
         "me",
         "mine",
         "owner",
-        "territories",
         "troops",
         "view",
     )
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
-        self.me = view.seat
+        self.me = me = view.seat
         self.info = board_info(view.board)
-        self.owner = dict(view.owners())
+        self.owner = view.owners()
         self.troops = view.troop_map()
-        self.mine = [t for t, p in self.owner.items() if p == self.me]
+        self.mine = [t for t, p in self.owner.items() if p == me]
+        self._count: dict[str, dict[str, int]] | None = None
+        self._territories: dict[str, int] = {}
+        self._held: dict[str, str] = {}
+        self._cards: dict[str, int] | None = None
+        self._pressure: dict[str, int] = {}
+        self._enemies: dict[str, list[str]] = {}
+
+    def _tally(self) -> dict[str, dict[str, int]]:
         count: dict[str, dict[str, int]] = {g: {} for g in self.info.groups}
-        territories: dict[str, int] = {}
+        territories = self._territories
+        group_of = self.info.group_of
         for t, p in self.owner.items():
-            per = count[self.info.group_of[t]]
+            per = count[group_of[t]]
             per[p] = per.get(p, 0) + 1
             territories[p] = territories.get(p, 0) + 1
-        self.count = count
-        self.territories = territories
-        self.held_groups = {
+        self._held = {
             g: next(iter(per)) for g, per in count.items() if len(per) == 1 and _full(self, g, per)
         }
-        self.cards = {p: view.card_count(p) for p in view.players()}
-        self._pressure: dict[str, int] = {}
+        self._count = count
+        return count
+
+    @property
+    def count(self) -> dict[str, dict[str, int]]:
+        """Group -> player -> territories held there."""
+        return self._count if self._count is not None else self._tally()
+
+    @property
+    def territories(self) -> dict[str, int]:
+        """Player -> territories held."""
+        if self._count is None:
+            self._tally()
+        return self._territories
+
+    @property
+    def held_groups(self) -> dict[str, str]:
+        """Group -> the player holding all of it."""
+        if self._count is None:
+            self._tally()
+        return self._held
+
+    @property
+    def cards(self) -> dict[str, int]:
+        """Player still in -> cards held."""
+        if self._cards is None:
+            view = self.view
+            self._cards = {p: view.card_count(p) for p in view.players()}
+        return self._cards
 
     # Single territories ---------------------------------------------------
 
     def enemies_near(self, territory: str) -> list[str]:
-        owner = self.owner
-        me = self.owner.get(territory, self.me)
-        return [n for n in self.info.neighbours[territory] if owner.get(n, me) != me]
+        """Neighbours held by someone other than the holder of ``territory``."""
+        found = self._enemies.get(territory)
+        if found is None:
+            owner = self.owner
+            me = owner.get(territory, self.me)
+            found = [n for n in self.info.neighbours[territory] if owner.get(n, me) != me]
+            self._enemies[territory] = found
+        return found
 
     def is_border(self, territory: str) -> bool:
         owner = self.owner
