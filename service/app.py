@@ -62,6 +62,7 @@ def create_app(
     app.before_request(_start)
     app.before_request(_rate_limit)
     app.after_request(_finish)
+    app.teardown_request(_forget)
     api.register(app)
     return app
 
@@ -158,6 +159,12 @@ def _finish(response: Response) -> Response:
     response.headers["X-Request-ID"] = g.get("request_id", "")
     _access_log(response, seconds)
     return response
+
+
+def _forget(_: BaseException | None) -> None:
+    """The thread serves other requests next: its log context must not leak into them."""
+    for variable in (logs.request_id, logs.game_id, logs.version):
+        variable.set(None)
 
 
 def _access_log(response: Response, seconds: float) -> None:
