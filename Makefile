@@ -28,6 +28,11 @@ run: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	exec $(BIN)/risk dev
 
+# A deeper Schemathesis run than the test suite's (25 examples per operation).
+fuzz: $(STAMP)
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/pytest tests/service/test_api_fuzz.py -p no:xdist
+
 bench: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done

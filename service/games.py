@@ -214,6 +214,10 @@ class GameService:
         info = self.lobby.get(game_id)
         self.store.delete_game(game_id)
         self.lobby.delete(info)
+        keys = self.keys  # what the workers and replays keep beside the game
+        self._client.delete(
+            keys.clock(game_id), keys.replay_checkpoints(game_id), keys.record_export(game_id)
+        )
         self._cache.drop(game_id)
         self._seats.drop(game_id)
 

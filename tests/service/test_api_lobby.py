@@ -193,11 +193,16 @@ def test_a_token_of_another_game_or_a_bad_header_is_401(api: ApiClient) -> None:
 
 def test_only_the_admin_token_deletes_a_game(api: ApiClient, service: GameService) -> None:
     game, tokens = api.create(3)
+    keys = service.keys
+    kept_beside = [keys.clock(game), keys.replay_checkpoints(game), keys.record_export(game)]
+    for key in kept_beside:  # as workers and replays leave them
+        service.store.client.set(key, b"x")
     problem(api.call("DELETE", f"/v1/games/{game}"), 401, "token_required")
     problem(api.call("DELETE", f"/v1/games/{game}", token=tokens["p1"]), 403, "admin_only")
     assert api.call("DELETE", f"/v1/games/{game}", token="admin-secret").status_code == 204
     problem(api.get(f"/v1/games/{game}"), 404, "game_not_found")
     assert not service.store.exists(game)
+    assert service.store.client.exists(*kept_beside) == 0
     assert api.get("/v1/games").json["games"] == []
     problem(api.call("DELETE", f"/v1/games/{game}", token="admin-secret"), 404, "game_not_found")
 

@@ -19,11 +19,12 @@ from service.keys import KeySpace
 from service.records import record_text
 
 
-def play(service: GameService, game: str, commands: int = 100_000) -> None:
+def play(service: GameService, game: str, until_cards: bool = False) -> None:
+    """Play to the end, or (``until_cards``) until some seat holds a card."""
     bot, rng = get_bot("random"), random.Random(5)
-    for _ in range(commands):
+    for _ in range(100_000):
         state = service.load(game).state
-        if state.phase == FINISHED:
+        if state.phase == FINISHED or (until_cards and any(state.hands.values())):
             return
         seat = acting_seat(state)
         assert seat is not None
@@ -51,7 +52,8 @@ def test_a_running_game_record_is_redacted_for_its_reader(
 ) -> None:
     service = GameService(redis, KeySpace(key_prefix))
     game = service.create(seats=[SeatPlan("human") for _ in range(3)]).info.game_id
-    play(service, game, commands=400)
+    play(service, game, until_cards=True)
+    assert service.load(game).state.phase != FINISHED
     lines = [json.loads(line) for line in record_text(service, game, "p1").splitlines()]
     assert lines[0]["redacted"] is True and lines[0]["complete"] is False
     events = [line["payload"]["e"] for line in lines[1:]]
