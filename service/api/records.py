@@ -1,4 +1,4 @@
-"""Game records: download one, or have one verified (issue 7).
+"""Game records: download one, have one verified, or read a game's statistics (issue 7).
 
 A record is JSON Lines (``riskcore.gamerecord``). While the game runs it is
 redacted for the caller; once it is over it is complete and the same for
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
+from riskcore.record import decode_envelope
+from riskcore.summary import summarize
 from riskcore.verify import verify_text
 from service.api.common import game_id, games, reply, services, viewer
 from service.problems import ApiProblem
@@ -26,6 +28,17 @@ def download_record(game: str) -> Response:
     text = record_text(games(), gid, viewer(gid))
     disposition = f'attachment; filename="{gid}.jsonl"'
     return Response(text, mimetype=RECORD_TYPE, headers={"Content-Disposition": disposition})
+
+
+@bp.get("/v1/games/<game>/summary")
+def game_summary(game: str) -> Response:
+    """Statistics from public facts only (territories, armies, battles), so open to all."""
+    gid = game_id(game)
+    loaded = games().load(gid)
+    stored = games().store.read(gid, 1, loaded.version)
+    return reply(
+        summarize(decode_envelope(e.payload).event for e in stored), version=loaded.version
+    )
 
 
 @bp.post("/v1/records/verify")

@@ -84,3 +84,12 @@ def test_a_tampered_record_is_named_by_the_verify_endpoint(api: ApiClient) -> No
 def test_verify_refuses_json_bodies(api: ApiClient) -> None:
     response = api.post("/v1/records/verify", json={"record": "x"})
     assert response.status_code == 415
+
+
+def test_the_summary_of_a_game_is_public_and_adds_up(api: ApiClient, service: GameService) -> None:
+    game = play_through_http(api, service, 99)
+    summary = api.get(f"/v1/games/{game}/summary").json
+    assert summary["winner"] == service.load(game).state.winner
+    players = summary["players"].values()
+    assert sum(p["armies_destroyed"] for p in players) == sum(p["armies_lost"] for p in players)
+    assert all(sum(t["territories"].values()) == 42 for t in summary["timeline"])
