@@ -50,7 +50,7 @@ MAX_ROLLOUT_COMMANDS = 400
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    iterations: int = 8  # rollouts per candidate and decision
+    iterations: int = 16  # rollouts per candidate and decision
     candidates: int = 3  # the heuristic's choice and its best alternatives
     confidence: float = 1.0  # standard errors an alternative must win by
     time_budget: float | None = None  # seconds per decision, on top of iterations
