@@ -175,9 +175,11 @@ class HeuristicPolicy:
     ) -> tuple[float, float]:
         """Win probability and expected armies gained attacking ``target`` with
         ``armies`` attacking armies. With one rival left every army it loses
-        counts as much as one of ours (the game is zero-sum then)."""
+        counts as much as one of ours (the game is zero-sum then; neutral
+        armies aside)."""
         win, lost, killed = attack_odds(armies, pos.troops[target], stop)
-        kill = 1.0 if pos.duel() else self.params.kill_weight
+        rival = pos.duel() and pos.owner[target] in pos.cards
+        kill = 1.0 if rival else self.params.kill_weight
         return win, win * value - lost + kill * killed
 
     # Attack -----------------------------------------------------------------
