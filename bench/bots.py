@@ -18,11 +18,11 @@ import argparse
 import itertools
 import json
 import math
-import multiprocessing
 import statistics
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from riskcore.bots import get_bot
@@ -108,6 +108,7 @@ def summarise(
         "strong_config": {
             "iterations": args.budget,
             "candidates": args.candidates,
+            "confidence": args.confidence,
             "time_budget": args.time_budget,
         },
         "bots": bots,
@@ -140,8 +141,11 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--bots", default="random,heuristic,strong", help="one seat each")
     parser.add_argument("--pair", help="two bots head-to-head under the two-player rules")
-    parser.add_argument("--budget", type=int, default=SearchConfig().iterations)
+    parser.add_argument(
+        "--budget", type=int, default=SearchConfig().iterations, help="rollouts per option"
+    )
     parser.add_argument("--candidates", type=int, default=SearchConfig().candidates)
+    parser.add_argument("--confidence", type=float, default=SearchConfig().confidence)
     parser.add_argument("--time-budget", type=float, default=None, help="seconds per decision")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
@@ -153,15 +157,23 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
     names = [n.strip() for n in (args.pair or args.bots).split(",") if n.strip()]
-    config = SearchConfig(args.budget, args.candidates, args.time_budget)
+    config = SearchConfig(
+        iterations=args.budget,
+        candidates=args.candidates,
+        confidence=args.confidence,
+        time_budget=args.time_budget,
+    )
     orders = list(itertools.permutations(names))
     jobs = [
         (i, orders[i % len(orders)], args.seed, config, args.variant) for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
     start = time.perf_counter()
-    with multiprocessing.Pool(args.workers) as pool:
-        for result in pool.imap_unordered(play, jobs):
+    # A pool that fails loudly if a worker dies (multiprocessing.Pool would
+    # wait forever for the lost game).
+    with ProcessPoolExecutor(args.workers) as pool:
+        for future in as_completed([pool.submit(play, job) for job in jobs]):
+            result = future.result()
             results.append(result)
             wins = {n: sum(1 for r in results if r["winner"] == n) for n in names}
             elapsed = time.perf_counter() - start
