@@ -46,6 +46,10 @@ from riskcore.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
 
 # Rollouts end when this seat's next turn starts; this caps runaway ones.
 MAX_ROLLOUT_COMMANDS = 400
+# A search may stop after this many rollouts per option once the heuristic's
+# choice leads every alternative by SETTLED standard errors.
+MIN_ITERATIONS = 6
+SETTLED = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +89,14 @@ class StrongBot:
         config = self.config
         deadline = None if config.time_budget is None else time.monotonic() + config.time_budget
         scores: list[list[float]] = [[] for _ in options]
-        for _ in range(config.iterations):
+        for done in range(1, config.iterations + 1):
             world = view.determinize(rng)
             seed = rng.getrandbits(64).to_bytes(8, "big")
             for i, option in enumerate(options):
                 scores[i].append(self.rollout(world.copy(), view.seat, option, seed))
             if deadline is not None and time.monotonic() > deadline:
+                break
+            if done >= MIN_ITERATIONS and _settled(scores):
                 break
         best, best_margin = 0, 0.0
         for i in range(1, len(options)):
@@ -120,6 +126,11 @@ class StrongBot:
             index += 1
             body = None
         return evaluate(state, seat)
+
+
+def _settled(scores: list[list[float]]) -> bool:
+    """Whether the heuristic's choice already beats every alternative clearly."""
+    return all(_confident_gain(scores[0], other, SETTLED) > 0 for other in scores[1:])
 
 
 def _confident_gain(option: list[float], base: list[float], confidence: float) -> float:
@@ -153,9 +164,8 @@ def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int
         others = attack_options(policy, view)
     elif phase == REINFORCE and chosen["type"] == "place_armies":
         others = placement_options(policy, view)
-    elif phase == OCCUPY and view.occupation is not None:
-        occ = view.occupation
-        others = [{"type": "occupy", "count": n} for n in (occ.max_move, occ.min_move)]
+    elif phase == OCCUPY:
+        others = occupy_options(view)
     else:
         return [chosen]
     found = [chosen]
@@ -179,6 +189,21 @@ def attack_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     if view.rules.defender_chooses_dice:
         return [stop]  # battles wait for defenders: not searched
     return options
+
+
+def occupy_options(view: SeatView) -> list[Body]:
+    """All armies forward or the fewest, when both sides of the move face enemies.
+
+    Otherwise the heuristic's choice (everything to the side that faces an
+    enemy) is clearly right and not searched.
+    """
+    occ = view.occupation
+    if occ is None or occ.min_move == occ.max_move:
+        return []
+    pos = Position(view)
+    if not pos.enemies_near(occ.source) or not pos.enemies_near(occ.target):
+        return []
+    return [{"type": "occupy", "count": n} for n in (occ.max_move, occ.min_move)]
 
 
 def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
