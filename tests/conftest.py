@@ -1,15 +1,19 @@
 """Shared fixtures: a real Redis, isolated per test.
 
-Each xdist worker uses its own Redis database (so RQ's fixed key names do
-not collide between workers) and every test gets a unique key prefix; the
+Each test process (xdist worker) uses a Redis database of its own, chosen
+by lock file so that concurrent runs on one machine never share one (RQ's
+key names are fixed), and every test gets a unique key prefix; the
 database is emptied before and after each test that asks for Redis.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis as redis_lib
@@ -17,17 +21,32 @@ import redis as redis_lib
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
-def _worker_db(worker_id: str) -> int:
-    """Databases 9.. are ours; 0 is left to whoever else uses the server."""
-    index = 0 if worker_id in ("master", "") else int(worker_id.removeprefix("gw"))
-    return 9 + index
+FIRST_DB, LAST_DB = 9, 15  # 0.. are left to whoever else uses the server
 
 
 @pytest.fixture(scope="session")
-def redis_url(worker_id: str) -> str:
+def redis_url() -> Iterator[str]:
+    """A database of its own for this test process, held by a lock file.
+
+    Every test flushes its database, so two processes (xdist workers, or
+    two runs on one machine) must never share one: each takes the first
+    database whose lock it can get, and keeps the lock until it exits.
+    """
     base = os.environ.get("REDIS_URL", DEFAULT_URL)
     url = base.rsplit("/", 1)[0] if base.count("/") > 2 else base
-    return f"{url}/{_worker_db(worker_id)}"
+    for db in range(FIRST_DB, LAST_DB + 1):
+        lock = open(Path(tempfile.gettempdir()) / f"riskcore-tests-db{db}.lock", "w")  # noqa: SIM115
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        try:
+            yield f"{url}/{db}"
+        finally:
+            lock.close()
+        return
+    pytest.fail(f"Redis databases {FIRST_DB}-{LAST_DB} are all in use by other test runs")
 
 
 @pytest.fixture
