@@ -28,11 +28,13 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from redis import Redis
+from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from rq import Queue
@@ -91,15 +93,28 @@ class Relay:
 
     def run_once(self, block_ms: int = 1000, count: int = 100) -> int:
         """Handle what is waiting (blocking up to ``block_ms`` for it); return how many."""
-        reply = self.redis.xreadgroup(
-            GROUP, self.consumer, dict.fromkeys(self._streams, ">"), count=count, block=block_ms
-        )
         handled = 0
-        for stream, entries in reply or []:
+        for stream, entries in self._read(block_ms, count):
             for entry_id, fields in entries:
                 self._handle(_text(stream), entry_id, fields)
                 handled += 1
         return handled
+
+    def _read(self, block_ms: int, count: int) -> list[Any]:
+        """One blocking read of every outbox; on Redis Cluster (outboxes in different
+        slots, which one command cannot span) one read per outbox, then a short nap."""
+        if not isinstance(self.redis, RedisCluster):
+            streams = dict.fromkeys(self._streams, ">")
+            return (
+                self.redis.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms)
+                or []
+            )
+        replies: list[Any] = []
+        for stream in self._streams:
+            replies += self.redis.xreadgroup(GROUP, self.consumer, {stream: ">"}, count=count) or []
+        if not replies:
+            time.sleep(min(block_ms, 50) / 1000)
+        return replies
 
     def reclaim(self) -> int:
         """Take over entries another consumer left pending too long, and retry them."""
