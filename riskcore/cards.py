@@ -25,14 +25,3 @@ def sets_in_hand(board: Board, hand: Sequence[int]) -> list[tuple[int, int, int]
         if is_set([board.cards[c].symbol for c in combo]):
             found.append((combo[0], combo[1], combo[2]))
     return found
-
-
-def has_set(board: Board, hand: Sequence[int]) -> bool:
-    return any(True for _ in _iter_sets(board, hand))
-
-
-def _iter_sets(board: Board, hand: Sequence[int]) -> list[tuple[int, ...]]:
-    symbols = [board.cards[c].symbol for c in hand]
-    if len(symbols) >= 5:
-        return [(0,)]  # any five cards hold a set (pigeonhole over three symbols)
-    return [c for c in combinations(range(len(hand)), 3) if is_set([symbols[i] for i in c])]
