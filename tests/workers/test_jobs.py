@@ -56,6 +56,14 @@ def drive(redis: redis_lib.Redis, keys: KeySpace, relay: Relay, rounds: int = 50
         work(redis, keys)
 
 
+def person_and_two_bots() -> list[SeatPlan]:
+    return [
+        SeatPlan("human", name="Ada"),
+        SeatPlan("bot", bot="random"),
+        SeatPlan("bot", bot="random"),
+    ]
+
+
 def test_a_bot_only_game_is_played_to_the_end_by_jobs(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
@@ -74,11 +82,7 @@ def test_a_bot_only_game_is_played_to_the_end_by_jobs(
 def test_bots_stop_when_a_person_must_act(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    seats = [
-        SeatPlan("human", name="Ada"),
-        SeatPlan("bot", bot="random"),
-        SeatPlan("bot", bot="random"),
-    ]
+    seats = person_and_two_bots()
     created = service.create(seats=seats)
     game = created.info.game_id
     drive(redis, keys, relay)
@@ -99,11 +103,7 @@ def test_bots_stop_when_a_person_must_act(
 def test_running_a_job_twice_adds_nothing(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    seats = [
-        SeatPlan("human", name="Ada"),
-        SeatPlan("bot", bot="random"),
-        SeatPlan("bot", bot="random"),
-    ]
+    seats = person_and_two_bots()
     game = service.create(seats=seats).info.game_id
     drive(redis, keys, relay)
     version = service.load(game).version
@@ -157,11 +157,7 @@ def test_a_failing_bot_falls_back_instead_of_stalling(
 def test_a_person_who_walks_away_is_played_by_the_heuristic_bot_after_the_deadline(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    seats = [
-        SeatPlan("human", name="Ada"),
-        SeatPlan("bot", bot="random"),
-        SeatPlan("bot", bot="random"),
-    ]
+    seats = person_and_two_bots()
     with freeze_time("2026-11-29 12:00:00") as frozen:
         game = service.create(
             seats=seats, clock={"turn_seconds": 30, "on_timeout": "bot"}
@@ -186,11 +182,7 @@ def test_a_person_who_walks_away_is_played_by_the_heuristic_bot_after_the_deadli
 def test_forfeit_policy_resigns_the_absent_seat(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    seats = [
-        SeatPlan("human", name="Ada"),
-        SeatPlan("bot", bot="random"),
-        SeatPlan("bot", bot="random"),
-    ]
+    seats = person_and_two_bots()
     with freeze_time("2026-11-29 12:00:00") as frozen:
         game = service.create(
             seats=seats, clock={"turn_seconds": 10, "on_timeout": "forfeit"}
@@ -233,7 +225,7 @@ def test_a_job_lost_with_its_worker_is_rescued_when_its_lease_runs_out(
 def test_leases_are_cleared_when_the_game_waits_for_a_person(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    seats = [SeatPlan("human"), SeatPlan("bot", bot="random"), SeatPlan("bot", bot="random")]
+    seats = person_and_two_bots()
     game = service.create(seats=seats).info.game_id
     drive(redis, keys, relay)
     assert acting_seat(service.load(game).state) == "p1"
@@ -249,7 +241,7 @@ def test_the_deadline_is_in_the_view_while_it_runs(
     from service.settings import Settings
     from tests.service.api_helpers import ApiClient
 
-    seats = [SeatPlan("human"), SeatPlan("bot", bot="random"), SeatPlan("bot", bot="random")]
+    seats = person_and_two_bots()
     with freeze_time("2026-11-29 12:00:00"):
         game = service.create(seats=seats, clock={"turn_seconds": 45, "on_timeout": "bot"})
         drive(redis, keys, relay)
