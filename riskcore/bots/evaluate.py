@@ -2,21 +2,36 @@
 
 A player's strength is what it has on the board plus what it will get:
 armies, plus income (territories / 3, continent bonuses) counted over a few
-turns, plus cards at their trade value. The score is this seat's share of
-the total strength of the players still in, 1 for a win and 0 once out. A
-share (rather than a difference) keeps three- to six-player games on one
-scale and values weakening any rival.
+turns, plus cards at a share of the next set's value. The score is this
+seat's share of the total strength of the players still in, 1 for a win
+and 0 once out. A share (rather than a difference) keeps three- to
+six-player games on one scale and values weakening any rival.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from riskcore.state import State
 
-INCOME_TURNS = 3.0  # how many turns of income a position is worth now
-CARD_ARMIES = 2.0  # armies a card is worth, about a third of a set
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    income_turns: float = 3.0  # how many turns of income a position is worth now
+    card_share: float = 1 / 3  # a card is worth this share of the next set's armies
+    card_floor: float = 2.0  # and at least this many armies
 
 
-def strengths(state: State) -> dict[str, float]:
+DEFAULT_WEIGHTS = Weights()
+
+
+def card_armies(state: State, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """What one card in hand is worth now, in armies."""
+    next_set = state.rules.trade_value(state.sets_traded, ("infantry",) * 3)
+    return max(weights.card_floor, weights.card_share * next_set)
+
+
+def strengths(state: State, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
     """Each active player's strength, in armies."""
     players = state.active_players()
     armies = dict.fromkeys(players, 0)
@@ -29,21 +44,21 @@ def strengths(state: State) -> dict[str, float]:
         if player in territories:
             territories[player] += 1
             held[player].add(territory)
+    card = card_armies(state, weights)
     result = {}
     for p in players:
         bonus = sum(g.bonus for g in state.board.groups if g.territories <= held[p])
         income = max(3, territories[p] // 3) + bonus
-        cards = len(state.hand(p)) * CARD_ARMIES
-        result[p] = armies[p] + INCOME_TURNS * income + cards
+        result[p] = armies[p] + weights.income_turns * income + card * len(state.hand(p))
     return result
 
 
-def evaluate(state: State, seat: str) -> float:
+def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> float:
     """``seat``'s share of the strength in play: 1 won, 0 out."""
     if state.winner is not None:
         return 1.0 if state.winner == seat else 0.0
     if not state.is_active(seat):
         return 0.0
-    power = strengths(state)
+    power = strengths(state, weights)
     total = sum(power.values())
     return power[seat] / total if total > 0 else 0.0

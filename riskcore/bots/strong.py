@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.bots.evaluate import evaluate
+from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
 from riskcore.bots.features import Position
 from riskcore.bots.heuristic import Body, HeuristicPolicy, Params, fallback, pick
 from riskcore.commands import command_from_dict
@@ -57,6 +57,7 @@ class SearchConfig:
     iterations: int = 16  # rollouts per candidate and decision
     candidates: int = 3  # the heuristic's choice and its best alternatives
     confidence: float = 1.0  # standard errors an alternative must win by
+    weights: Weights = DEFAULT_WEIGHTS  # of the evaluation rollouts end on
     time_budget: float | None = None  # seconds per decision, on top of iterations
 
 
@@ -125,7 +126,7 @@ class StrongBot:
             step(state, acting, body, GameRng(seed, f"rollout/{turn}", index))
             index += 1
             body = None
-        return evaluate(state, seat)
+        return evaluate(state, seat, self.config.weights)
 
 
 def _settled(scores: list[list[float]]) -> bool:
