@@ -123,7 +123,7 @@ class HeuristicPolicy:
 
     def reinforce(self, pos: Position) -> Body:
         view = pos.view
-        sets = sets_in_hand(view.board, view.my_hand())
+        sets = sets_in_hand(view.board, view.my_hand()) if may_trade(view) else []
         if sets:
             return {"type": "trade_cards", "cards": list(best_set(pos, sets))}
         reserve = view.reserve()
@@ -187,7 +187,7 @@ class HeuristicPolicy:
     def attack_or_stop(self, pos: Position) -> Body:
         chosen = self.best_attack(pos)
         if chosen is None:
-            return self.fortify(pos) or {"type": "end_phase"}
+            return {"type": "end_phase"}  # fortifying has its own phase
         where = {"source": chosen.source, "target": chosen.target}
         if pos.view.rules.defender_chooses_dice and _defender_chooses(pos, chosen.target):
             return {"type": "attack", **where, "dice": min(3, pos.troops[chosen.source] - 1)}
@@ -329,6 +329,12 @@ def card_worth(pos: Position) -> float:
     if rules.card_values != "progressive":
         return CARD_WORTH
     return rules.trade_value(pos.view.sets_traded(), ("infantry",) * 3) / 3
+
+
+def may_trade(view: SeatView) -> bool:
+    """Trades belong to the start of a turn; mid-turn only forced ones (after an
+    elimination), as ``riskcore.reinforce.may_trade`` rules."""
+    return not view.conquered_this_turn or view.must_trade
 
 
 def best_set(pos: Position, sets: list[tuple[int, int, int]]) -> tuple[int, int, int]:

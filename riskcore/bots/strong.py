@@ -7,8 +7,9 @@ and its runners-up, plus stopping) and plays each one out many times on
 *determinised* copies of the game: the public board, its own hand, and the
 hidden cards (other hands, the draw pile) dealt at random from the cards it
 cannot see (``SeatView.determinize``). Each rollout applies the candidate
-and lets the heuristic play every seat, through the real engine (``decide``
-and ``apply`` with a private ``GameRng`` seeded from the bot's generator),
+and lets the heuristic play every seat, through the real engine
+(``riskcore.decide.execute``: ``decide`` and ``apply`` in place on the
+private copy, with a ``GameRng`` seeded from the bot's generator),
 until this seat's next turn begins; the position is then scored by
 ``evaluate``. The candidate with the best mean score is played. Every
 candidate is played out on the same determinisations and dice seeds
@@ -35,10 +36,9 @@ from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
 from riskcore.bots.features import Position
 from riskcore.bots.heuristic import Body, HeuristicPolicy, Params, fallback, pick
 from riskcore.commands import command_from_dict
-from riskcore.decide import decide
+from riskcore.decide import execute
 from riskcore.dice import GameRng
 from riskcore.errors import RiskError
-from riskcore.evolve import apply
 from riskcore.legal import Action, legal_actions
 from riskcore.seatview import SeatView
 from riskcore.simulate import acting_seat
@@ -148,12 +148,9 @@ def _confident_gain(option: list[float], base: list[float], confidence: float) -
 def step(state: State, seat: str, body: Body, rng: GameRng) -> None:
     """Apply one command in place; an illegal one is replaced by a safe legal one."""
     try:
-        events = decide(state, command_from_dict(body, seat), rng)
-    except RiskError:
-        safe = fallback(legal_actions(state, seat))
-        events = decide(state, command_from_dict(safe, seat), rng)
-    for event in events:
-        apply(state, event)
+        execute(state, command_from_dict(body, seat), rng)
+    except RiskError:  # a rejected command changes nothing
+        execute(state, command_from_dict(fallback(legal_actions(state, seat)), seat), rng)
 
 
 def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int) -> list[Body]:
@@ -181,14 +178,13 @@ def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int
 def attack_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     """Stopping, and the best attacks by the heuristic's score."""
     pos = Position(view)
-    stop = policy.fortify(pos) or {"type": "end_phase"}
     ranked = sorted(policy.attacks(pos), key=lambda a: -a.score)
-    options = [stop]
+    options: list[Body] = [{"type": "end_phase"}]
     for attack in ranked:
         where = {"source": attack.source, "target": attack.target}
         options.append({"type": "blitz", **where, "stop_at": attack.stop_at})
     if view.rules.defender_chooses_dice:
-        return [stop]  # battles wait for defenders: not searched
+        return []  # one battle per decision there: too fine-grained to search
     return options
 
 
