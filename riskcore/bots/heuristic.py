@@ -1,22 +1,27 @@
 """The heuristic bot: continent-minded play priced with exact battle odds.
 
-Every decision is a rule of thumb from Risk strategy, with the odds of
-``riskcore.odds.win_probability`` deciding when an attack is worth it:
+Every decision is a rule of thumb from Risk strategy, priced in armies with
+the win probability of ``riskcore.odds.win_probability`` and the expected
+losses of the same chain (``riskcore.bots.losses``):
 
 - *Claim* toward continents that are cheap to take and hold (Australia,
   South America) and where it already holds most; block a rival's last
   free territory of a continent.
-- *Reinforce*: trade every set (forced or not: a set in hand earns nothing,
-  and the +2 bonus is taken when a traded card shows an own territory);
-  shore up the entrances of continents it holds when they are outgunned,
-  then mass everything on the one border territory with the best attack.
-- *Attack* while some attack clears a win-probability threshold (0.65; 0.45
-  to finish or break a continent or to eliminate a player; 0.5 for the
-  first conquest of the turn, which earns a card). Blitz, stopping early
-  to keep armies at home when the source still faces other enemies.
-- *Occupy*: move everything forward when the source is left interior,
-  otherwise split the armies by the enemy pressure on each side.
-- *Fortify* an interior stack to the most pressed border (or toward one).
+- *Reinforce*: trade every set it may (a set in hand earns nothing, values
+  rise with every trade anyone makes; a set showing an own territory earns
+  +2 there); bring the entrances of continents it holds up to the enemy
+  armies next to them, then mass the rest on the border territory with the
+  best attack.
+- *Attack* while some attack has a positive expected gain, win x value -
+  own losses + half the enemy losses, never below a 0.4 win chance. The
+  value counts the territory, the card of the turn's first conquest,
+  continent progress, finishing or breaking a continent and an eliminated
+  player's cards, so the odds needed fall as the prize grows. Blitz,
+  stopping early to keep armies at home when the source still faces other
+  enemies.
+- *Occupy*: everything forward when the source is left interior, the least
+  when the new territory is; otherwise split by enemy pressure, front first.
+- *Fortify* an idle stack toward the most pressed border.
 
 ``HeuristicPolicy.body`` computes the command from the view alone, which
 the strong bot uses in its rollouts; ``HeuristicBot.choose`` then matches
@@ -254,8 +259,8 @@ class HeuristicPolicy:
         if occ is None:
             return 1
         least, most = occ.min_move, occ.max_move
-        behind = [n for n in pos.enemies_near(occ.source)]
-        ahead = [n for n in pos.enemies_near(occ.target)]
+        behind = pos.enemies_near(occ.source)
+        ahead = pos.enemies_near(occ.target)
         if not behind:
             return most
         if not ahead:
