@@ -11,10 +11,12 @@ and lets the heuristic play every seat, through the real engine
 (``riskcore.decide.execute``: ``decide`` and ``apply`` in place on the
 private copy, with a ``GameRng`` seeded from the bot's generator),
 until this seat's next turn begins; the position is then scored by
-``evaluate``. The candidate with the best mean score is played. Every
-candidate is played out on the same determinisations and dice seeds
-(common random numbers), so their difference is measured with less noise
-than their values.
+``evaluate``. Every candidate is played out on the same determinisations
+and dice seeds (common random numbers), so their difference is measured
+with less noise than their values, and the heuristic's choice is kept
+unless an alternative beats it by a standard error of the mean paired
+difference: taking the best of three noisy means instead picks options
+that were merely lucky, and measured weaker than the heuristic alone.
 
 Cheap or settled decisions (claims, setup placing, trades, defence,
 fortify) are the heuristic's. The effort per decision is an iteration
