@@ -90,6 +90,8 @@ def redact(event: ev.Event, viewer: str | None, *, reveal: bool = False) -> ev.E
         return dataclasses.replace(event, order=(-1,) * len(event.order))
     if isinstance(event, ev.CardDrawn) and event.seat != viewer:
         return dataclasses.replace(event, card=-1)
-    if isinstance(event, ev.PlayerEliminated) and viewer not in (event.seat, event.player):
+    if isinstance(event, ev.PlayerEliminated) and viewer != event.seat:
+        # Only the conqueror: the cards are now in its hand (the player who
+        # lost them knew them, but need not be told who holds them now).
         return dataclasses.replace(event, cards=(-1,) * len(event.cards))
     return event
