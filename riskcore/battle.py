@@ -161,9 +161,7 @@ def battle(
     defender = s.owner[target]
     if defender_dice is None:
         defender_dice = min(2, s.armies[(target, defender)])
-    rng = d.rng
-    attacker_roll = rng.dice(dice)
-    defender_roll = rng.dice(defender_dice)
+    attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
     attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
     d.emit(
         ev.BattleResolved(
@@ -198,7 +196,7 @@ def conquer(
             max_move=most,
         )
     )
-    if not any(p == defender for p in s.owner.values()):
+    if defender not in s.owner.values():
         captured = tuple(s.hand(defender)) if s.seats[defender].kind == "player" else ()
         holding = len(s.hand(seat)) + len(captured)
         d.emit(

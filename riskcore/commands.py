@@ -139,6 +139,11 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+_EXACT_TYPES: dict[str, type] = {
+    name: types[0] for name, types in _FIELD_TYPES.items() if types[0] is not type(None)
+}
+
+
 def command_from_dict(body: Any, seat: str) -> Command:
     """Parse a client's command body; raise MalformedCommand naming the fault."""
     if not isinstance(body, dict):
@@ -151,7 +156,10 @@ def command_from_dict(body: Any, seat: str) -> Command:
     values: dict[str, Any] = {}
     for name, value in body.items():
         if name in allowed:
-            values[name] = _field_value(kind, name, value)
+            # The usual case (an exact str or int) is settled here; the rest,
+            # and every error, in _field_value.
+            exact = type(value) is _EXACT_TYPES.get(name)
+            values[name] = value if exact else _field_value(kind, name, value)
         elif name != "type":
             raise MalformedCommand(f"{kind} has no field {name!r}")
     for name in required:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from riskcore import events as ev
 from riskcore.dice import GameRng
 from riskcore.errors import RuleViolation
-from riskcore.evolve import apply
+from riskcore.evolve import APPLIERS
 from riskcore.state import FINISHED, State
 
 
@@ -29,7 +29,9 @@ class Decision:
         self.events: list[ev.Event] = []
 
     def emit(self, event: ev.Event) -> None:
-        apply(self.state, event)
+        state = self.state
+        APPLIERS[type(event)](state, event)  # ``evolve.apply``, inlined: the hot path
+        state.version += 1
         self.events.append(event)
 
 

@@ -31,12 +31,12 @@ from riskcore.state import (
 )
 
 Applier = Callable[[State, Any], None]
-_APPLIERS: dict[type[ev.Event], Applier] = {}
+APPLIERS: dict[type[ev.Event], Applier] = {}
 
 
 def _applies(event_type: type[ev.Event]) -> Callable[[Applier], Applier]:
     def register(fn: Applier) -> Applier:
-        _APPLIERS[event_type] = fn
+        APPLIERS[event_type] = fn
         return fn
 
     return register
@@ -71,7 +71,7 @@ def initial_state(created: ev.GameCreated) -> State:
 
 def apply(state: State, event: ev.Event) -> None:
     """Apply one event in place (the caller owns ``state``)."""
-    _APPLIERS[type(event)](state, event)
+    APPLIERS[type(event)](state, event)
     state.version += 1
 
 
@@ -92,7 +92,7 @@ def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
         state = initial_state(first)
     else:
         state = state.copy()
-    appliers = _APPLIERS
+    appliers = APPLIERS
     for event in iterator:
         appliers[type(event)](state, event)
         state.version += 1
@@ -313,4 +313,4 @@ def _game_finished(state: State, event: ev.GameFinished) -> None:
     state.pending_battle = None
 
 
-assert set(_APPLIERS) == set(ev.EVENT_TYPES), "every event type needs an applier"
+assert set(APPLIERS) == set(ev.EVENT_TYPES), "every event type needs an applier"

@@ -78,14 +78,18 @@ def play_game(
     opening = len(events)
     batches: list[tuple[str, dict[str, Any], int]] = []
     commands = 0
-    rng_turn: tuple[str, int] | None = None
-    bot_random = random.Random()
+    # One generator per seat and turn (setup is turn 0), made when first needed.
+    generators: dict[str, random.Random] = {}
+    generators_turn = -1
     while state.phase != FINISHED and commands < max_commands:
         seat = acting_seat(state)
         assert seat is not None, f"nobody to act in {state.summary()}"
-        if rng_turn != (seat, state.turn):
-            rng_turn = (seat, state.turn)
-            bot_random = bot_rng(seed, game_id, seat, state.turn)
+        if generators_turn != state.turn:
+            generators_turn = state.turn
+            generators = {}
+        bot_random = generators.get(seat)
+        if bot_random is None:
+            bot_random = generators[seat] = bot_rng(seed, game_id, seat, state.turn)
         body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
         command = command_from_dict(body, seat)
         rng = GameRng(seed, game_id, state.version, state.player_seeds)

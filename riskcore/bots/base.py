@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from riskcore.legal import Action
@@ -16,7 +16,9 @@ class Bot(Protocol):
     name: str
     version: str
 
-    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+    def choose(
+        self, view: SeatView, actions: Sequence[Action], rng: random.Random
+    ) -> dict[str, Any]:
         """One command body, built from ``actions`` (never from hidden state)."""
         ...
 

@@ -31,6 +31,7 @@ it against the legal actions, so the bot only ever returns a listed action.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -462,7 +463,7 @@ def reach(pos: Position, source: str, connected: bool) -> list[str]:
 # Matching against the legal actions ---------------------------------------------
 
 
-def pick(body: Body, actions: list[Action]) -> Body:
+def pick(body: Body, actions: Sequence[Action]) -> Body:
     """The listed action ``body`` describes, numeric fields clamped to bounds.
 
     Falls back to a safe listed action if ``body`` is not among them (it
@@ -481,7 +482,7 @@ def pick(body: Body, actions: list[Action]) -> Body:
     return fallback(actions)
 
 
-def fallback(actions: list[Action]) -> Body:
+def fallback(actions: Sequence[Action]) -> Body:
     playable = [a["command"] for a in actions if a["command"]["type"] != "resign"]
     for kind in ("defend", "occupy", "trade_cards", "end_phase"):
         for command in playable:
@@ -497,7 +498,7 @@ class HeuristicBot:
     def __init__(self, params: Params | None = None) -> None:
         self.policy = HeuristicPolicy(params)
 
-    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> Body:
+    def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:
         if not actions:
             return {"type": "resign"}
         return pick(self.policy.body(view), actions)

@@ -13,52 +13,62 @@ games: about 60 turns a game; dropping any one preference multiplies that.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.legal import Action
+from riskcore.legal import Action, of_type
 from riskcore.seatview import SeatView
+from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM, SETUP_PLACE
 
 
 class RandomBot:
     name = "random"
-    version = "1"
+    version = "2"
 
-    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
-        by_type: dict[str, list[Action]] = {}
-        for action in actions:
-            kind = action["command"]["type"]
-            if kind in by_type:
-                by_type[kind].append(action)
-            else:
-                by_type[kind] = [action]
-        by_type.pop("resign", None)
-        if not by_type:
+    def choose(
+        self, view: SeatView, actions: Sequence[Action], rng: random.Random
+    ) -> dict[str, Any]:
+        # What each phase can list, most wanted first (the phase only says
+        # where to look: the bot still answers from ``actions``).
+        for kind in _PREFERRED.get(view.phase, ()):
+            group = of_type(actions, kind)
+            if group:
+                return _pick(kind, group, view, rng)
+        playable = [a for a in actions if a["command"]["type"] != "resign"]
+        if not playable:
             return {"type": "resign"}
-        for kind in ("claim_territory", "trade_cards", "defend"):
-            if kind in by_type:
-                return dict(rng.choice(by_type[kind])["command"])
-        if "place_armies" in by_type:
-            return dict(rng.choice(_on_borders(view, by_type["place_armies"]))["command"])
-        if "occupy" in by_type:
-            return dict(by_type["occupy"][0]["command"])
-        attacks = by_type.get("blitz") or by_type.get("attack")
-        if attacks:
-            return dict(rng.choice(attacks)["command"])
-        playable = [a for group in by_type.values() for a in group]
         return _within_bounds(rng.choice(playable), rng)
 
 
-def _on_borders(view: SeatView, actions: list[Action]) -> list[Action]:
+_PREFERRED = {
+    SETUP_CLAIM: ("claim_territory",),
+    SETUP_PLACE: ("place_armies",),
+    REINFORCE: ("trade_cards", "place_armies"),
+    DEFEND: ("defend",),
+    OCCUPY: ("occupy",),
+    ATTACK: ("blitz", "attack"),
+}
+
+
+def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random) -> dict[str, Any]:
+    if kind == "place_armies":
+        group = _on_borders(view, group)
+    elif kind == "occupy":
+        return dict(group[0]["command"])  # every army it may move
+    return dict(rng.choice(group)["command"])
+
+
+def _on_borders(view: SeatView, actions: Sequence[Action]) -> Sequence[Action]:
     """Placements on territories that touch an enemy (all of them if none does)."""
-    border = [
-        a
-        for a in actions
-        if any(
-            view.owner(n) != view.owner(a["command"]["territory"])
-            for n in view.board.neighbours[a["command"]["territory"]]
-        )
-    ]
+    owners = view.owners()
+    neighbours = view.board.neighbours
+    border = []
+    for action in actions:
+        territory = action["command"]["territory"]
+        holder = owners.get(territory)
+        if any(owners.get(n) != holder for n in neighbours[territory]):
+            border.append(action)
     return border or actions
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +72,9 @@ class StrongBot:
         self.config = config or SearchConfig()
         self.policy = HeuristicPolicy(params)
 
-    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+    def choose(
+        self, view: SeatView, actions: Sequence[Action], rng: random.Random
+    ) -> dict[str, Any]:
         if not actions:
             return {"type": "resign"}
         body = self.policy.body(view)

@@ -32,7 +32,7 @@ def list_legal_actions(game: str) -> Response:
     gid = game_id(game)
     who = seat(gid)
     loaded = games().load(gid)
-    actions = legal_actions(loaded.state, who)
+    actions = list(legal_actions(loaded.state, who))
     document = {"game_id": gid, "version": loaded.version, "seat": who, "actions": actions}
     return reply(document, version=loaded.version)
 

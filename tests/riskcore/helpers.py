@@ -35,7 +35,7 @@ from riskcore import events as ev
 from riskcore.board import Board, load_board
 from riskcore.decide import decide, new_game
 from riskcore.decision import Decision
-from riskcore.dice import GameRng
+from riskcore.dice import GameRng, Roll
 from riskcore.errors import RuleViolation
 from riskcore.evolve import apply, fold
 from riskcore.legal import Action, legal_actions
@@ -76,10 +76,11 @@ class ScriptExhausted(AssertionError):
 class ScriptedRng(GameRng):
     """A game generator whose dice are read from ``faces``, front first.
 
-    ``dice(n)`` takes the next n faces and sorts them high to low, as the
-    real generator does; ``die()`` takes one. Shuffles and ``below`` come
-    from the real stream. A test asserts ``rng.faces == []`` to know every
-    scripted die was rolled; rolling past the script fails loudly.
+    ``dice(n)`` (and each side of ``battle_dice``) takes the next n faces
+    and sorts them high to low, as the real generator does; ``die()`` takes
+    one. Shuffles and ``below`` come from the real stream. A test asserts
+    ``rng.faces == []`` to know every scripted die was rolled; rolling past
+    the script fails loudly.
     """
 
     def __init__(
@@ -97,6 +98,9 @@ class ScriptedRng(GameRng):
 
     def dice(self, count: int) -> tuple[int, ...]:
         return tuple(sorted((self.die() for _ in range(count)), reverse=True))
+
+    def battle_dice(self, attacking: int, defending: int) -> tuple[Roll, Roll]:
+        return self.dice(attacking), self.dice(defending)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import pytest
 from riskcore.commands import command_from_dict
 from riskcore.decide import decide
 from riskcore.errors import RuleViolation
-from riskcore.legal import legal_actions
+from riskcore.legal import legal_actions, of_type
 from riskcore.rules import RuleSet
 from riskcore.simulate import acting_seat
 from riskcore.state import (
@@ -28,7 +28,7 @@ from riskcore.state import (
     SETUP_PLACE,
     State,
 )
-from tests.riskcore.helpers import Game, Policy, new, step
+from tests.riskcore.helpers import Game, Policy, card_of, new, position, split, step
 
 CONFIGS = [
     pytest.param(3, RuleSet(), id="classic-3"),
@@ -194,3 +194,54 @@ def test_random_play_from_the_list_alone_always_finishes(n: int, rules: RuleSet)
             assert set(game.state.owner.values()) == {winner}
         else:
             assert set(game.state.owner.values()) <= {winner, "n1", "n2"}
+
+
+def test_a_trade_with_two_pictured_territories_lists_a_choice_of_bonus() -> None:
+    """RULES.md §1 (003_281a902b564cb498.txt: "Je moet beide legers op dat specifieke gebied
+    plaatsen"): with two traded cards picturing the player's territories, the player names
+    one, so the list offers the set once per territory; with one, the set once."""
+    peru, venezuela, siam = card_of("peru"), card_of("venezuela"), card_of("siam")
+    owners = split({"p1": ["peru", "venezuela"], "p3": ["siam"]}, "p2")
+    game = position(owners, hands={"p1": [peru, venezuela, siam]})
+    trades = [a["command"] for a in legal_actions(game.state, "p1").of_type("trade_cards")]
+    cards = sorted([peru, venezuela, siam])
+    assert sorted(trades, key=lambda t: t["bonus_territory"]) == [
+        {"type": "trade_cards", "cards": cards, "bonus_territory": "peru"},
+        {"type": "trade_cards", "cards": cards, "bonus_territory": "venezuela"},
+    ]
+    owners = split({"p1": ["peru"], "p3": ["siam"]}, "p2")
+    game = position(owners, hands={"p1": [peru, venezuela, siam]})
+    trades = [a["command"] for a in legal_actions(game.state, "p1").of_type("trade_cards")]
+    assert trades == [{"type": "trade_cards", "cards": cards}]
+
+
+@pytest.mark.parametrize(("n", "rules"), CONFIGS)
+def test_each_group_is_the_list_filtered_by_type(n: int, rules: RuleSet) -> None:
+    """``of_type`` builds one group alone; it must hold exactly what the whole list holds
+    of that type, in the same order, and ``types`` names the non-empty groups."""
+    rnd = random.Random(30 + n)
+    game = new(n, rules, seed=b"groups %d" % n)
+    for _ in range(300):
+        if game.state.phase == FINISHED:
+            break
+        seat = acting_seat(game.state)
+        assert seat is not None
+        whole = list(legal_actions(game.state, seat))
+        kinds = [a["command"]["type"] for a in whole]
+        grouped = legal_actions(game.state, seat)
+        assert grouped.types() == list(dict.fromkeys(kinds))
+        for kind in set(kinds) | {"attack", "blitz", "claim_territory"}:
+            fresh = legal_actions(game.state, seat).of_type(kind)
+            assert list(fresh) == [a for a in whole if a["command"]["type"] == kind]
+            assert of_type(whole, kind) == list(fresh)
+        step(game, rnd, Policy())
+
+
+def test_a_list_read_after_the_game_moved_on_refuses_to_answer() -> None:
+    """The list is built lazily from the state, so it must not silently describe a
+    later version than the one it was made at."""
+    game = new(3, RuleSet(), seed=b"stale")
+    actions = legal_actions(game.state, acting_seat(game.state) or "")
+    step(game, random.Random(0), Policy())
+    with pytest.raises(RuntimeError, match="list them again"):
+        actions.of_type("claim_territory")
