@@ -21,12 +21,24 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping, MutableSequence
+from functools import cache
 from typing import TypeVar
 
 T = TypeVar("T")
 Roll = tuple[int, ...]
 _SEP = b"\x1f"
 DOMAIN = b"risk/v1"
+
+
+# The die face each byte gives (``byte % 6 + 1``), or 0 for the bytes that
+# rejection sampling skips (252-255), for ``bytes.translate``.
+_FACES = bytes(byte % 6 + 1 if byte < 252 else 0 for byte in range(256))
+
+
+@cache
+def _sorted_roll(faces: bytes) -> Roll:
+    """Faces sorted high to low, remembered: a battle's 1-3 dice make only 258 rolls."""
+    return tuple(sorted(faces, reverse=True))
 
 
 def commitment(seed: bytes) -> str:
@@ -56,15 +68,18 @@ class GameRng:
         self._offset = 0
 
     def _refill(self) -> None:
-        if self._block == 0:
+        block = self._block
+        if block == 0:
             game_id, version, player_seeds = self._context
-            self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode()))
-            self._tail = b",".join(
+            # The separators either side of the block number are kept on the
+            # parts, so each block's message is one format.
+            self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode(), b""))
+            self._tail = _SEP + b",".join(
                 f"{seat}={value}".encode() for seat, value in sorted((player_seeds or {}).items())
             )
-        message = _SEP.join((self._prefix, str(self._block).encode(), self._tail))
+        message = b"%s%d%s" % (self._prefix, block, self._tail)
         self._buffer = hmac.digest(self.seed, message, "sha256")
-        self._block += 1
+        self._block = block + 1
         self._offset = 0
 
     def _byte(self) -> int:
@@ -94,33 +109,29 @@ class GameRng:
         return self.below(6) + 1
 
     def dice(self, count: int) -> tuple[int, ...]:
-        """``count`` dice, sorted high to low as the rules compare them.
-
-        The same draws as ``count`` calls of ``die`` (bytes below 252 are
-        kept, ``byte % 6 + 1``), inlined because battles are the hot path.
-        """
-        return self.battle_dice(count, 0)[0]
+        """``count`` dice, sorted high to low as the rules compare them."""
+        return tuple(sorted(self._faces(count), reverse=True))
 
     def battle_dice(
         self, attacking: int, defending: int
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The attacker's ``attacking`` dice, then the defender's, each sorted
         high to low: the same draws as two calls of ``dice``, in one pass."""
-        rolled: list[int] = []
-        wanted = attacking + defending
-        buffer, offset = self._buffer, self._offset
-        while len(rolled) < wanted:
-            if offset >= len(buffer):
-                self._refill()
-                buffer, offset = self._buffer, 0
-            byte = buffer[offset]
-            offset += 1
-            if byte < 252:
-                rolled.append(byte % 6 + 1)
-        self._offset = offset
-        attacker = sorted(rolled[:attacking], reverse=True)
-        defender = sorted(rolled[attacking:], reverse=True)
-        return tuple(attacker), tuple(defender)
+        faces = self._faces(attacking + defending)
+        return _sorted_roll(faces[:attacking]), _sorted_roll(faces[attacking:])
+
+    def _faces(self, count: int) -> bytes:
+        """The next ``count`` dice unsorted: the same draws as ``count`` calls of ``die``."""
+        if self._offset >= len(self._buffer):
+            self._refill()
+        # Battles are the hot path. Usually the next ``count`` bytes of the
+        # block are all kept (below 252): map them to faces in one step.
+        start = self._offset
+        faces = self._buffer[start : start + count].translate(_FACES)
+        if len(faces) == count and 0 not in faces:
+            self._offset = start + count
+            return faces
+        return bytes(self.die() for _ in range(count))  # a byte to skip, or the block ends
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         for i in range(len(items) - 1, 0, -1):
