@@ -1,9 +1,11 @@
 """The Flask app factory: Redis clients, the application service, and the hooks.
 
-``create_app(settings)`` builds everything a process needs once: two Redis
-clients (one with a short timeout for commands, one with a timeout longer
-than the longest long-poll for blocking reads, so a waiting client can
-never starve a command of a connection), the ``GameService``, the rate
+``create_app(settings)`` builds everything a process needs once: two
+clients of the game store (one with a short timeout for commands, one with
+a timeout longer than the longest long-poll for blocking reads, so a
+waiting client can never starve a command of a connection; see
+``service.connections`` for one Redis or a cluster), one of RQ's Redis
+(for the queue gauges of ``/metrics``), the ``GameService``, the rate
 limiter and a metrics registry of its own. Request hooks, in order:
 
 * before: start the clock; count the request against the caller's token
@@ -22,7 +24,6 @@ import secrets
 import time
 from collections.abc import Callable
 
-import redis
 from flask import Flask, Response, g, request
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
@@ -31,6 +32,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service import api, logs
 from service.api.common import Services, services
 from service.auth import bearer_token, hash_token
+from service.connections import queue_client, store_client
 from service.games import GameService
 from service.keys import KeySpace
 from service.metrics import Metrics
@@ -68,20 +70,21 @@ def create_app(
 
 
 def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
-    client = redis.Redis.from_url(
-        settings.redis_url,
+    client = store_client(
+        settings,
         socket_timeout=5,
         socket_connect_timeout=2,
         health_check_interval=30,
         retry=_retry(),
     )
-    blocking = redis.Redis.from_url(
-        settings.redis_url,
+    blocking = store_client(
+        settings,
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,
         retry=_retry(),
     )
+    queues = queue_client(settings, socket_timeout=5, socket_connect_timeout=2)
     keys = KeySpace(settings.key_prefix)
     metrics = Metrics()
     games = GameService(
@@ -93,7 +96,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         observer=metrics,
         new_seed=new_seed or _random_seed,
     )
-    return Services(settings, games, RateLimiter(client, keys), metrics, client)
+    return Services(settings, games, RateLimiter(client, keys), metrics, client, queues)
 
 
 def _retry() -> Retry:

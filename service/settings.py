@@ -4,7 +4,9 @@ Every knob an operator may turn is here with its default and its variable,
 so ``create_app`` and ``risk serve`` agree and tests can build a ``Settings``
 directly instead of patching the environment::
 
-    REDIS_URL              redis://127.0.0.1:6379/0
+    REDIS_URL              redis://127.0.0.1:6379/0   the game store
+    RISK_REDIS_CLUSTER     0               1: REDIS_URL is a node of a Redis Cluster
+    RISK_QUEUE_URL         REDIS_URL       RQ's queues (a plain Redis; needed with a cluster)
     RISK_KEY_PREFIX        risk            (keys: see service/keys.py)
     RISK_ADMIN_TOKEN       unset: no operator endpoints
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["RateLimit", "Settings"]
@@ -63,6 +65,8 @@ class RateLimit:
 @dataclass(frozen=True, slots=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_cluster: bool = False
+    queue_url: str | None = None
     key_prefix: str = "risk"
     admin_token: str | None = None
     cors_origins: tuple[str, ...] = ()
@@ -80,6 +84,18 @@ class Settings:
     workers: int = 2
     threads: int = 8
 
+    def __post_init__(self) -> None:
+        if self.redis_cluster and not self.queue_url:
+            raise ValueError(
+                "RQ's queues cannot live on a Redis Cluster: with RISK_REDIS_CLUSTER=1, "
+                "set RISK_QUEUE_URL to a plain Redis"
+            )
+
+    @property
+    def queue_redis_url(self) -> str:
+        """Where RQ's queues are: ``queue_url``, or the store's Redis."""
+        return self.queue_url or self.redis_url
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
@@ -87,6 +103,8 @@ class Settings:
         base = cls()
         values: dict[str, Any] = {
             "redis_url": env.get("REDIS_URL", base.redis_url),
+            "redis_cluster": _flag("RISK_REDIS_CLUSTER", env.get("RISK_REDIS_CLUSTER", "")),
+            "queue_url": env.get("RISK_QUEUE_URL") or None,
             "key_prefix": env.get("RISK_KEY_PREFIX", base.key_prefix),
             "admin_token": env.get("RISK_ADMIN_TOKEN") or None,
             "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
@@ -99,7 +117,7 @@ class Settings:
         for name, variable, kind in _NUMBERS:
             if variable in env:
                 values[name] = _number(kind, variable, env[variable])
-        return replace(cls(**values), **overrides)
+        return cls(**{**values, **overrides})
 
 
 _NUMBERS: tuple[tuple[str, str, type], ...] = (
@@ -124,6 +142,15 @@ def _number(kind: type, variable: str, text: str) -> Any:
     if value < 0:
         raise ValueError(f"{variable} must not be negative: {text!r}")
     return value
+
+
+def _flag(variable: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"{variable} must be 1 or 0, not {text!r}")
 
 
 def _origins(text: str) -> tuple[str, ...]:

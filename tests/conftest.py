@@ -65,3 +65,15 @@ def redis(redis_url: str) -> Iterator[redis_lib.Redis]:
 @pytest.fixture
 def key_prefix() -> str:
     return f"test:{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A three-primary Redis Cluster of this test process's own (``tests/redis_cluster.py``)."""
+    from tests.redis_cluster import redis_cluster
+
+    try:
+        with redis_cluster(tmp_path_factory.mktemp("cluster")) as url:
+            yield url
+    except FileNotFoundError as error:  # pragma: no cover - environment
+        pytest.skip(f"no Redis Cluster: {error}")

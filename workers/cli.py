@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from typing import Any
 
 import click
 import redis
@@ -12,14 +13,20 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from service import logs
+from service.connections import queue_client, store_client
 from service.keys import KeySpace
+from service.settings import Settings
+from service.store import Client
+from workers import jobs
 from workers.queues import CLOCKS_QUEUE, GAMES_QUEUE, queue
 from workers.relay import Relay
 
 
-def _connection() -> redis.Redis:
-    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    return redis.Redis.from_url(url, health_check_interval=30, socket_keepalive=True)
+def _connections() -> tuple[Client, redis.Redis]:
+    """The game store's client and RQ's (one Redis, or a cluster and a Redis)."""
+    settings = Settings.from_env()
+    options: dict[str, Any] = {"health_check_interval": 30, "socket_keepalive": True}
+    return store_client(settings, **options), queue_client(settings, **options)
 
 
 def _json_logs() -> bool:
@@ -32,10 +39,10 @@ def _keys() -> KeySpace:
 
 
 def _start_relay(
-    connection: redis.Redis, keys: KeySpace
+    store: Client, queues: redis.Redis, keys: KeySpace
 ) -> tuple[threading.Thread, threading.Event]:
     stop = threading.Event()
-    relay = Relay(connection, keys, queue(connection, keys))
+    relay = Relay(store, keys, queue(queues, keys))
     thread = threading.Thread(target=relay.run, args=(stop,), name="relay", daemon=True)
     thread.start()
     return thread, stop
@@ -50,11 +57,12 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     """An RQ worker for bot turns and clocks (with RQ's scheduler), plus the relay.
 
     Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
-    Settings: REDIS_URL, RISK_KEY_PREFIX.
+    Settings: REDIS_URL, RISK_REDIS_CLUSTER, RISK_QUEUE_URL, RISK_KEY_PREFIX.
     """
     logs.configure(log_level, json_lines=_json_logs())
-    connection, keys = _connection(), _keys()
-    relay_thread = _start_relay(connection, keys) if relay else None
+    (store, connection), keys = _connections(), _keys()
+    jobs.use_store(store)
+    relay_thread = _start_relay(store, connection, keys) if relay else None
     queues = [queue(connection, keys, name) for name in (GAMES_QUEUE, CLOCKS_QUEUE)]
     worker_class = Worker if fork else SimpleWorker
     try:
@@ -72,8 +80,8 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
 def relay_command(log_level: str) -> None:
     """Only the relay: outbox notifications to RQ jobs. Stops on SIGTERM or Ctrl-C."""
     logs.configure(log_level, json_lines=_json_logs())
-    connection, keys = _connection(), _keys()
-    thread, stop = _start_relay(connection, keys)
+    (store, connection), keys = _connections(), _keys()
+    thread, stop = _start_relay(store, connection, keys)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     while thread.is_alive() and not stop.is_set():

@@ -63,7 +63,7 @@ def advance_game(game_id: str, version: int | None) -> str:
         outcome = _advance(service, game_id, version)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     if outcome in SETTLED:
-        _connection().zrem(service.keys.worker_leases(), game_id)
+        _store().zrem(service.keys.worker_leases(), game_id)
     if outcome == "finished":
         _enqueue_export(service, game_id)
     return outcome
@@ -81,7 +81,7 @@ def export_record(game_id: str) -> str:
 
 def _enqueue_export(service: GameService, game_id: str) -> None:
     with contextlib.suppress(DuplicateJobError):
-        queue(_connection(), service.keys).enqueue(
+        queue(_queue_connection(), service.keys).enqueue(
             export_record, game_id, job_id=export_job_id(game_id), unique=True, result_ttl=60
         )
 
@@ -127,7 +127,7 @@ def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
     seat = acting_seat(state)
     if state.phase == FINISHED or seat is None or clock_key_of(state, seat) != clock_key:
         return "moved_on"
-    stored = _connection().hgetall(service.keys.clock(game_id))
+    stored = _store().hgetall(service.keys.clock(game_id))
     deadline = int(stored.get(b"deadline_ms", 0))
     if clock.now_ms() < deadline:
         return "not_yet"
@@ -141,12 +141,12 @@ def start_clock(
 ) -> str:
     key = clock_key_of(loaded.state, seat)
     clock_hash = service.keys.clock(game_id)
-    client = _connection()
-    if client.hget(clock_hash, "key") == key.encode():
+    store = _store()
+    if store.hget(clock_hash, "key") == key.encode():
         return "clock_running"
     deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
-    client.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
-    clocks = queue(client, service.keys, CLOCKS_QUEUE)
+    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+    clocks = queue(_queue_connection(), service.keys, CLOCKS_QUEUE)
     clocks.enqueue_at(
         clock.as_datetime(deadline),
         enforce_deadline,
@@ -241,10 +241,26 @@ class BotCommandRefused(Exception):
     """A bot chose a command the rules refuse: a bug in the bot, handled by falling back."""
 
 
-def _connection() -> Any:
+def use_store(client: Any) -> None:
+    """Where this worker's jobs find the game store, when it is not RQ's Redis
+    (a Redis Cluster, say: ``service.connections``). Set once, before work starts."""
+    global _store_client
+    _store_client = client
+
+
+_store_client: Any = None
+
+
+def _queue_connection() -> Any:
+    """RQ's Redis: the connection the job came from."""
     job = get_current_job()
     assert job is not None, "jobs run inside an RQ worker"
     return job.connection
+
+
+def _store() -> Any:
+    """The game store: as set by ``use_store``, else RQ's Redis (one Redis for both)."""
+    return _store_client if _store_client is not None else _queue_connection()
 
 
 def _service() -> GameService:
@@ -256,7 +272,8 @@ def _service() -> GameService:
     job = get_current_job()
     assert job is not None, "jobs run inside an RQ worker"
     prefix = job.origin.rsplit(".", 1)[0]
-    key = (id(job.connection), prefix)
+    store = _store()
+    key = (id(store), prefix)
     if key not in _services:
-        _services[key] = GameService(job.connection, KeySpace(prefix))
+        _services[key] = GameService(store, KeySpace(prefix))
     return _services[key]

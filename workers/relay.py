@@ -33,7 +33,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from redis import Redis
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -41,7 +40,7 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError
 
 from service.keys import KeySpace
-from service.store import Notification
+from service.store import Client, Notification
 from workers import clock
 from workers.queues import advance_job_id
 
@@ -63,7 +62,7 @@ class RelayStats:
 class Relay:
     def __init__(
         self,
-        connection: Redis,
+        connection: Client,
         keys: KeySpace,
         queue: Queue,
         *,

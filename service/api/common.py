@@ -30,6 +30,7 @@ from service.metrics import Metrics
 from service.problems import ApiProblem
 from service.ratelimit import RateLimiter
 from service.settings import Settings
+from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
 
 __all__ = ["Services", "body", "query", "reply", "seat", "services", "viewer"]
@@ -46,7 +47,8 @@ class Services:
     games: GameService
     limiter: RateLimiter
     metrics: Metrics
-    redis: Redis
+    redis: Client  # the game store
+    queue_redis: Redis  # RQ's queues
 
     @classmethod
     def of(cls, app: Flask) -> Services:
