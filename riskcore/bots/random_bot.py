@@ -61,14 +61,16 @@ def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random
 
 def _on_borders(view: SeatView, actions: Sequence[Action]) -> Sequence[Action]:
     """Placements on territories that touch an enemy (all of them if none does)."""
-    owners = view.owners()
+    owner = view.owners().get  # once per neighbour of every placement: kept at hand
     neighbours = view.board.neighbours
     border = []
     for action in actions:
         territory = action["command"]["territory"]
-        holder = owners.get(territory)
-        if any(owners.get(n) != holder for n in neighbours[territory]):
-            border.append(action)
+        holder = owner(territory)
+        for neighbour in neighbours[territory]:
+            if owner(neighbour) != holder:
+                border.append(action)
+                break
     return border or actions
 
 
