@@ -9,6 +9,7 @@ RQ's own, so rq-dashboard shows the same queues (``<prefix>.games``,
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
+from redis import Redis
 from rq import Queue
 
 from service.keys import KeySpace
@@ -17,7 +18,8 @@ from service.store import Client
 QUEUES = ("games", "clocks")
 
 
-def render(client: Client, keys: KeySpace) -> bytes:
+def render(queues: Redis, store: Client, keys: KeySpace) -> bytes:
+    """RQ's queue gauges (from RQ's Redis) and the relay's (from the game store)."""
     registry = CollectorRegistry()
     depth = Gauge("risk_queue_jobs", "Jobs waiting in a queue", ["queue"], registry=registry)
     failed = Gauge(
@@ -30,14 +32,14 @@ def render(client: Client, keys: KeySpace) -> bytes:
         registry=registry,
     )
     for name in QUEUES:
-        queue = Queue(f"{keys.rq_prefix()}{name}", connection=client)
+        queue = Queue(f"{keys.rq_prefix()}{name}", connection=queues)
         depth.labels(name).set(queue.count)
         failed.labels(name).set(queue.failed_job_registry.count)
         scheduled.labels(name).set(queue.scheduled_job_registry.count)
     Gauge(
         "risk_relay_dead_letters", "Outbox notifications the relay gave up on", registry=registry
-    ).set(client.xlen(keys.relay_dead_letters()))
+    ).set(store.xlen(keys.relay_dead_letters()))
     Gauge(
         "risk_games_awaiting_worker", "Games a worker must still act in (leases)", registry=registry
-    ).set(client.zcard(keys.worker_leases()))
+    ).set(store.zcard(keys.worker_leases()))
     return generate_latest(registry)

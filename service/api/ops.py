@@ -45,7 +45,7 @@ def readyz() -> Response:
 @bp.get("/metrics")
 def metrics() -> Response:
     risk = services()
-    workers = queue_metrics.render(risk.queue_redis, risk.games.keys)
+    workers = queue_metrics.render(risk.queue_redis, risk.redis, risk.games.keys)
     return Response(risk.metrics.render() + workers, content_type=CONTENT_TYPE_LATEST)
 
 

@@ -122,6 +122,16 @@ def test_a_person_plays_bots_with_the_store_on_a_cluster(
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
 
 
+def test_metrics_read_the_queues_from_rq_and_the_leases_from_the_store(
+    api: ApiClient, app: Flask, cluster: RedisCluster
+) -> None:
+    keys = app.extensions["risk"].games.keys
+    cluster.zadd(keys.worker_leases(), {"g1": 1, "g2": 2})
+    metrics = api.get("/metrics").get_data(as_text=True)
+    assert 'risk_queue_jobs{queue="games"} 0.0' in metrics
+    assert "risk_games_awaiting_worker 2.0" in metrics
+
+
 def test_games_spread_over_the_shards_and_list_from_all(
     api: ApiClient, app: Flask, cluster: RedisCluster
 ) -> None:
