@@ -113,13 +113,11 @@ def blitz(d: Decision, command: Blitz) -> None:
         raise violation(
             "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
         )
-    if s.troops(command.source) <= command.stop_at:
-        raise violation(
-            "too_few_armies", f"{command.source!r} already has {command.stop_at} or fewer armies"
-        )
     seat, source, target = command.seat, command.source, command.target
     armies = s.armies
     floor = command.stop_at
+    if armies[(source, seat)] <= floor:  # ``troops``: the seat holds the source
+        raise violation("too_few_armies", f"{source!r} already has {floor} or fewer armies")
     while s.phase == ATTACK and armies[(source, seat)] > floor:
         battle(d, seat, source, target, min(3, armies[(source, seat)] - 1), None)
 
@@ -183,7 +181,7 @@ def conquer(
     d: Decision, seat: str, source: str, target: str, defender: str, survivors: int
 ) -> None:
     s = d.state
-    most = s.troops(source) - 1
+    most = s.armies[(source, seat)] - 1  # ``troops``: the attacker holds the source
     wanted = s.last_battle_dice if s.rules.conquest_min_move == "dice" else survivors
     least = max(1, min(wanted, most))
     d.emit(

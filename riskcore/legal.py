@@ -242,8 +242,8 @@ def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
     neighbours = s.board.neighbours
     return [
         (source, target, in_source, defender)
-        for source, holder in owner.items()
-        if holder == seat and (in_source := armies[(source, seat)]) > 1
+        for source in s.territories_of(seat)
+        if (in_source := armies[(source, seat)]) > 1
         for target in neighbours[source]
         if (defender := owner.get(target)) != seat
     ]
@@ -295,8 +295,13 @@ def _defend(s: State, seat: str) -> list[Action]:
 def _occupy(s: State, seat: str) -> list[Action]:
     occ = s.occupation
     assert occ is not None
-    body = {"type": "occupy", "count": occ.max_move}
-    return [_action(body, count=(occ.min_move, occ.max_move))]
+    # Written out rather than through ``_action``: every conquest lists it.
+    return [
+        {
+            "command": {"type": "occupy", "count": occ.max_move},
+            "bounds": {"count": [occ.min_move, occ.max_move]},
+        }
+    ]
 
 
 def _fortify(s: State, seat: str) -> list[Action]:

@@ -154,7 +154,9 @@ class State:
         return seat not in self.out and self.seats[seat].kind == "player"
 
     def active_players(self) -> list[str]:
-        return [s for s in self.order if self.is_active(s)]
+        # ``is_active`` inlined: asked after every conquest and occupation.
+        out, seats = self.out, self.seats
+        return [s for s in self.order if s not in out and seats[s].kind == "player"]
 
     def neutrals(self) -> list[str]:
         return [s for s, info in self.seats.items() if info.kind == "neutral" and s not in self.out]
