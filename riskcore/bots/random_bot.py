@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.legal import Action, of_type
+from riskcore.legal import Action, command_values, of_type
 from riskcore.seatview import SeatView
 from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM, SETUP_PLACE
 
@@ -53,25 +53,29 @@ _PREFERRED = {
 
 def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random) -> dict[str, Any]:
     if kind == "place_armies":
-        group = _on_borders(view, group)
-    elif kind == "occupy":
+        return dict(group[_on_borders(view, group, rng)]["command"])
+    if kind == "occupy":
         return dict(group[0]["command"])  # every army it may move
     return dict(rng.choice(group)["command"])
 
 
-def _on_borders(view: SeatView, actions: Sequence[Action]) -> Sequence[Action]:
-    """Placements on territories that touch an enemy (all of them if none does)."""
+def _on_borders(view: SeatView, placements: Sequence[Action], rng: random.Random) -> int:
+    """The index of a random placement on a territory that touches an enemy
+    (of any placement if none does).
+
+    Indices rather than actions, so only the chosen action is built; drawing
+    from the list of indices draws exactly as drawing from the actions would.
+    """
     owner = view.owners().get  # once per neighbour of every placement: kept at hand
     neighbours = view.board.neighbours
     border = []
-    for action in actions:
-        territory = action["command"]["territory"]
+    for index, territory in enumerate(command_values(placements, "territory")):
         holder = owner(territory)
         for neighbour in neighbours[territory]:
             if owner(neighbour) != holder:
-                border.append(action)
+                border.append(index)
                 break
-    return border or actions
+    return rng.choice(border or range(len(placements)))
 
 
 def _within_bounds(action: Action, rng: random.Random) -> dict[str, Any]:

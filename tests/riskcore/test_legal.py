@@ -16,7 +16,7 @@ import pytest
 from riskcore.commands import command_from_dict
 from riskcore.decide import decide
 from riskcore.errors import RuleViolation
-from riskcore.legal import legal_actions, of_type
+from riskcore.legal import command_values, legal_actions, of_type
 from riskcore.rules import RuleSet
 from riskcore.simulate import acting_seat
 from riskcore.state import (
@@ -234,6 +234,10 @@ def test_each_group_is_the_list_filtered_by_type(n: int, rules: RuleSet) -> None
             fresh = legal_actions(game.state, seat).of_type(kind)
             assert list(fresh) == [a for a in whole if a["command"]["type"] == kind]
             assert of_type(whole, kind) == list(fresh)
+            for field in {name for a in fresh for name in a["command"]}:
+                # Read from the entries where a group can: the same as the actions say.
+                values = [a["command"][field] for a in fresh]
+                assert command_values(fresh, field) == values == command_values(list(fresh), field)
         step(game, rnd, Policy())
 
 
