@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any, overload
 
 from riskcore.battle import _chooser, defending_seat
@@ -58,6 +59,7 @@ _PLACEMENT_FIELDS = {"territory": itemgetter(0), "count": itemgetter(1)}
 
 
 Builder = Callable[[State, str], Sequence[Action]]
+_NO_FIELDS: Mapping[str, Callable[[Any], Any]] = MappingProxyType({})
 
 
 class ActionGroup(Sequence[Action]):
@@ -77,11 +79,11 @@ class ActionGroup(Sequence[Action]):
         self,
         entries: list[Any],
         make: Callable[[Any], Action],
-        fields: Mapping[str, Callable[[Any], Any]] | None = None,
+        fields: Mapping[str, Callable[[Any], Any]] = _NO_FIELDS,
     ) -> None:
         self._entries = entries
         self._make = make
-        self._fields = fields or {}
+        self._fields = fields
 
     def command_values(self, field: str) -> list[Any]:
         """``[action["command"][field] for action in self]``, from the entries if it can."""
