@@ -41,6 +41,13 @@ def _sorted_roll(faces: bytes) -> Roll:
     return tuple(sorted(faces, reverse=True))
 
 
+def _joined_seeds(player_seeds: Mapping[str, str] | None) -> bytes:
+    """``seat=seed`` for each seat that gave one, sorted by seat, joined by commas."""
+    if not player_seeds:  # the usual case, settled without sorting or formatting
+        return b""
+    return b",".join(f"{seat}={value}".encode() for seat, value in sorted(player_seeds.items()))
+
+
 def commitment(seed: bytes) -> str:
     """SHA-256 of the seed, hex: published before the first roll."""
     return hashlib.sha256(seed).hexdigest()
@@ -73,10 +80,8 @@ class GameRng:
             game_id, version, player_seeds = self._context
             # The separators either side of the block number are kept on the
             # parts, so each block's message is one format.
-            self._prefix = _SEP.join((DOMAIN, game_id.encode(), str(version).encode(), b""))
-            self._tail = _SEP + b",".join(
-                f"{seat}={value}".encode() for seat, value in sorted((player_seeds or {}).items())
-            )
+            self._prefix = b"%s\x1f%s\x1f%s\x1f" % (DOMAIN, game_id.encode(), str(version).encode())
+            self._tail = _SEP + _joined_seeds(player_seeds)
         message = b"%s%d%s" % (self._prefix, block, self._tail)
         self._buffer = hmac.digest(self.seed, message, "sha256")
         self._block = block + 1
