@@ -53,13 +53,13 @@ _PREFERRED = {
 
 def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random) -> dict[str, Any]:
     if kind == "place_armies":
-        return dict(group[_on_borders(view, group, rng)]["command"])
+        return dict(group[_border_placement(view, group, rng)]["command"])
     if kind == "occupy":
         return dict(group[0]["command"])  # every army it may move
     return dict(rng.choice(group)["command"])
 
 
-def _on_borders(view: SeatView, placements: Sequence[Action], rng: random.Random) -> int:
+def _border_placement(view: SeatView, placements: Sequence[Action], rng: random.Random) -> int:
     """The index of a random placement on a territory that touches an enemy
     (of any placement if none does).
 
