@@ -145,25 +145,30 @@ class LegalActions(Sequence[Action]):
 
     def of_type(self, kind: str) -> Sequence[Action]:
         """The actions whose command has this ``type`` (empty if none)."""
+        self._check_current()
         group = self._groups.get(kind)
         if group is not None:
             return group
         for listed, builder in self._builders:
             if listed == kind:
-                if self._state.version != self._version:
-                    raise RuntimeError(
-                        f"legal actions of version {self._version} read at version "
-                        f"{self._state.version}; list them again"
-                    )
                 group = self._groups[kind] = builder(self._state, self._seat)
                 return group
         return ()
+
+    def _check_current(self) -> None:
+        """Refuse to answer, built or not, once the state has moved past our version."""
+        if self._state.version != self._version:
+            raise RuntimeError(
+                f"legal actions of version {self._version} read at version "
+                f"{self._state.version}; list them again"
+            )
 
     def types(self) -> list[str]:
         """The command types with at least one action, in listing order."""
         return [kind for kind, _ in self._builders if self.of_type(kind)]
 
     def _list(self) -> list[Action]:
+        self._check_current()
         if self._all is None:
             self._all = [action for kind, _ in self._builders for action in self.of_type(kind)]
         return self._all

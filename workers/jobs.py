@@ -40,8 +40,10 @@ from riskcore.simulate import acting_seat, bot_rng
 from riskcore.state import DEFEND, FINISHED
 from service import logs
 from service.clocks import clock_key_of
+from service.connections import store_client
 from service.games import GameService, Loaded
 from service.keys import KeySpace
+from service.settings import Settings
 from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from workers import clock
 from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
@@ -145,7 +147,8 @@ def start_clock(
     if store.hget(clock_hash, "key") == key.encode():
         return "clock_running"
     deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
-    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+    # The deadline job first, the clock second: if the job cannot be scheduled
+    # the clock is not recorded either, so the retry of this job starts both.
     clocks = queue(_queue_connection(), service.keys, CLOCKS_QUEUE)
     clocks.enqueue_at(
         clock.as_datetime(deadline),
@@ -156,6 +159,7 @@ def start_clock(
         result_ttl=60,
         failure_ttl=3600,
     )
+    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
     return "clock_started"
 
 
@@ -243,12 +247,15 @@ class BotCommandRefused(Exception):
 
 def use_store(client: Any) -> None:
     """Where this worker's jobs find the game store, when it is not RQ's Redis
-    (a Redis Cluster, say: ``service.connections``). Set once, before work starts."""
-    global _store_client
+    (a Redis Cluster, say: ``service.connections``). Set once, before work starts;
+    ``None`` goes back to finding it from the settings."""
+    global _store_client, _store_looked_up
     _store_client = client
+    _store_looked_up = client is not None
 
 
 _store_client: Any = None
+_store_looked_up = False
 
 
 def _queue_connection() -> Any:
@@ -259,7 +266,14 @@ def _queue_connection() -> Any:
 
 
 def _store() -> Any:
-    """The game store: as set by ``use_store``, else RQ's Redis (one Redis for both)."""
+    """The game store: as set by ``use_store``; else from the settings when they name
+    a store apart from RQ's Redis (jobs run by RQ's own ``rq worker``); else RQ's Redis."""
+    global _store_client, _store_looked_up
+    if not _store_looked_up:
+        _store_looked_up = True
+        settings = Settings.from_env()
+        if settings.redis_cluster or settings.queue_redis_url != settings.redis_url:
+            _store_client = store_client(settings)
     return _store_client if _store_client is not None else _queue_connection()
 
 

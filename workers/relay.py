@@ -36,6 +36,7 @@ from typing import Any
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 from rq.exceptions import DuplicateJobError
 
@@ -160,7 +161,9 @@ class Relay:
                 if rounds % 4 == 0:  # about every 2 s
                     self.rescue()
                     self.reclaim()
-            except (RedisConnectionError, OSError) as error:  # Redis restarting: wait, retry
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                # The store or RQ's Redis restarting: wait and retry; what was
+                # read stays pending and is reclaimed, never dead-lettered for it.
                 log.warning("relay lost Redis: %s", error)
                 stop.wait(1.0)
 
@@ -168,6 +171,8 @@ class Relay:
         try:
             note = Notification.from_entry(entry_id, fields)
             self._enqueue(note)
+        except (RedisConnectionError, RedisTimeoutError):
+            raise  # an outage, not a bad notification: ``run`` waits it out
         except Exception as error:
             self._failed(stream, entry_id, fields, error)
             return

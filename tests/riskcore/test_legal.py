@@ -246,6 +246,12 @@ def test_a_list_read_after_the_game_moved_on_refuses_to_answer() -> None:
     later version than the one it was made at."""
     game = new(3, RuleSet(), seed=b"stale")
     actions = legal_actions(game.state, acting_seat(game.state) or "")
+    read_before = legal_actions(game.state, acting_seat(game.state) or "")
+    assert read_before.of_type("claim_territory") and len(read_before) > 1  # built, cached
     step(game, random.Random(0), Policy())
     with pytest.raises(RuntimeError, match="list them again"):
         actions.of_type("claim_territory")
+    with pytest.raises(RuntimeError, match="list them again"):
+        read_before.of_type("claim_territory")
+    with pytest.raises(RuntimeError, match="list them again"):
+        list(read_before)

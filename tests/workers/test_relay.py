@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 import redis as redis_lib
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from riskcore.chain import GENESIS
 from service.keys import KeySpace
@@ -102,3 +106,30 @@ def test_two_relays_share_the_work_without_duplicates(
     total += one.run_once(block_ms=10) + two.run_once(block_ms=10)
     assert total == 20
     assert len(queue(redis, keys).get_job_ids()) == 20
+
+
+def test_an_outage_of_rqs_redis_dead_letters_nothing(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    """With the queues on a Redis of their own (RISK_QUEUE_URL), that Redis going away is
+    an outage to wait out, not a bad notification: reclaiming the entry again and again
+    meanwhile must not push it into the dead letters, and it makes its job once back."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead_port = probe.getsockname()[1]
+    gone = redis_lib.Redis(
+        host="127.0.0.1", port=dead_port, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )
+    relay = Relay(redis, keys, queue(gone, keys), consumer="r1", claim_idle_ms=0, max_deliveries=2)
+    relay.ensure_groups()
+    append(store, "g1")
+    with pytest.raises(redis_lib.ConnectionError):
+        relay.run_once(block_ms=10)
+    for _ in range(4):
+        with pytest.raises(redis_lib.ConnectionError):
+            relay.reclaim()
+    assert relay.stats.dead_lettered == 0
+    assert redis.xlen(keys.relay_dead_letters()) == 0
+    relay.queue = queue(redis, keys)  # RQ's Redis is back
+    assert relay.reclaim() == 1
+    assert queue(redis, keys).get_job_ids() == [advance_job_id("g1", 1)]
