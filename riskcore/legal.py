@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
-from types import MappingProxyType
 from typing import Any, overload
 
 from riskcore.battle import _chooser, defending_seat
@@ -59,7 +58,9 @@ _PLACEMENT_FIELDS = {"territory": itemgetter(0), "count": itemgetter(1)}
 
 
 Builder = Callable[[State, str], Sequence[Action]]
-_NO_FIELDS: Mapping[str, Callable[[Any], Any]] = MappingProxyType({})
+# Shared by groups without field readers; a Mapping, never written to (a plain
+# dict, so groups can be copied and pickled).
+_NO_FIELDS: Mapping[str, Callable[[Any], Any]] = {}
 
 
 class ActionGroup(Sequence[Action]):
@@ -153,7 +154,7 @@ class LegalActions(Sequence[Action]):
             if listed == kind:
                 group = self._groups[kind] = builder(self._state, self._seat)
                 return group
-        return ()
+        return []
 
     def _check_current(self) -> None:
         """Refuse to answer, built or not, once the state has moved past our version."""
@@ -267,7 +268,7 @@ def _trades(s: State, seat: str) -> list[Action]:
 def _reinforcements(s: State, seat: str) -> Sequence[Action]:
     left = s.reserve.get(seat, 0)
     if s.must_trade_until is not None or left < 1:
-        return ()
+        return []
     return ActionGroup(_placements(s.territories_of(seat), left), _placement, _PLACEMENT_FIELDS)
 
 
