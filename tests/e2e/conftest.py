@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,10 +103,11 @@ def stack_env(redis_url: str, key_prefix: str, redis: Any) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def stack(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Stack]:
+@contextmanager
+def running_stack(env: dict[str, str], logs: Path) -> Iterator[Stack]:
+    """`risk serve` (one worker process) and `risk worker` on a free port, ready."""
     port = free_port()
-    result = Stack(stack_env, url=f"http://127.0.0.1:{port}", logs=tmp_path)
+    result = Stack(env, url=f"http://127.0.0.1:{port}", logs=logs)
     result.start("api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1")
     result.start("worker", "worker", "--log-level", "WARNING")
     try:
@@ -113,3 +115,9 @@ def stack(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Stack]:
         yield result
     finally:
         result.stop_all()
+
+
+@pytest.fixture
+def stack(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Stack]:
+    with running_stack(stack_env, tmp_path) as result:
+        yield result

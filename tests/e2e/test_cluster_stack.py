@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from redis.cluster import RedisCluster
 
-from tests.e2e.conftest import Stack, free_port, http, wait_ready
+from tests.e2e.conftest import Stack, http, running_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -27,15 +27,10 @@ def cluster_stack(
         "RISK_REDIS_CLUSTER": "1",
         "RISK_QUEUE_URL": redis_url,
     }
-    port = free_port()
-    stack = Stack(env, url=f"http://127.0.0.1:{port}", logs=tmp_path)
-    stack.start("api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1")
-    stack.start("worker", "worker", "--log-level", "WARNING")
     try:
-        wait_ready(stack.url)
-        yield stack
+        with running_stack(env, tmp_path) as stack:
+            yield stack
     finally:
-        stack.stop_all()
         cluster = RedisCluster.from_url(redis_cluster_url)
         prefix = env["RISK_KEY_PREFIX"]
         for key in cluster.scan_iter(f"{prefix}:*", target_nodes=RedisCluster.PRIMARIES):
