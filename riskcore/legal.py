@@ -138,12 +138,6 @@ class LegalActions(Sequence[Action]):
         self._groups: dict[str, Sequence[Action]] = {}
         self._all: list[Action] | None = None
 
-    @property
-    def possible_types(self) -> tuple[str, ...]:
-        """The command types this phase can list, without building any group
-        (some may turn out empty: ``types`` says which are not)."""
-        return tuple(kind for kind, _ in self._builders)
-
     def of_type(self, kind: str) -> Sequence[Action]:
         """The actions whose command has this ``type`` (empty if none)."""
         self._check_current()
