@@ -32,17 +32,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
-from importlib import resources
 from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
 
 import redis
 from redis.cluster import RedisCluster
-from redis.exceptions import NoScriptError, OutOfMemoryError
+from redis.exceptions import OutOfMemoryError
 
 from riskcore.chain import GENESIS, HASH_SIZE, chain, verify_chain
 from service.keys import GameKeys, KeySpace
+from service.scripts import HeldConnectionScript, register
 from service.store_errors import (
     AppendOutcomeUnknown,
     ChainMismatch,
@@ -152,57 +153,6 @@ def new_events(prev: bytes, payloads: Sequence[bytes]) -> list[NewEvent]:
     return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
 
 
-def _script(client: Client, name: str) -> Any:
-    """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT."""
-    source = resources.files("service").joinpath(name).read_text(encoding="utf-8")
-    return client.register_script(source)
-
-
-class _PooledScript:
-    """A script run on a connection taken from the pool, for the append's hot path.
-
-    redis-py's generic command path (its retry wrapper, observability hooks
-    and argument checks around every call) costs about a sixth of a
-    single-event append on these machines (bench/store.py), and the append is
-    the store's hot path. This keeps what that path gives: the client's own
-    retry policy around a dropped connection (safe, since every append
-    carries an idempotency key), health checks (``send_command`` does them),
-    and NOSCRIPT answered by loading the script and sending it again. A Redis
-    Cluster client routes by slot, so there the registered script is used.
-    """
-
-    def __init__(self, client: Client, name: str) -> None:
-        self._script = _script(client, name)
-        self._pool = None if isinstance(client, RedisCluster) else client.connection_pool
-
-    @property
-    def sha(self) -> str:
-        """The script's SHA-1, as ``EVALSHA`` and ``SCRIPT EXISTS`` know it."""
-        return str(self._script.sha)
-
-    def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        if self._pool is None:
-            return self._script(keys=keys, args=args)
-        command = ("EVALSHA", self._script.sha, len(keys), *keys, *args)
-        connection = self._pool.get_connection()
-        try:
-            return connection.retry.call_with_retry(
-                lambda: self._run(connection, command), lambda _: connection.disconnect()
-            )
-        finally:
-            self._pool.release(connection)
-
-    def _run(self, connection: Any, command: tuple[Any, ...]) -> Any:
-        connection.send_command(*command)
-        try:
-            return connection.read_response()
-        except NoScriptError:  # a restarted or flushed Redis: load it, then send again
-            connection.send_command("SCRIPT", "LOAD", self._script.script)
-            connection.read_response()
-            connection.send_command(*command)
-            return connection.read_response()
-
-
 def _translated(method: Callable[P, R]) -> Callable[P, R]:
     """Turn the client's connection failures into the store's typed errors."""
 
@@ -245,9 +195,9 @@ class EventStore:
         self._outbox_maxlen = outbox_maxlen or 0
         self._max_batch = max_batch
         self._max_payload = max_payload_bytes
-        self._append = _PooledScript(client, "append.lua")
-        self._snapshot = _script(client, "snapshot.lua")
-        self._delete = _script(client, "delete.lua")
+        self._append = HeldConnectionScript(client, "append.lua")
+        self._snapshot = register(client, "snapshot.lua")
+        self._delete = register(client, "delete.lua")
 
     # -- appending -----------------------------------------------------------
 
@@ -334,7 +284,7 @@ class EventStore:
             return key, keys.idempotency(key), self._ttl_ms
         if self._auto_ttl_ms <= 0:
             return None, keys.idempotency_prefix, 0
-        key = "auto-" + os.urandom(12).hex()
+        key = _private_key()
         return key, keys.idempotency(key), self._auto_ttl_ms
 
     # -- reading -------------------------------------------------------------
@@ -516,6 +466,28 @@ class EventStore:
             state = fold(state, event)
             version = event.version
         return Head(version, head_hash), state
+
+
+class _PrivateKeys:
+    """Idempotency keys for appends that came without one: unique, and cheap to make.
+
+    A random part per process (drawn again in a forked child) and a counter,
+    rather than random bytes per append: one system call fewer on the hot path.
+    """
+
+    def __init__(self) -> None:
+        self.renew()
+        os.register_at_fork(after_in_child=self.renew)
+
+    def renew(self) -> None:
+        self.prefix = f"auto-{os.urandom(9).hex()}-"
+        self.counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        return f"{self.prefix}{next(self.counter)}"
+
+
+_private_key = _PrivateKeys()
 
 
 def _append_result(
