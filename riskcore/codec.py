@@ -74,9 +74,13 @@ def event_from_dict(data: dict[str, Any]) -> ev.Event:
         raise RecordError(f"cannot decode event {str(data)[:120]}: {error!r}") from None
 
 
+# One encoder for every call: json.dumps builds a new one whenever options are given.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj: Any) -> bytes:
     """Canonical JSON bytes: sorted keys, compact, UTF-8 (events hold no floats)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _CANONICAL.encode(obj).encode()
 
 
 def encode_event(event: ev.Event) -> bytes:

@@ -62,6 +62,7 @@ class Metrics:
             "risk_append_conflicts", "Appends refused for a stale version", registry=r
         )
         self._children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+        self._command_children: dict[tuple[str, str], Counter] = {}
         self.rate_limited = Counter(
             "risk_rate_limited", "Requests refused by a rate limit", ["scope"], registry=r
         )
@@ -85,7 +86,10 @@ class Metrics:
     def command(self, kind: str, outcome: str) -> None:
         """``outcome``: accepted, replayed, version_conflict, or a rule error code."""
         label = outcome if outcome in _NOT_ERRORS else "rejected"
-        self.commands.labels(kind, label).inc()
+        child = self._command_children.get((kind, label))
+        if child is None:
+            child = self._command_children[kind, label] = self.commands.labels(kind, label)
+        child.inc()
         if label == "rejected":
             self.rule_errors.labels(outcome).inc()
 

@@ -94,6 +94,9 @@ def test_a_body_that_is_not_json_is_refused(api: ApiClient) -> None:
     problem(api.post("/v1/games", data=deep, content_type="application/json"), 400, "invalid_json")
     nan = '{"seats": NaN}'
     problem(api.post("/v1/games", data=nan, content_type="application/json"), 400, "invalid_json")
+    latin1 = '{"name": "Gr\u00e5"}'.encode("latin-1")  # JSON is UTF-8 (RFC 8259)
+    refused = api.post("/v1/games", data=latin1, content_type="application/json")
+    problem(refused, 400, "invalid_json")
 
 
 def test_a_body_over_the_size_limit_is_413(api: ApiClient) -> None:
