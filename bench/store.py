@@ -1,6 +1,7 @@
 """Event store benchmark: prints one JSON object.
 
-    .venv/bin/python bench/store.py [--appends 20000] [--load-events 10000]
+    .venv/bin/python bench/store.py [--appends 20000] [--rounds 5] [--threads 4]
+                                    [--load-events 10000]
 
 Figures (against $REDIS_URL, default redis://127.0.0.1:6379/0, under a
 private key prefix that is deleted afterwards):
@@ -9,15 +10,23 @@ private key prefix that is deleted afterwards):
   one game, from one Python process and connection; each append is a real
   one (expected version, chained hash, private idempotency key, outbox).
 * ``append_100_games_per_s``: the same, round-robin over 100 games.
+* ``append_100_games_threads_per_s``: one process whose ``--threads``
+  threads append at once, each to its own share of 100 games.
 * ``raw_xadd_per_s``: what ``redis-benchmark -q -n 100000 XADD <key> '*' f v``
   reaches on the same server, with its default 50 connections and with one
-  (``raw_xadd_one_connection_per_s``), and the ratios to our append rate
-  (target: at least 10 % of the raw rate).
+  (``raw_xadd_one_connection_per_s``), and the ratios to our append rates
+  (target: at least 10 % of the raw rate). The appends and redis-benchmark
+  alternate over ``--rounds`` rounds; each ratio is the median of the
+  rounds' ratios, so other work on the machine weighs on both sides alike.
+* ``append_script_us_in_redis``: the append script's own time in Redis
+  (``INFO commandstats``), and ``sequential_bound_per_s``: what a client
+  costing nothing would reach with one connection, paying redis-benchmark's
+  one-connection round trip plus that script time.
 * ``load_ms``: median time to load a 10,000-event game without a
   snapshot, and with a snapshot 99 events behind the head (the worst case
-  with ``snapshot_every=100``). The engine state is not ready yet, so the
-  snapshot is an 8 KB stand-in blob and the fold only counts events: the
-  figure is the store's share of a load (target: under 10 ms).
+  with ``snapshot_every=100``). The snapshot is an 8 KB stand-in blob and
+  the fold only counts events: the figure is the store's share of a load
+  (target: under 10 ms); bench/replay.py measures decoding and folding.
 * ``bytes_per_event``: ``MEMORY USAGE`` of the 10,000-event stream divided
   by its length, for a realistic mix of canonical JSON events averaging
   ~95 bytes (target: at most 200); ``bytes_per_event_by_payload_size`` does
@@ -246,6 +255,13 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         found["ratio_one_game_to_raw_one_connection"] = _median_ratio(
             rounds["one_game"], rounds["raw_one_connection"]
         )
+        script_us = found["append_script_us_in_redis"]
+        if isinstance(script_us, float) and found["raw_xadd_one_connection_per_s"]:
+            # A client with no cost of its own, paying only redis-benchmark's
+            # one-connection round trip plus the script's time in Redis.
+            bound = 1 / (1 / found["raw_xadd_one_connection_per_s"] + script_us / 1e6)
+            found["sequential_bound_per_s"] = round(bound)
+            found["ratio_sequential_bound_to_raw"] = round(bound / found["raw_xadd_per_s"], 3)
     found["each_round"] = {name: [round(v) for v in values] for name, values in rounds.items()}
     return found
 
