@@ -64,31 +64,11 @@ SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}
 YOUNG_UNTIL = 60
 
 
-class _OneWrite(http.client.HTTPConnection):
-    """http.client, but a request and its body leave in one write.
-
-    http.client sends the body in a second ``send`` after the headers, so
-    every POST reaches the server as two TCP segments and costs it an extra
-    read and wake-up that a GET does not pay; curl, browsers and most HTTP
-    libraries write a small request at once. Without this the benchmark
-    would charge the command path for a quirk of its own client.
-    """
-
-    def _send_output(self, message_body: Any = None, encode_chunked: bool = False) -> None:
-        if isinstance(message_body, bytes) and not encode_chunked:
-            self._buffer.extend((b"", b"", message_body))  # type: ignore[attr-defined]
-            message_body = None
-            self.send(b"\r\n".join(self._buffer[:-1]) + self._buffer[-1])  # type: ignore[attr-defined]
-            del self._buffer[:]  # type: ignore[attr-defined]
-            return
-        super()._send_output(message_body, encode_chunked)
-
-
 class Connection:
     """One keep-alive HTTP/1.1 connection; returns (status, body, seconds)."""
 
     def __init__(self, port: int) -> None:
-        self.http = _OneWrite("127.0.0.1", port, timeout=60)
+        self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def call(
         self, method: str, path: str, body: Any = None, token: str | None = None

@@ -27,18 +27,6 @@ __all__ = ["HeldConnectionScript", "register"]
 
 Client = redis.Redis | RedisCluster
 
-_fork_generation = 0
-
-
-def _after_fork_in_child() -> None:
-    """A forked child must not write to its parent's sockets: every held connection is stale."""
-    global _fork_generation
-    _fork_generation += 1
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def register(client: Client, name: str) -> Any:
     """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT."""
     source = resources.files("service").joinpath(name).read_text(encoding="utf-8")
@@ -46,19 +34,25 @@ def register(client: Client, name: str) -> Any:
 
 
 class _Held:
-    """One thread's connection, handed back to the pool when the thread ends."""
+    """One thread's connection, handed back to the pool when the thread ends.
 
-    __slots__ = ("__weakref__", "connection", "generation", "pack")
+    Owned by the process that took it: a forked child (whose copy of this
+    thread's state is dropped, or replaced on first use) neither writes to
+    the parent's socket nor touches the pool's lock, which another thread
+    of the parent may have held at the moment of the fork.
+    """
+
+    __slots__ = ("__weakref__", "connection", "pack", "pid")
 
     def __init__(self, pool: redis.ConnectionPool) -> None:
         self.connection: Any = pool.get_connection()
-        self.generation = _fork_generation
+        self.pid = os.getpid()
         self.pack: Callable[..., Any] = _packer(self.connection)
-        weakref.finalize(self, _give_back, pool, self.connection, self.generation)
+        weakref.finalize(self, _give_back, pool, self.connection, self.pid)
 
 
-def _give_back(pool: redis.ConnectionPool, connection: Any, generation: int) -> None:
-    if generation == _fork_generation:  # a child's pool never lent its parent's connections
+def _give_back(pool: redis.ConnectionPool, connection: Any, pid: int) -> None:
+    if os.getpid() == pid:
         pool.release(connection)
 
 
@@ -97,6 +91,10 @@ class HeldConnectionScript:
     the script and sending it again. Forked children take new connections.
     A Redis Cluster client routes by slot, so there the registered script is
     used as it is.
+
+    Each thread that appends keeps one connection of the pool: a pool capped
+    with ``max_connections`` needs room for those and for the other commands
+    (twice the threads is plenty).
     """
 
     def __init__(self, client: Client, name: str) -> None:
@@ -122,7 +120,7 @@ class HeldConnectionScript:
 
     def _held(self) -> _Held:
         held: _Held | None = getattr(self._local, "held", None)
-        if held is None or held.generation != _fork_generation:
+        if held is None or held.pid != os.getpid():
             assert self._pool is not None
             held = self._local.held = _Held(self._pool)
         return held

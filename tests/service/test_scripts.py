@@ -10,6 +10,7 @@ closed is replaced: tests/service/test_store_faults.py.)
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from typing import Any
 
@@ -78,4 +79,47 @@ def test_a_forked_child_takes_a_connection_of_its_own(redis_url: str, key_prefix
     result = store.append("solo", 2, new_events(last.hash, [b'{"n":3}']), prev=last.hash)
     assert result.last_version == 3 and not result.replayed
     assert store._append._local.held.connection is parents
+    client.close()
+
+
+def _releases_seen(releases: list[int], answer: Any) -> None:
+    answer.put(list(releases))
+
+
+def test_a_fork_leaves_the_parents_pool_alone(redis_url: str, key_prefix: str) -> None:
+    """Another thread holds a connection when the process forks: the child drops
+    its copy of that thread's state at once, and must not hand the connection
+    back to the pool (another thread of the parent may hold the pool's lock
+    at the fork, which would hang the child)."""
+    client = redis_lib.Redis.from_url(redis_url)
+    store = EventStore(client, KeySpace(key_prefix))
+    holding, finish = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        _start(store, "held")
+        holding.set()
+        finish.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert holding.wait(10)
+    pool = client.connection_pool
+    releases: list[int] = []
+    give_back = pool.release
+
+    def release(connection: Any) -> None:
+        releases.append(os.getpid())
+        give_back(connection)
+
+    pool.release = release  # type: ignore[method-assign]
+    context = multiprocessing.get_context("fork")
+    answer = context.Queue()
+    child = context.Process(target=_releases_seen, args=(releases, answer))
+    child.start()
+    assert answer.get(timeout=10) == []  # nothing released in the child
+    child.join(10)
+    finish.set()
+    thread.join()
+    assert releases == [os.getpid()]  # the parent's thread gave its connection back
+    assert _in_use(client) == 0
     client.close()
