@@ -27,6 +27,7 @@ __all__ = ["HeldConnectionScript", "register"]
 
 Client = redis.Redis | RedisCluster
 
+
 def register(client: Client, name: str) -> Any:
     """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT."""
     source = resources.files("service").joinpath(name).read_text(encoding="utf-8")

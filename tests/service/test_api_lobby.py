@@ -99,6 +99,19 @@ def test_a_body_that_is_not_json_is_refused(api: ApiClient) -> None:
     problem(refused, 400, "invalid_json")
 
 
+def test_a_lone_surrogate_is_invalid_json_and_a_pair_is_a_character(api: ApiClient) -> None:
+    """RFC 8259 §8.2: an escaped lone surrogate is not a character (it was a 500)."""
+    bots = ', {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]}'
+    lone = '{"seats": [{"kind": "human", "name": "a\\ud800b"}' + bots
+    refused = api.post("/v1/games", data=lone, content_type="application/json")
+    problem(refused, 400, "invalid_json")
+    pair = '{"seats": [{"kind": "human", "name": "a\\uD83D\\uDE00b"}' + bots
+    created = api.post("/v1/games", data=pair, content_type="application/json")
+    assert created.status_code == 201, created.get_json()
+    seats = created.get_json()["game"]["seats"]
+    assert seats[0]["name"] == "a\U0001f600b"
+
+
 def test_a_body_over_the_size_limit_is_413(api: ApiClient) -> None:
     big = {"seats": [{"kind": "human", "name": "x" * 40}] * 3, "pad": "y" * 70_000}
     problem(api.post("/v1/games", json=big), 413, "body_too_large")
