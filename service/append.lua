@@ -19,16 +19,15 @@
 -- id not above the stream's top) is the first one.
 
 local FIXED = 8
-local function digits(s) return string.match(s, '^%d+$') ~= nil end
+local find = string.find
 
 -- 1. validate everything
-if #ARGV < FIXED + 2 or (#ARGV - FIXED) % 2 ~= 0 then
+local n = #ARGV
+if n < FIXED + 2 or (n - FIXED) % 2 ~= 0 then
   return {'malformed', 'the batch must hold one or more payload/hash pairs'}
 end
-for _, i in ipairs({2, 5, 8}) do
-  if not digits(ARGV[i]) then
-    return {'malformed', 'argument ' .. i .. ' must be a non-negative integer'}
-  end
+if not (find(ARGV[2], '^%d+$') and find(ARGV[5], '^%d+$') and find(ARGV[8], '^%d+$')) then
+  return {'malformed', 'arguments 2, 5 and 8 must be non-negative integers'}
 end
 if #ARGV[3] ~= 32 then return {'malformed', 'prev must be a 32-byte hash'} end
 if #ARGV[4] == 0 then return {'malformed', 'the request fingerprint is empty'} end
@@ -36,10 +35,9 @@ local expected = tonumber(ARGV[2])
 if ARGV[6] ~= '' and expected ~= 0 then
   return {'malformed', 'a seed is only stored by the first append'}
 end
-for i = FIXED + 1, #ARGV, 2 do
-  if #ARGV[i] == 0 then return {'malformed', 'event ' .. (i - FIXED + 1) / 2 .. ' is empty'} end
-  if #ARGV[i + 1] ~= 32 then
-    return {'malformed', 'event ' .. (i - FIXED + 1) / 2 .. ' has no 32-byte hash'}
+for i = FIXED + 1, n, 2 do
+  if #ARGV[i] == 0 or #ARGV[i + 1] ~= 32 then
+    return {'malformed', 'event ' .. (i - FIXED + 1) / 2 .. ' needs a payload and a 32-byte hash'}
   end
 end
 
@@ -72,16 +70,18 @@ for i = FIXED + 1, #ARGV, 2 do
   redis.call('XADD', KEYS[1], version .. '-0', 'p', ARGV[i], 'h', ARGV[i + 1])
 end
 local last_hash = ARGV[#ARGV]
-local note = {'XADD', KEYS[5]}
-if ARGV[8] ~= '0' then
-  note[#note + 1] = 'MAXLEN'; note[#note + 1] = '~'; note[#note + 1] = ARGV[8]
+local note_id
+if ARGV[8] == '0' and ARGV[7] == '' then
+  note_id = redis.call('XADD', KEYS[5], '*', 'g', ARGV[1], 'f', first, 'l', version)
+elseif ARGV[8] == '0' then
+  note_id = redis.call('XADD', KEYS[5], '*', 'g', ARGV[1], 'f', first, 'l', version, 'k', ARGV[7])
+elseif ARGV[7] == '' then
+  note_id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[8], '*',
+    'g', ARGV[1], 'f', first, 'l', version)
+else
+  note_id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[8], '*',
+    'g', ARGV[1], 'f', first, 'l', version, 'k', ARGV[7])
 end
-note[#note + 1] = '*'
-note[#note + 1] = 'g'; note[#note + 1] = ARGV[1]
-note[#note + 1] = 'f'; note[#note + 1] = first
-note[#note + 1] = 'l'; note[#note + 1] = version
-if ARGV[7] ~= '' then note[#note + 1] = 'k'; note[#note + 1] = ARGV[7] end
-local note_id = redis.call(unpack(note))
 if first == 1 then
   -- The creating notification's id is unique in the partition: it is the
   -- game's epoch, and its millisecond part is the creation time.

@@ -393,6 +393,22 @@ def test_every_append_notifies_its_partition_outbox(store: EventStore) -> None:
     assert store.notifications(partition, after=notes[0].id) == notes[1:]
 
 
+@pytest.mark.parametrize("maxlen", [None, 10])
+@pytest.mark.parametrize("kind", ["", "p2"])
+def test_every_notification_shape_is_written(
+    redis: redis_lib.Redis, key_prefix: str, maxlen: int | None, kind: str
+) -> None:
+    """The script writes the notification four ways (capped or not, with a kind or not)."""
+    store = EventStore(redis, KeySpace(key_prefix, partitions=1), outbox_maxlen=maxlen)
+    head = store.append(GAME, 0, new_events(GENESIS, body("a", 2)), prev=GENESIS, kind=kind)
+    store.append(GAME, 2, new_events(head.head_hash, body("b")), prev=head.head_hash, kind=kind)
+    entries = redis.xrange(store.keys.outbox(0))
+    assert [fields for _, fields in entries] == [
+        {b"g": GAME.encode(), b"f": b"1", b"l": b"2"} | ({b"k": kind.encode()} if kind else {}),
+        {b"g": GAME.encode(), b"f": b"3", b"l": b"3"} | ({b"k": kind.encode()} if kind else {}),
+    ]
+
+
 def test_outbox_is_capped_approximately(redis: redis_lib.Redis, key_prefix: str) -> None:
     store = EventStore(redis, KeySpace(key_prefix, partitions=1), outbox_maxlen=10)
     grow(store, GAME, 400)
