@@ -168,3 +168,15 @@ def test_two_player_game_with_player_seeds_replays() -> None:
         rules=RuleSet(variant="two_player"),
     )
     assert [e for e in without.events[1:5]] != [e for e in result.events[1:5]]
+
+
+@pytest.mark.parametrize(
+    "name", ["record-2026-12-01-classic-4p.jsonl", "record-2026-12-01-two-player.jsonl"]
+)
+def test_records_written_before_game_modes_still_verify(name: str) -> None:
+    """Records of main as it was on 2026-12-01, before the engine's game-mode seam:
+    a classic deal with connected fortifies, and a two-player game where
+    defenders choose their dice."""
+    verdict = verify_text((FIXTURE.parent / name).read_text())
+    assert verdict.ok, verdict.divergence
+    assert verdict.winner is not None
