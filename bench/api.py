@@ -51,13 +51,13 @@ from typing import Any
 
 import redis
 
-from riskcore.codec import event_from_dict
-from riskcore.commands import command_from_dict
-from riskcore.decide import execute
-from riskcore.dice import GameRng
-from riskcore.evolve import fold
+from riskcore.engine.decide import execute
+from riskcore.engine.evolve import fold
+from riskcore.model.state import REINFORCE, SETUP_PLACE, State
+from riskcore.protocol.codec import event_from_dict
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.dice import GameRng
 from riskcore.simulate import acting_seat
-from riskcore.state import REINFORCE, SETUP_PLACE, State
 
 RISK = [sys.executable, "-c", "from service.cli import main; main()"]
 SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}

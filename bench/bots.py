@@ -27,10 +27,10 @@ from typing import Any
 
 from riskcore.bots import get_bot
 from riskcore.bots.strong import SearchConfig, StrongBot
-from riskcore.legal import Action
-from riskcore.rules import RuleSet
-from riskcore.seatview import SeatView
+from riskcore.engine.legal import Action
+from riskcore.model.options import RuleSet
 from riskcore.simulate import play_game
+from riskcore.views.seatview import SeatView
 
 Z95 = 1.959963984540054
 SEARCHED_MS = 2.0

@@ -23,16 +23,16 @@ import random
 import time
 from itertools import pairwise
 
+from riskcore.audit.record import decode_envelope, envelopes
 from riskcore.bots import get_bot
-from riskcore.codec import decode_event, encode_event
-from riskcore.commands import command_from_dict
-from riskcore.decide import execute, new_game
-from riskcore.dice import GameRng
-from riskcore.evolve import fold
-from riskcore.legal import legal_actions
-from riskcore.record import decode_envelope, envelopes
-from riskcore.seatview import SeatView
+from riskcore.engine.decide import execute, new_game
+from riskcore.engine.evolve import fold
+from riskcore.engine.legal import legal_actions
+from riskcore.protocol.codec import decode_event, encode_event
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.dice import GameRng
 from riskcore.simulate import GameResult, acting_seat, bot_rng, play_game
+from riskcore.views.seatview import SeatView
 
 
 def play(i: int) -> GameResult:

@@ -26,9 +26,9 @@ import random
 import time
 from itertools import combinations
 
-from riskcore.board import load_board
-from riskcore.cards import is_set
-from riskcore.rules import PROGRESSIVE_VALUES
+from riskcore.boards.board import load_board
+from riskcore.model.options import PROGRESSIVE_VALUES
+from riskcore.rules.cards import is_set
 
 BOARD = load_board("classic")
 NAMES = list(BOARD.territory_names)

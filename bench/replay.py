@@ -6,7 +6,7 @@ then measures, from a cold process cache:
 
 - time to the state at version N for N = 10, 1,000 and 10,000;
 - time to build the game's record, and verification speed (events/s) of
-  `riskcore.verify` over it.
+  `riskcore.audit.verify` over it.
 
     .venv/bin/python bench/replay.py        # REDIS_URL, default redis://127.0.0.1:6379/0
 """
@@ -21,9 +21,9 @@ import time
 
 import redis
 
+from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
 from riskcore.simulate import GameResult, play_game
-from riskcore.verify import verify_text
 from service.games import GameService
 from service.keys import KeySpace
 from service.records import append_simulated, record_text

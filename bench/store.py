@@ -52,7 +52,7 @@ import uuid
 
 import redis
 
-from riskcore.chain import GENESIS
+from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, new_events
 
@@ -69,7 +69,7 @@ SEATS = ["north", "east", "south", "west"]
 def payload(n: int) -> bytes:
     """The n-th event of a plausible turn, in the codec's wire form (canonical JSON).
 
-    Shapes follow riskcore.events (type, schema version, fields); sizes vary
+    Shapes follow riskcore.protocol.events (type, schema version, fields); sizes vary
     from ~40 to ~200 bytes and average ~95, as a real record's do. A mix
     matters: Redis packs stream entries into nodes, so one fixed size can
     land on a lucky or unlucky packing and misstate the per-event memory.

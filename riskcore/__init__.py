@@ -12,16 +12,16 @@ battle odds), ``codec``/``record``/``gamerecord`` (the wire and file
 formats), ``verify`` (offline audit), ``bots`` and ``simulate``.
 """
 
-from riskcore.board import Board, board_names, load_board
-from riskcore.commands import Command, command_from_dict
-from riskcore.decide import decide, execute, new_game
-from riskcore.dice import GameRng, commitment
+from riskcore.boards.board import Board, board_names, load_board
+from riskcore.engine.decide import decide, execute, new_game
+from riskcore.engine.evolve import evolve, fold
+from riskcore.engine.legal import legal_actions
 from riskcore.errors import MalformedCommand, RiskError, RuleViolation
-from riskcore.evolve import evolve, fold
-from riskcore.legal import legal_actions
-from riskcore.rules import RuleSet
-from riskcore.state import State
-from riskcore.views import redact, view
+from riskcore.model.options import RuleSet
+from riskcore.model.state import State
+from riskcore.protocol.commands import Command, command_from_dict
+from riskcore.rules.dice import GameRng, commitment
+from riskcore.views.view import redact, view
 
 __all__ = [
     "Board",

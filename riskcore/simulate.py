@@ -15,17 +15,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.battle import defending_seat
 from riskcore.bots.base import Bot
-from riskcore.commands import command_from_dict
-from riskcore.decide import execute, new_game
-from riskcore.dice import GameRng
-from riskcore.evolve import fold
-from riskcore.legal import legal_actions
-from riskcore.rules import RuleSet
-from riskcore.seatview import SeatView
-from riskcore.state import DEFEND, FINISHED, State
+from riskcore.engine.decide import execute, new_game
+from riskcore.engine.evolve import fold
+from riskcore.engine.legal import legal_actions
+from riskcore.model.options import RuleSet
+from riskcore.model.state import DEFEND, FINISHED, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.battle import defending_seat
+from riskcore.rules.dice import GameRng
+from riskcore.views.seatview import SeatView
 
 DEFAULT_MAX_COMMANDS = 50_000
 
@@ -111,11 +111,11 @@ def play_game(
 
 
 def record_of(result: GameResult, seed: bytes, *, start_ms: int = 1_764_000_000_000) -> str:
-    """The game as a verifiable record (``riskcore.gamerecord``), one ms per command."""
-    from riskcore.chain import GENESIS, event_hash
-    from riskcore.codec import event_to_dict
-    from riskcore.gamerecord import header_for, record_lines
-    from riskcore.record import SYSTEM, envelopes
+    """The game as a verifiable record (``riskcore.audit.gamerecord``), one ms per command."""
+    from riskcore.audit.chain import GENESIS, event_hash
+    from riskcore.audit.gamerecord import header_for, record_lines
+    from riskcore.audit.record import SYSTEM, envelopes
+    from riskcore.protocol.codec import event_to_dict
 
     wrapped = envelopes(
         result.events[: result.opening], first_version=1, time_ms=start_ms, actor=SYSTEM

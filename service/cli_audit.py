@@ -9,13 +9,13 @@ from typing import Any
 
 import click
 
+from riskcore.audit.gamerecord import parse_record
+from riskcore.audit.record import envelope_from_dict
+from riskcore.audit.summary import summarize
+from riskcore.audit.verify import Verdict, verify_record, verify_text
+from riskcore.engine.evolve import fold
 from riskcore.errors import RiskError
-from riskcore.evolve import fold
-from riskcore.gamerecord import parse_record
-from riskcore.record import envelope_from_dict
-from riskcore.summary import summarize
-from riskcore.verify import Verdict, verify_record, verify_text
-from riskcore.views import view
+from riskcore.views.view import view
 
 
 @click.command()

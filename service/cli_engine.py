@@ -8,10 +8,10 @@ from collections import Counter
 
 import click
 
-from riskcore import odds as odds_module
-from riskcore.board import board_names, load_board
+from riskcore.boards.board import board_names, load_board
 from riskcore.bots import bot_names, get_bot
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
+from riskcore.rules import odds as odds_module
 from riskcore.simulate import play_game
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from riskcore.model.state import DEFEND, State
 from riskcore.simulate import acting_seat
-from riskcore.state import DEFEND, State
 from service.keys import KeySpace
 from service.store import Client
 

@@ -12,8 +12,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
-from riskcore.record import Envelope
-from riskcore.state import State
+from riskcore.audit.record import Envelope
+from riskcore.model.state import State
 from service.lobby import GameInfo
 
 __all__ = [

@@ -34,21 +34,21 @@ from typing import Any
 
 import redis
 
-from riskcore.board import board_names
+from riskcore.audit.chain import GENESIS
+from riskcore.audit.record import SYSTEM, Envelope, decode_envelope, envelopes
+from riskcore.boards.board import board_names
 from riskcore.bots import bot_names
-from riskcore.chain import GENESIS
-from riskcore.codec import canonical
-from riskcore.commands import Command, command_from_dict
-from riskcore.decide import execute, new_game
-from riskcore.dice import GameRng, commitment
+from riskcore.engine.decide import execute, new_game
+from riskcore.engine.evolve import fold
 from riskcore.errors import RuleViolation
-from riskcore.events import Event
-from riskcore.evolve import fold
-from riskcore.record import SYSTEM, Envelope, decode_envelope, envelopes
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
+from riskcore.model.state import FINISHED, State
+from riskcore.protocol.codec import canonical
+from riskcore.protocol.commands import Command, command_from_dict
+from riskcore.protocol.events import Event
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
+from riskcore.rules.dice import GameRng, commitment
 from riskcore.simulate import acting_seat
-from riskcore.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
-from riskcore.state import FINISHED, State
 from service import auth, replays
 from service.game_types import (
     CommandResult,

@@ -1,4 +1,4 @@
-"""Game records for download: ``riskcore.gamerecord`` built from the store.
+"""Game records for download: ``riskcore.audit.gamerecord`` built from the store.
 
 While a game runs, its record is redacted for the reader (their own cards
 only, no deck order, no seed) and says so; once it has ended it is
@@ -15,15 +15,15 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from riskcore.chain import GENESIS
-from riskcore.codec import event_to_dict
-from riskcore.evolve import apply, fold
-from riskcore.gamerecord import header_for, record_lines
-from riskcore.record import SYSTEM, decode_envelope, envelopes
+from riskcore.audit.chain import GENESIS
+from riskcore.audit.gamerecord import header_for, record_lines
+from riskcore.audit.record import SYSTEM, decode_envelope, envelopes
+from riskcore.engine.evolve import apply, fold
+from riskcore.model.state import FINISHED
+from riskcore.protocol.codec import event_to_dict
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP, encode_state
 from riskcore.simulate import GameResult
-from riskcore.snapshot import SNAPSHOT_STAMP, encode_state
-from riskcore.state import FINISHED
-from riskcore.views import redact
+from riskcore.views.view import redact
 from service import replays
 from service.games import GameService
 from service.store import EventStore, StoredEvent, new_events

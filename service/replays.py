@@ -14,10 +14,10 @@ cache, stamped like snapshots and rebuilt when the stamp changes; about
 
 from __future__ import annotations
 
-from riskcore.evolve import apply, fold
-from riskcore.record import decode_envelope
-from riskcore.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
-from riskcore.state import State
+from riskcore.audit.record import decode_envelope
+from riskcore.engine.evolve import apply, fold
+from riskcore.model.state import State
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from service.store import Client, EventStore
 
 CHECKPOINT_EVERY = 1000

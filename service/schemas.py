@@ -22,7 +22,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from riskcore.commands import COMMAND_TYPES
+from riskcore.protocol.commands import COMMAND_TYPES
 
 __all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_command"]
 

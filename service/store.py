@@ -2,7 +2,7 @@
 
 The store is generic over bytes. It never decodes an event: a payload is
 the codec's canonical encoding, and the caller hashes it with
-``riskcore.chain`` (``new_events`` does that). What the store guarantees,
+``riskcore.audit.chain`` (``new_events`` does that). What the store guarantees,
 against one Redis or a Redis Cluster:
 
 * no lost update: an append names the version it was decided at
@@ -41,7 +41,7 @@ import redis
 from redis.cluster import RedisCluster
 from redis.exceptions import OutOfMemoryError
 
-from riskcore.chain import GENESIS, HASH_SIZE, chain, verify_chain
+from riskcore.audit.chain import GENESIS, HASH_SIZE, chain, verify_chain
 from service.keys import GameKeys, KeySpace
 from service.scripts import HeldConnectionScript, register
 from service.store_errors import (

@@ -12,8 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from riskcore.commands import COMMAND_TYPES
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
+from riskcore.protocol.commands import COMMAND_TYPES
 
 seeds = st.binary(min_size=1, max_size=32)
 

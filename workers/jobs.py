@@ -33,11 +33,11 @@ from rq import get_current_job
 from rq.exceptions import DuplicateJobError
 
 from riskcore.bots import get_bot
+from riskcore.engine.legal import legal_actions
 from riskcore.errors import RiskError
-from riskcore.legal import legal_actions
-from riskcore.seatview import SeatView
+from riskcore.model.state import DEFEND, FINISHED
 from riskcore.simulate import acting_seat, bot_rng
-from riskcore.state import DEFEND, FINISHED
+from riskcore.views.seatview import SeatView
 from service import logs
 from service.clocks import clock_key_of
 from service.connections import store_client

@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from riskcore.legal import Action
-from riskcore.seatview import SeatView
+from riskcore.engine.legal import Action
+from riskcore.views.seatview import SeatView
 
 _REGISTRY: dict[str, Callable[[], Bot]] = {}
 

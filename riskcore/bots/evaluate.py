@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from riskcore.state import State
+from riskcore.model.state import State
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from riskcore.board import Board, Group
-from riskcore.seatview import SeatView
+from riskcore.boards.board import Board, Group
+from riskcore.views.seatview import SeatView
 
 # Progressive card values make a card worth about this many armies on average
 # early in a game; used to price "conquer at least once per turn" and hands.

@@ -1,7 +1,7 @@
 """The heuristic bot: continent-minded play priced with exact battle odds.
 
 Every decision is a rule of thumb from Risk strategy, priced in armies with
-the win probability of ``riskcore.odds.win_probability`` and the expected
+the win probability of ``riskcore.rules.odds.win_probability`` and the expected
 losses of the same chain (``riskcore.bots.losses``):
 
 - *Claim* toward continents that are cheap to take and hold (Australia,
@@ -38,10 +38,8 @@ from typing import Any
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
 from riskcore.bots.losses import attack_odds
-from riskcore.cards import sets_in_hand
-from riskcore.legal import Action
-from riskcore.seatview import SeatView
-from riskcore.state import (
+from riskcore.engine.legal import Action
+from riskcore.model.state import (
     ATTACK,
     DEFEND,
     FORTIFY,
@@ -50,6 +48,8 @@ from riskcore.state import (
     SETUP_CLAIM,
     SETUP_PLACE,
 )
+from riskcore.rules.cards import sets_in_hand
+from riskcore.views.seatview import SeatView
 
 Body = dict[str, Any]
 # Taking the last territory of the last rival wins: worth any army count.
@@ -339,7 +339,7 @@ def card_worth(pos: Position) -> float:
 
 def may_trade(view: SeatView) -> bool:
     """Trades belong to the start of a turn; mid-turn only forced ones (after an
-    elimination), as ``riskcore.reinforce.may_trade`` rules."""
+    elimination), as ``riskcore.rules.reinforce.may_trade`` rules."""
     return not view.conquered_this_turn or view.must_trade
 
 

@@ -3,9 +3,9 @@
 ``attack_odds(a, d, stop)`` gives the win probability and the expected
 losses of both sides of a blitz of ``a`` attacking armies on ``d``
 defenders that stops at ``stop`` attacking armies (the conventions of
-``riskcore.odds``). Up to ``EXACT_LIMIT`` armies a side it is exact: the
-win probability is ``riskcore.odds.win_probability`` and the losses come
-from the same Markov chain, built on ``riskcore.odds.roll_outcomes`` so it
+``riskcore.rules.odds``). Up to ``EXACT_LIMIT`` armies a side it is exact: the
+win probability is ``riskcore.rules.odds.win_probability`` and the losses come
+from the same Markov chain, built on ``riskcore.rules.odds.roll_outcomes`` so it
 cannot drift from the rules. Beyond that, exact tables would cost seconds
 and megabytes per ``stop`` value, and a normal approximation is used
 instead: each 3-against-2 battle removes two armies, so the attack is
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from riskcore.odds import MAX_ATTACKER_DICE, MAX_DEFENDER_DICE, roll_outcomes, win_probability
+from riskcore.rules.odds import MAX_ATTACKER_DICE, MAX_DEFENDER_DICE, roll_outcomes, win_probability
 
 EXACT_LIMIT = 60
 # One battle of 3 dice against 2: attacker losses 0, 1 or 2 of the two armies lost.

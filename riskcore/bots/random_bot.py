@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.legal import Action, command_values, of_type
-from riskcore.seatview import SeatView
-from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM, SETUP_PLACE
+from riskcore.engine.legal import Action, command_values, of_type
+from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM, SETUP_PLACE
+from riskcore.views.seatview import SeatView
 
 
 class RandomBot:

@@ -8,7 +8,7 @@ and its runners-up, plus stopping) and plays each one out many times on
 hidden cards (other hands, the draw pile) dealt at random from the cards it
 cannot see (``SeatView.determinize``). Each rollout applies the candidate
 and lets the heuristic play every seat, through the real engine
-(``riskcore.decide.execute``: ``decide`` and ``apply`` in place on the
+(``riskcore.engine.decide.execute``: ``decide`` and ``apply`` in place on the
 private copy, with a ``GameRng`` seeded from the bot's generator),
 until this seat's next turn begins; the position is then scored by
 ``evaluate``. Every candidate is played out on the same determinisations
@@ -38,14 +38,14 @@ from riskcore.bots.base import register
 from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
 from riskcore.bots.features import Position
 from riskcore.bots.heuristic import Body, HeuristicPolicy, Params, fallback, pick
-from riskcore.commands import command_from_dict
-from riskcore.decide import execute
-from riskcore.dice import GameRng
+from riskcore.engine.decide import execute
+from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
-from riskcore.legal import Action, legal_actions
-from riskcore.seatview import SeatView
+from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.dice import GameRng
 from riskcore.simulate import acting_seat
-from riskcore.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
+from riskcore.views.seatview import SeatView
 
 # Rollouts end when this seat's next turn starts; this caps runaway ones.
 MAX_ROLLOUT_COMMANDS = 400

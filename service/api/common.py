@@ -19,9 +19,9 @@ from flask import Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError
 from redis import Redis
 
-from riskcore.codec import event_to_dict
-from riskcore.record import Envelope
-from riskcore.views import redact
+from riskcore.audit.record import Envelope
+from riskcore.protocol.codec import event_to_dict
+from riskcore.views.view import redact
 from service import auth
 from service.games import GameService
 from service.keys import check_game_id

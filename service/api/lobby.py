@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from riskcore.state import FINISHED
-from riskcore.views import view
+from riskcore.model.state import FINISHED
+from riskcore.views.view import view
 from service.api.common import (
     add_controllers,
     body,

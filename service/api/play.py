@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from riskcore.legal import legal_actions
-from riskcore.state import FINISHED
-from riskcore.views import view
+from riskcore.engine.legal import legal_actions
+from riskcore.model.state import FINISHED
+from riskcore.views.view import view
 from service.api.common import (
     add_controllers,
     event_json,

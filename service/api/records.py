@@ -1,6 +1,6 @@
 """Game records: download one, have one verified, or read a game's statistics (issue 7).
 
-A record is JSON Lines (``riskcore.gamerecord``). While the game runs it is
+A record is JSON Lines (``riskcore.audit.gamerecord``). While the game runs it is
 redacted for the caller; once it is over it is complete and the same for
 everyone. Verifying runs the same checks as ``risk verify`` offline, for
 clients that cannot run Python: the server checks the record given, not
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from riskcore.record import decode_envelope
-from riskcore.summary import summarize
-from riskcore.verify import verify_text
+from riskcore.audit.record import decode_envelope
+from riskcore.audit.summary import summarize
+from riskcore.audit.verify import verify_text
 from service.api.common import game_id, games, reply, services, viewer
 from service.problems import ApiProblem
 from service.records import record_text

@@ -6,8 +6,8 @@ from functools import cache
 
 from flask import Blueprint, Response
 
-from riskcore.board import board_names, load_board
-from riskcore.odds import attack_outcome, to_json
+from riskcore.boards.board import board_names, load_board
+from riskcore.rules.odds import attack_outcome, to_json
 from service.api.common import query, reply
 from service.problems import ApiProblem
 from service.schemas import OddsQuery

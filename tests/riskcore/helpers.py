@@ -30,19 +30,19 @@ from typing import Any
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.board import Board, load_board
-from riskcore.decide import decide, new_game
-from riskcore.decision import Decision
-from riskcore.dice import GameRng, Roll
+from riskcore.boards.board import Board, load_board
+from riskcore.engine.decide import decide, new_game
+from riskcore.engine.decision import Decision
+from riskcore.engine.evolve import apply, fold
+from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RuleViolation
-from riskcore.evolve import apply, fold
-from riskcore.legal import Action, legal_actions
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK, FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules.dice import GameRng, Roll
+from riskcore.rules.turns import start_turn
 from riskcore.simulate import acting_seat
-from riskcore.state import ATTACK, FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
-from riskcore.turns import start_turn
 
 SEED = b"riskcore tests"
 GAME_ID = "test-game"

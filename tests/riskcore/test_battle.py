@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
+from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RuleViolation
-from riskcore.evolve import apply, fold
-from riskcore.odds import compare_dice
-from riskcore.rules import RuleSet
-from riskcore.state import ATTACK, DEFEND, FINISHED, OCCUPY, REINFORCE
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK, DEFEND, FINISHED, OCCUPY, REINFORCE
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules.odds import compare_dice
 from tests.riskcore.helpers import (
     SEED,
     Game,

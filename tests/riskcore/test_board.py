@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from riskcore.board import WILD, Board, board_from_dict, board_names, load_board
+from riskcore.boards.board import WILD, Board, board_from_dict, board_names, load_board
 from riskcore.errors import BoardError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference"
@@ -143,7 +143,7 @@ def classic() -> Board:
 @pytest.fixture
 def raw() -> dict[str, Any]:
     """The classic board file as data, to break in tests."""
-    text = resources.files("riskcore.maps").joinpath("classic.json").read_text("utf-8")
+    text = resources.files("riskcore.boards.maps").joinpath("classic.json").read_text("utf-8")
     return json.loads(text)
 
 

@@ -23,12 +23,12 @@ from riskcore.bots.evaluate import evaluate
 from riskcore.bots.heuristic import HeuristicBot
 from riskcore.bots.losses import expected_losses
 from riskcore.bots.strong import SearchConfig, StrongBot
-from riskcore.legal import Action
-from riskcore.odds import attack_outcome
-from riskcore.rules import RuleSet
-from riskcore.seatview import SeatView
+from riskcore.engine.legal import Action
+from riskcore.model.options import RuleSet
+from riskcore.model.state import REINFORCE, State
+from riskcore.rules.odds import attack_outcome
 from riskcore.simulate import play_game
-from riskcore.state import REINFORCE, State
+from riskcore.views.seatview import SeatView
 
 TINY = SearchConfig(iterations=1, candidates=2)
 
@@ -119,7 +119,7 @@ def test_heuristic_beats_random() -> None:
 
 def _midgame(seed: bytes = b"mid") -> State:
     """A state a few turns in, with cards in several hands and in the discards."""
-    from riskcore.evolve import apply, fold
+    from riskcore.engine.evolve import apply, fold
 
     result = play_game(_heuristics(3), seed=seed, game_id="mid")
     events = result.events
@@ -186,11 +186,11 @@ def test_determinize_never_reads_hidden_cards() -> None:
 
 def _placing(state: State) -> State:
     """Trade as the heuristic would until the current player places armies (a search)."""
-    from riskcore.commands import command_from_dict
-    from riskcore.decide import decide
-    from riskcore.dice import GameRng
-    from riskcore.evolve import apply
-    from riskcore.legal import legal_actions
+    from riskcore.engine.decide import decide
+    from riskcore.engine.evolve import apply
+    from riskcore.engine.legal import legal_actions
+    from riskcore.protocol.commands import command_from_dict
+    from riskcore.rules.dice import GameRng
 
     state = state.copy()
     seat = state.current
@@ -209,7 +209,7 @@ def _placing(state: State) -> State:
 def test_strong_time_budget_caps_a_search() -> None:
     import time
 
-    from riskcore.legal import legal_actions
+    from riskcore.engine.legal import legal_actions
 
     state = _placing(_midgame(b"clock"))
     seat = state.current
@@ -235,7 +235,7 @@ def test_strong_search_does_not_touch_the_real_state() -> None:
     seat = state.current
     assert seat is not None
     before = state.copy()
-    from riskcore.legal import legal_actions
+    from riskcore.engine.legal import legal_actions
 
     StrongBot(SearchConfig(iterations=2)).choose(
         SeatView(state, seat), legal_actions(state, seat), random.Random(0)

@@ -1,4 +1,4 @@
-"""riskcore.chain: the hash rule an offline auditor recomputes."""
+"""riskcore.audit.chain: the hash rule an offline auditor recomputes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from riskcore.chain import GENESIS, HASH_SIZE, chain, event_hash, verify_chain
+from riskcore.audit.chain import GENESIS, HASH_SIZE, chain, event_hash, verify_chain
 
 payloads = st.lists(st.binary(min_size=1, max_size=64), min_size=2, max_size=12)
 

@@ -14,16 +14,22 @@ from typing import Any
 
 import pytest
 
-from riskcore import codec
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.codec import canonical, decode_event, encode_event, event_from_dict, event_to_dict
+from riskcore.engine.evolve import fold
+from riskcore.engine.legal import legal_actions
 from riskcore.errors import MalformedCommand, RecordError
-from riskcore.evolve import fold
-from riskcore.legal import legal_actions
-from riskcore.rules import RuleSet
-from riskcore.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
-from riskcore.state import DEFEND, OCCUPY, State
+from riskcore.model.options import RuleSet
+from riskcore.model.state import DEFEND, OCCUPY, State
+from riskcore.protocol import codec
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.protocol.codec import (
+    canonical,
+    decode_event,
+    encode_event,
+    event_from_dict,
+    event_to_dict,
+)
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from tests.riskcore.helpers import Policy, find, new, play
 
 

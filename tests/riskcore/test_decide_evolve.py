@@ -14,17 +14,17 @@ from collections import Counter
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.codec import encode_event
-from riskcore.decide import decide, execute, new_game
-from riskcore.dice import GameRng, commitment
+from riskcore.engine.decide import decide, execute, new_game
+from riskcore.engine.evolve import apply, evolve, fold
+from riskcore.engine.legal import legal_actions
 from riskcore.errors import RuleViolation
-from riskcore.evolve import apply, evolve, fold
-from riskcore.legal import legal_actions
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.protocol.codec import encode_event
+from riskcore.rules.dice import GameRng, commitment
 from riskcore.simulate import acting_seat
-from riskcore.state import ATTACK
 from tests.riskcore.helpers import (
     SEED,
     Game,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.rules import RuleSet
-from riskcore.state import FORTIFY, REINFORCE
+from riskcore.model.options import RuleSet
+from riskcore.model.state import FORTIFY, REINFORCE
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
 from tests.riskcore.helpers import Game, ScriptedRng, cards_with, position, split
 
 # 000_ed9208fe5525be2d.txt's example: "överföra trupper till Ukraina från Indonesien, via

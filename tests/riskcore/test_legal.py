@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 
-from riskcore.commands import command_from_dict
-from riskcore.decide import decide
+from riskcore.engine.decide import decide
+from riskcore.engine.legal import command_values, legal_actions, of_type
 from riskcore.errors import RuleViolation
-from riskcore.legal import command_values, legal_actions, of_type
-from riskcore.rules import RuleSet
-from riskcore.simulate import acting_seat
-from riskcore.state import (
+from riskcore.model.options import RuleSet
+from riskcore.model.state import (
     ATTACK,
     FINISHED,
     FORTIFY,
@@ -28,6 +26,8 @@ from riskcore.state import (
     SETUP_PLACE,
     State,
 )
+from riskcore.protocol.commands import command_from_dict
+from riskcore.simulate import acting_seat
 from tests.riskcore.helpers import Game, Policy, card_of, new, position, split, step
 
 CONFIGS = [

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcore.odds import (
+from riskcore.rules.odds import (
     attack_outcome,
     compare_dice,
     format_odds,

@@ -17,14 +17,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcore import events as ev
-from riskcore.commands import command_from_dict
-from riskcore.decide import decide
+from riskcore.engine.decide import decide
+from riskcore.engine.evolve import apply, fold
 from riskcore.errors import MalformedCommand, RuleViolation
-from riskcore.evolve import apply, fold
-from riskcore.rules import RuleSet
-from riskcore.snapshot import decode_state, encode_state
-from riskcore.state import FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.model.options import RuleSet
+from riskcore.model.state import FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import command_from_dict
+from riskcore.protocol.snapshot import decode_state, encode_state
 from tests.riskcore.helpers import ALL_CARDS, Policy, new, step
 from tests.strategies import command_bodies, game_configs, seeds
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.rules import RuleSet
-from riskcore.state import ATTACK, REINFORCE
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK, REINFORCE
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
 from tests.riskcore.helpers import (
     CLASSIC,
     Game,

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from riskcore.decide import new_game
+from riskcore.engine.decide import new_game
 from riskcore.errors import RuleOptionError
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
 from tests.riskcore.helpers import new, players
 
 

@@ -7,12 +7,12 @@ from typing import TypeVar
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.decision import Decision
-from riskcore.rules import RuleSet
-from riskcore.setup import roll_for_order
-from riskcore.state import REINFORCE, SETUP_CLAIM, SETUP_PLACE
+from riskcore.engine.decision import Decision
+from riskcore.model.options import RuleSet
+from riskcore.model.state import REINFORCE, SETUP_CLAIM, SETUP_PLACE
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules.setup import roll_for_order
 from tests.riskcore.helpers import ALL_CARDS, CLASSIC, Game, ScriptedRng, new, seats, set_up
 
 TWO = RuleSet(variant="two_player")

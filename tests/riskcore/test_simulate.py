@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from riskcore import events as ev
 from riskcore.bots import Bot, bot_names, get_bot
-from riskcore.commands import command_from_dict
-from riskcore.decide import decide
-from riskcore.dice import GameRng
-from riskcore.evolve import apply, fold
-from riskcore.rules import RuleSet
+from riskcore.engine.decide import decide
+from riskcore.engine.evolve import apply, fold
+from riskcore.model.options import RuleSet
+from riskcore.model.state import DEFEND, FINISHED
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.dice import GameRng
 from riskcore.simulate import GameResult, acting_seat, bot_rng, play_game
-from riskcore.state import DEFEND, FINISHED
 from tests.riskcore.helpers import position, split
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from riskcore import events as ev
+from riskcore.audit.summary import summarize
 from riskcore.bots import get_bot
-from riskcore.odds import roll_outcomes
+from riskcore.protocol import events as ev
+from riskcore.rules.odds import roll_outcomes
 from riskcore.simulate import play_game
-from riskcore.summary import summarize
 
 
 def test_statistics_add_up() -> None:

@@ -8,10 +8,10 @@ are what these tests hold the engine to.
 
 from __future__ import annotations
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.rules import RuleSet
-from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
 from tests.riskcore.helpers import (
     CLASSIC,
     Game,

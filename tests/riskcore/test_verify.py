@@ -1,6 +1,6 @@
 """Offline verification of game records (issue 7): every kind of tampering is caught.
 
-The record format is ``riskcore.gamerecord``; the verifier trusts nothing
+The record format is ``riskcore.audit.gamerecord``; the verifier trusts nothing
 but the record itself: chain, seed commitment (DESIGN.md §2 "Randomness is
 fair and auditable"), and replaying every command.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
-from riskcore.rules import RuleSet
+from riskcore.model.options import RuleSet
 from riskcore.simulate import play_game, record_of
-from riskcore.verify import verify_text
 
 FIXTURE = Path(__file__).parent / "data" / "record-v1-classic-3p.jsonl"
 SEED = bytes.fromhex("ab" * 32)
@@ -84,8 +84,8 @@ def test_edited_die_breaks_the_chain_at_that_event(record: list[str]) -> None:
 
 def test_edited_die_with_recomputed_chain_fails_replay(record: list[str]) -> None:
     """A forger who rehashes everything is still caught: the dice follow from the seed."""
-    from riskcore.chain import GENESIS, event_hash
-    from riskcore.codec import canonical
+    from riskcore.audit.chain import GENESIS, event_hash
+    from riskcore.protocol.codec import canonical
 
     objs = lines_of(record)
     i = first_of(objs, "battle_resolved")

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.seatview import SeatView
-from riskcore.state import State
-from riskcore.views import redact, view
+from riskcore.model.state import State
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.views.seatview import SeatView
+from riskcore.views.view import redact, view
 from tests.riskcore.helpers import (
     Game,
     ScriptedRng,
@@ -114,7 +114,7 @@ def test_views_do_not_depend_on_what_the_viewer_cannot_see(holding: Game) -> Non
 
 
 def test_seat_view_answers_what_the_view_shows(holding: Game) -> None:
-    """``SeatView`` "exposes nothing a seat could not read from ``riskcore.views.view``"."""
+    """``SeatView`` "exposes nothing a seat could not read from ``riskcore.views.view.view``"."""
     seat_view = SeatView(holding.state, "p1")
     v = view(holding.state, "p1")
     assert seat_view.as_dict() == v

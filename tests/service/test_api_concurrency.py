@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from riskcore.record import decode_envelope
+from riskcore.audit.record import decode_envelope
 from service.games import GameService
 from service.keys import KeySpace
 

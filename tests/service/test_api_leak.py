@@ -29,12 +29,12 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from riskcore.audit.record import decode_envelope
 from riskcore.bots import get_bot
-from riskcore.evolve import apply, fold
-from riskcore.record import decode_envelope
-from riskcore.seatview import SeatView
+from riskcore.engine.evolve import apply, fold
+from riskcore.model.state import FINISHED, State
 from riskcore.simulate import acting_seat
-from riskcore.state import FINISHED, State
+from riskcore.views.seatview import SeatView
 from service.app import create_app
 from service.games import GameService
 from service.settings import Settings

@@ -10,8 +10,8 @@ import pytest
 import redis as redis_lib
 import yaml
 
-from riskcore.board import load_board
-from riskcore.odds import attack_outcome, to_json
+from riskcore.boards.board import load_board
+from riskcore.rules.odds import attack_outcome, to_json
 from riskcore.simulate import acting_seat
 from service.app import create_app
 from service.games import GameService

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from riskcore.bots import get_bot
-from riskcore.seatview import SeatView
+from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
-from riskcore.state import FINISHED
-from riskcore.views import view
+from riskcore.views.seatview import SeatView
+from riskcore.views.view import view
 from service.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 

@@ -17,7 +17,7 @@ from flask import Flask
 from marshmallow import Schema, fields, missing, validate
 from openapi_spec_validator import validate as validate_spec
 
-from riskcore.commands import COMMAND_TYPES
+from riskcore.protocol.commands import COMMAND_TYPES
 from service.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES
 from tests.service.api_helpers import SPEC
 

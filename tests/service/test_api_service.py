@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 import redis as redis_lib
 
-from riskcore.record import decode_envelope
+from riskcore.audit.record import decode_envelope
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP
 from riskcore.simulate import acting_seat
-from riskcore.snapshot import SNAPSHOT_STAMP
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
 from service.lobby import SeatInfo

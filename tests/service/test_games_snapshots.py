@@ -7,14 +7,14 @@ import random
 
 import redis as redis_lib
 
+from riskcore.audit.record import decode_envelope
 from riskcore.bots import get_bot
-from riskcore.evolve import fold
-from riskcore.legal import legal_actions
-from riskcore.record import decode_envelope
-from riskcore.seatview import SeatView
+from riskcore.engine.evolve import fold
+from riskcore.engine.legal import legal_actions
+from riskcore.model.state import FINISHED
+from riskcore.protocol.snapshot import SNAPSHOT_STAMP
 from riskcore.simulate import acting_seat
-from riskcore.snapshot import SNAPSHOT_STAMP
-from riskcore.state import FINISHED
+from riskcore.views.seatview import SeatView
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
 

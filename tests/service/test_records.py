@@ -8,12 +8,12 @@ import random
 
 import redis as redis_lib
 
+from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
-from riskcore.legal import legal_actions
-from riskcore.seatview import SeatView
+from riskcore.engine.legal import legal_actions
+from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
-from riskcore.state import FINISHED
-from riskcore.verify import verify_text
+from riskcore.views.seatview import SeatView
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
 from service.records import record_text

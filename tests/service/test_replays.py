@@ -6,7 +6,7 @@ from __future__ import annotations
 import redis as redis_lib
 
 from riskcore.bots import get_bot
-from riskcore.evolve import fold
+from riskcore.engine.evolve import fold
 from riskcore.simulate import GameResult, play_game
 from service.games import GameService
 from service.keys import KeySpace

@@ -16,7 +16,7 @@ from typing import Any
 
 import redis as redis_lib
 
-from riskcore.chain import GENESIS
+from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, new_events
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import redis as redis_lib
 
-from riskcore.chain import GENESIS, verify_chain
+from riskcore.audit.chain import GENESIS, verify_chain
 from service.keys import KeySpace
 from service.store import AppendResult, EventStore, new_events
 from service.store_errors import StoreError, VersionConflict

@@ -12,7 +12,7 @@ import time
 import pytest
 import redis as redis_lib
 
-from riskcore.chain import GENESIS, chain, event_hash, verify_chain
+from riskcore.audit.chain import GENESIS, chain, event_hash, verify_chain
 from service.keys import KeySpace
 from service.store import AppendResult, EventStore, NewEvent, StoredEvent, new_events
 from service.store_errors import (

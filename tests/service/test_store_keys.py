@@ -6,7 +6,7 @@ import pytest
 import redis as redis_lib
 from redis.crc import key_slot
 
-from riskcore.chain import GENESIS
+from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, new_events
 from service.store_errors import InvalidName

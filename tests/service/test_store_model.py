@@ -23,7 +23,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from riskcore.chain import GENESIS, event_hash, verify_chain
+from riskcore.audit.chain import GENESIS, event_hash, verify_chain
 from service.keys import KeySpace
 from service.store import AppendResult, EventStore, NewEvent, new_events
 from service.store_errors import (

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis as redis_lib
 
-from riskcore.chain import GENESIS
+from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, new_events
 from service.store_errors import StoreFull

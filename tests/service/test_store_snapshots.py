@@ -16,7 +16,7 @@ import redis as redis_lib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from riskcore.chain import GENESIS
+from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, Head, StoredEvent, new_events
 from service.store_errors import GameNotFound, InvalidArgument

@@ -15,10 +15,10 @@ from rq import SimpleWorker
 from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
+from riskcore.audit.record import decode_envelope
 from riskcore.bots.base import register
-from riskcore.record import decode_envelope
+from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
-from riskcore.state import FINISHED
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
 from workers.queues import CLOCKS_QUEUE, queue
@@ -235,7 +235,7 @@ def test_leases_are_cleared_when_the_game_waits_for_a_person(
 def test_the_deadline_is_in_the_view_while_it_runs(
     redis: redis_lib.Redis, redis_url: str, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
-    from riskcore.views import view
+    from riskcore.views.view import view
     from service.app import create_app
     from service.clocks import deadline
     from service.settings import Settings

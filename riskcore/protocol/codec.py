@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from riskcore import events as ev
 from riskcore.errors import RecordError
+from riskcore.protocol import events as ev
 
 CODEC_VERSION = 1
 EVENT_CLASSES: dict[str, type[ev.Event]] = {cls.TYPE: cls for cls in ev.EVENT_TYPES}

@@ -182,12 +182,12 @@ def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
 def load_board(name: str) -> Board:
     """Load a shipped board by name (``classic``, ``middle_earth``)."""
     try:
-        text = resources.files("riskcore.maps").joinpath(f"{name}.json").read_text("utf-8")
+        text = resources.files("riskcore.boards.maps").joinpath(f"{name}.json").read_text("utf-8")
     except FileNotFoundError:
         raise BoardError(f"unknown board {name!r}") from None
     return board_from_dict(json.loads(text))
 
 
 def board_names() -> list[str]:
-    files = resources.files("riskcore.maps").iterdir()
+    files = resources.files("riskcore.boards.maps").iterdir()
     return sorted(f.name.removesuffix(".json") for f in files if f.name.endswith(".json"))

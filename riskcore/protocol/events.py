@@ -1,7 +1,7 @@
 """Events: immutable, past-tense facts. Dice, draws and shuffles are inside.
 
 Each event class has a ``TYPE`` (its stable name on the wire) and a schema
-``VERSION``; ``riskcore.codec`` turns them into canonical JSON and back,
+``VERSION``; ``riskcore.protocol.codec`` turns them into canonical JSON and back,
 upcasting old versions. Fields that are sequences are tuples so an event
 can be shared freely. ``seat`` is always the seat that acted (or, for
 events the engine makes on its own, the seat they concern).

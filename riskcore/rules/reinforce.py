@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from riskcore import events as ev
-from riskcore.cards import is_set
-from riskcore.commands import PlaceArmies, TradeCards
-from riskcore.decision import Decision, check_owns, check_turn, violation
-from riskcore.state import REINFORCE, State
+from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.model.state import REINFORCE, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import PlaceArmies, TradeCards
+from riskcore.rules.cards import is_set
 
 # RULES.md §1: "they get 2 extra armies ... at most 2 such armies per turn".
 TERRITORY_BONUS = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from riskcore.board import WILD, Board
+from riskcore.boards.board import WILD, Board
 
 
 def is_set(symbols: Sequence[str]) -> bool:

@@ -13,11 +13,11 @@ work on the caller's state directly: a rejection still changes nothing.
 
 from __future__ import annotations
 
-from riskcore import events as ev
-from riskcore.dice import GameRng
+from riskcore.engine.evolve import APPLIERS
 from riskcore.errors import RuleViolation
-from riskcore.evolve import APPLIERS
-from riskcore.state import FINISHED, State
+from riskcore.model.state import FINISHED, State
+from riskcore.protocol import events as ev
+from riskcore.rules.dice import GameRng
 
 
 class Decision:

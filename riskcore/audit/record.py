@@ -13,8 +13,8 @@ that caused the batch, and ``b`` (``{"name", "version", "ms"}``) when a bot
 chose it, so an auditor can replay commands and compare events. Keys are
 one letter because every byte is paid for in Redis memory per event.
 
-Envelopes are encoded canonically (``riskcore.codec.canonical``), and the
-hash chain (``riskcore.chain``) is computed over exactly those bytes.
+Envelopes are encoded canonically (``riskcore.protocol.codec.canonical``), and the
+hash chain (``riskcore.audit.chain``) is computed over exactly those bytes.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.codec import canonical, event_from_dict, event_to_dict
 from riskcore.errors import RecordError
+from riskcore.protocol import events as ev
+from riskcore.protocol.codec import canonical, event_from_dict, event_to_dict
 
 SYSTEM = "system"
 

@@ -3,7 +3,7 @@
 ``summarize(events)`` folds a game once and records, at the start of every
 turn, each player's territories and armies; it counts battles, and it
 compares each side's losses with what exact odds expect for those dice
-(``riskcore.odds.roll_outcomes``), so "luck" is actual minus expected
+(``riskcore.rules.odds.roll_outcomes``), so "luck" is actual minus expected
 armies destroyed: positive means the dice favoured that player.
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.evolve import apply, initial_state
-from riskcore.odds import roll_outcomes
-from riskcore.state import State
+from riskcore.engine.evolve import apply, initial_state
+from riskcore.model.state import State
+from riskcore.protocol import events as ev
+from riskcore.rules.odds import roll_outcomes
 
 
 def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:

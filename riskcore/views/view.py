@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.battle import defending_seat
-from riskcore.state import FINISHED, State
+from riskcore.model.state import FINISHED, State
+from riskcore.protocol import events as ev
+from riskcore.rules.battle import defending_seat
 
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:

@@ -13,9 +13,9 @@ Format ``risk-record`` version 1, JSON Lines, UTF-8:
 
        {"n": <version>, "hash": <hex>, "prev": <hex>, "payload": <envelope>}
 
-   ``payload`` is the stored envelope (``riskcore.record``) as a JSON
+   ``payload`` is the stored envelope (``riskcore.audit.record``) as a JSON
    object; its canonical encoding is exactly the bytes that were hashed
-   (``riskcore.chain``), so the chain is checked without trusting the server;
+   (``riskcore.audit.chain``), so the chain is checked without trusting the server;
 
 3. for a finished game, a trailer ``{"seed": <hex>}`` revealing the server
    seed (it is also inside the final ``game_finished`` event).
@@ -32,8 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from riskcore.codec import CODEC_VERSION, canonical
 from riskcore.errors import RecordError
+from riskcore.protocol.codec import CODEC_VERSION, canonical
 
 RECORD_NAME = "risk-record"
 RECORD_FORMAT = 1

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from riskcore import events as ev
-from riskcore.commands import Fortify
-from riskcore.decision import Decision, check_owns, check_turn, violation
-from riskcore.state import ATTACK, FORTIFY, State
+from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.model.state import ATTACK, FORTIFY, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import Fortify
 
 
 def reachable(s: State, seat: str, source: str) -> set[str]:
@@ -32,7 +32,7 @@ def fortify(d: Decision, command: Fortify) -> None:
     if s.phase == ATTACK:
         raise violation("wrong_phase", "end the attack phase before fortifying")
     if s.phase != FORTIFY:
-        from riskcore.battle import check_attack_phase
+        from riskcore.rules.battle import check_attack_phase
 
         check_attack_phase(s)
     check_owns(s, command.seat, command.source)

@@ -17,11 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, overload
 
-from riskcore.battle import _chooser, defending_seat
-from riskcore.cards import sets_in_hand
-from riskcore.fortify import reachable
-from riskcore.reinforce import may_trade
-from riskcore.state import (
+from riskcore.model.state import (
     ATTACK,
     DEFEND,
     FINISHED,
@@ -32,6 +28,10 @@ from riskcore.state import (
     SETUP_PLACE,
     State,
 )
+from riskcore.rules.battle import _chooser, defending_seat
+from riskcore.rules.cards import sets_in_hand
+from riskcore.rules.fortify import reachable
+from riskcore.rules.reinforce import may_trade
 
 Action = dict[str, Any]
 

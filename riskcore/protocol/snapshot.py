@@ -19,11 +19,11 @@ import json
 from dataclasses import asdict, fields
 from typing import Any
 
-from riskcore.board import load_board
-from riskcore.codec import CODEC_VERSION, canonical
+from riskcore.boards.board import load_board
 from riskcore.errors import RecordError
-from riskcore.rules import RuleSet
-from riskcore.state import Occupation, PendingBattle, Seat, State
+from riskcore.model.options import RuleSet
+from riskcore.model.state import Occupation, PendingBattle, Seat, State
+from riskcore.protocol.codec import CODEC_VERSION, canonical
 
 STATE_SHAPE_VERSION = 2  # 2: dictionaries as ordered pairs
 SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from riskcore import events as ev
-from riskcore.decision import Decision, reinforcements
-from riskcore.state import DEFEND, FINISHED, SETUP_CLAIM, SETUP_PLACE
+from riskcore.engine.decision import Decision, reinforcements
+from riskcore.model.state import DEFEND, FINISHED, SETUP_CLAIM, SETUP_PLACE
+from riskcore.protocol import events as ev
 
 
 def start_turn(d: Decision, seat: str) -> None:
@@ -58,8 +58,8 @@ def finish_if_decided(d: Decision) -> bool:
 
 def resign(d: Decision, seat: str, reason: str) -> None:
     """The seat leaves; if it was its turn (or its defence), play moves on."""
-    from riskcore.battle import defending_seat, resolve_pending_with_max_dice
-    from riskcore.setup import begin_play_if_placed
+    from riskcore.rules.battle import defending_seat, resolve_pending_with_max_dice
+    from riskcore.rules.setup import begin_play_if_placed
 
     s = d.state
     was_current = s.current == seat

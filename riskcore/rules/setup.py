@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.board import WILD
-from riskcore.commands import ClaimTerritory, PlaceArmies
-from riskcore.decision import Decision, check_territory, check_turn, violation
-from riskcore.dice import GameRng
+from riskcore.boards.board import WILD
+from riskcore.engine.decision import Decision, check_territory, check_turn, violation
 from riskcore.errors import RuleOptionError
-from riskcore.rules import RuleSet
-from riskcore.state import SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.model.options import RuleSet
+from riskcore.model.state import SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import ClaimTerritory, PlaceArmies
+from riskcore.rules.dice import GameRng
 
 # RULES.md §2: 12 territories to each player, 9 to each neutral.
 TWO_PLAYER_DEAL = (12, 12, 9, 9)
@@ -142,7 +142,7 @@ def check_phase_setup(s: State, phase: str) -> None:
 
 def begin_play_if_placed(d: Decision) -> None:
     """Once every army is placed: shuffle the deck and start the first turn."""
-    from riskcore.turns import start_turn
+    from riskcore.rules.turns import start_turn
 
     s = d.state
     if s.phase not in (SETUP_CLAIM, SETUP_PLACE) or s.current is not None:

@@ -4,7 +4,7 @@ Bots are handed this rather than the state. It answers the public questions
 (owners, armies, card counts, phase) and the seat's private ones (its own
 hand) without copying the whole board into a dictionary each move, which
 matters when a bot is asked thousands of times per second. It exposes
-nothing a seat could not read from ``riskcore.views.view``: every accessor
+nothing a seat could not read from ``riskcore.views.view.view``: every accessor
 below has its counterpart there (named in its docstring when not obvious).
 
 ``determinize`` builds a full ``State`` a bot may search on. It is made only
@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from riskcore.board import Board
-from riskcore.rules import RuleSet
-from riskcore.state import Occupation, PendingBattle, State
+from riskcore.boards.board import Board
+from riskcore.model.options import RuleSet
+from riskcore.model.state import Occupation, PendingBattle, State
 
 
 class SeatView:
@@ -141,7 +141,7 @@ class SeatView:
     def as_dict(self) -> dict[str, Any]:
         """The full JSON view, as the API would serve it to this seat."""
         if self._dict is None:
-            from riskcore.views import view
+            from riskcore.views.view import view
 
             self._dict = view(self._state, self.seat)
         return self._dict

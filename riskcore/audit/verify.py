@@ -4,7 +4,7 @@ Checks, in order, stopping at the first failure and naming where it is:
 
 1. ``structure``: versions run 1, 2, 3... and each payload says its own version;
 2. ``chain``: every ``prev`` is the hash before it and every ``hash`` is
-   SHA-256(prev || canonical payload) (``riskcore.chain``);
+   SHA-256(prev || canonical payload) (``riskcore.audit.chain``);
 3. ``decode``: every payload is an event this engine knows (old schema
    versions are upcast);
 4. ``commitment``: the revealed seed hashes to the commitment published in
@@ -24,18 +24,18 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.chain import GENESIS, event_hash
-from riskcore.codec import CODEC_VERSION, event_to_dict
-from riskcore.commands import command_from_dict
-from riskcore.decide import decide, new_game
-from riskcore.dice import GameRng, commitment
+from riskcore.audit.chain import GENESIS, event_hash
+from riskcore.audit.gamerecord import GameRecord, parse_record
+from riskcore.audit.record import Envelope, envelope_from_dict
+from riskcore.engine.decide import decide, new_game
+from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RiskError
-from riskcore.evolve import apply, fold
-from riskcore.gamerecord import GameRecord, parse_record
-from riskcore.record import Envelope, envelope_from_dict
-from riskcore.rules import RuleSet
-from riskcore.state import State
+from riskcore.model.options import RuleSet
+from riskcore.model.state import State
+from riskcore.protocol import events as ev
+from riskcore.protocol.codec import CODEC_VERSION, event_to_dict
+from riskcore.protocol.commands import command_from_dict
+from riskcore.rules.dice import GameRng, commitment
 
 CHECKS = ("structure", "chain", "decode", "commitment", "replay")
 Progress = Callable[[int], None]

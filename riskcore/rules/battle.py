@@ -3,16 +3,14 @@
 RULES.md §1 "Attack", "Conquest", "Elimination". A battle is one roll; the
 attacker rolls 1-3 dice with at least dice+1 armies in the source, the
 defender 1-2 (2 only with 2+ armies), pairs compare high to high and ties
-go to the defender (``riskcore.odds.compare_dice``).
+go to the defender (``riskcore.rules.odds.compare_dice``).
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from riskcore import events as ev
-from riskcore.commands import Attack, Blitz, Defend, Occupy
-from riskcore.decision import (
+from riskcore.engine.decision import (
     Decision,
     check_can_act,
     check_owns,
@@ -20,9 +18,11 @@ from riskcore.decision import (
     check_turn,
     violation,
 )
-from riskcore.odds import compare_dice
-from riskcore.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
-from riskcore.turns import finish_if_decided
+from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
+from riskcore.rules.odds import compare_dice
+from riskcore.rules.turns import finish_if_decided
 
 
 def check_attack_phase(s: State) -> None:

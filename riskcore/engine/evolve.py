@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from riskcore import events as ev
-from riskcore.board import load_board
-from riskcore.rules import NEUTRAL_ARMIES, RuleSet
-from riskcore.state import (
+from riskcore.boards.board import load_board
+from riskcore.model.options import NEUTRAL_ARMIES, RuleSet
+from riskcore.model.state import (
     ATTACK,
     DEFEND,
     FINISHED,
@@ -29,6 +28,7 @@ from riskcore.state import (
     Seat,
     State,
 )
+from riskcore.protocol import events as ev
 
 Applier = Callable[[State, Any], None]
 APPLIERS: dict[type[ev.Event], Applier] = {}

@@ -10,14 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from riskcore import battle, reinforce, setup
-from riskcore import commands as cmd
-from riskcore import events as ev
-from riskcore.decision import Decision, check_can_act, check_turn, violation
-from riskcore.dice import GameRng
-from riskcore.fortify import fortify
-from riskcore.rules import RuleSet
-from riskcore.state import (
+from riskcore.engine.decision import Decision, check_can_act, check_turn, violation
+from riskcore.model.options import RuleSet
+from riskcore.model.state import (
     ATTACK,
     DEFEND,
     FORTIFY,
@@ -27,7 +22,12 @@ from riskcore.state import (
     SETUP_PLACE,
     State,
 )
-from riskcore.turns import end_turn, resign
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules import battle, reinforce, setup
+from riskcore.rules.dice import GameRng
+from riskcore.rules.fortify import fortify
+from riskcore.rules.turns import end_turn, resign
 
 Handler = Callable[[Decision, Any], None]
 
@@ -62,8 +62,8 @@ def new_game(
     player_seeds: Mapping[str, str] | None = None,
 ) -> list[ev.Event]:
     """The opening events of a game: creation, the order roll, any deal."""
-    from riskcore.dice import commitment
-    from riskcore.evolve import initial_state
+    from riskcore.engine.evolve import initial_state
+    from riskcore.rules.dice import commitment
 
     rules = rules or RuleSet()
     rng = setup.new_game_rng(seed, game_id, player_seeds)

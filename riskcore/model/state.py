@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from riskcore.board import Board
-from riskcore.rules import RuleSet
+from riskcore.boards.board import Board
+from riskcore.model.options import RuleSet
 
 # Phases, in the order a game goes through them.
 SETUP_CLAIM = "setup_claim"
