@@ -20,11 +20,10 @@ from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
 from riskcore.model.options import RuleSet
-from riskcore.model.state import DEFEND, FINISHED, State
+from riskcore.model.state import FINISHED, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.battle import defending_seat
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 from riskcore.views.seatview import SeatView
 
 DEFAULT_MAX_COMMANDS = 50_000
@@ -45,8 +44,8 @@ class GameResult:
 
 
 def acting_seat(state: State) -> str | None:
-    """Whose decision the game waits for: the defender's, or the current player's."""
-    return defending_seat(state) if state.phase == DEFEND else state.current
+    """Whose decision the game waits for (``GameMode.waiting_for``)."""
+    return state.mode.waiting_for(state)
 
 
 def bot_rng(seed: bytes, game_id: str, seat: str, turn: int) -> random.Random:
@@ -62,6 +61,7 @@ def play_game(
     game_id: str = "sim",
     rules: RuleSet | None = None,
     board: str = "classic",
+    mode: str = "classic",
     max_commands: int = DEFAULT_MAX_COMMANDS,
     player_seeds: dict[str, str] | None = None,
 ) -> GameResult:
@@ -70,6 +70,7 @@ def play_game(
         players=[b.name for b in bots],
         seed=seed,
         board=board,
+        mode=mode,
         rules=rules,
         player_seeds=player_seeds,
     )

@@ -1,6 +1,6 @@
 """Hypothesis strategies shared by the test suite (one place, as attrs keeps them).
 
-- ``rule_sets(variant)``: any valid ``RuleSet`` of a variant.
+- ``rule_sets()``: any valid ``RuleSet``.
 - ``game_configs()``: a player count with rules that fit it.
 - ``seeds``: server seeds.
 - ``command_bodies()``: wire bodies of commands, well formed or not.
@@ -12,32 +12,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from riskcore.model.options import RuleSet
+from riskcore.model.options import OPTIONS, RuleSet
 from riskcore.protocol.commands import COMMAND_TYPES
 
 seeds = st.binary(min_size=1, max_size=32)
 
 
-def rule_sets(variant: str = "classic") -> st.SearchStrategy[RuleSet]:
-    """Every option of RULES.md §1-2 drawn independently; army counts from the tables."""
+def rule_sets() -> st.SearchStrategy[RuleSet]:
+    """Every option of RULES.md §1-2 drawn independently from its declared choices
+    (``riskcore.model.options.OPTIONS``); army counts from the mode's table."""
     return st.builds(
         RuleSet,
-        variant=st.just(variant),
-        setup=st.sampled_from(["claim", "deal"]),
-        first_player=st.sampled_from(["claim_order", "reroll"]),
-        card_values=st.sampled_from(["progressive", "fixed"]),
-        conquest_min_move=st.sampled_from(["dice", "survivors"]),
-        elimination_trade_threshold=st.sampled_from([5, 6]),
-        fortify=st.sampled_from(["adjacent", "connected"]),
-        defender_chooses_dice=st.booleans(),
-        neutrals=st.just("passive"),
+        **{spec.name: st.sampled_from(spec.choices) for spec in OPTIONS if spec.choices},
     )
 
 
 def game_configs() -> st.SearchStrategy[tuple[int, RuleSet]]:
     """(players, rules): the classic game for 3-6, or the two-player game."""
-    classic = st.tuples(st.integers(min_value=3, max_value=6), rule_sets("classic"))
-    two = st.tuples(st.just(2), rule_sets("two_player"))
+    classic = st.tuples(st.integers(min_value=3, max_value=6), rule_sets())
+    two = st.tuples(st.just(2), rule_sets())
     return st.one_of(classic, two)
 
 

@@ -49,9 +49,9 @@ def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
     for (_, player), count in state.armies.items():
         if player in armies:
             armies[player] += count
-    for player in state.owner.values():
-        if player in territories:
-            territories[player] += 1
+    for holder in state.owner.values():
+        if holder in territories:
+            territories[holder] += 1
     return {
         "turn": state.turn,
         "version": state.version,

@@ -35,7 +35,7 @@ from riskcore.model.state import State
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import CODEC_VERSION, event_to_dict
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.dice import GameRng, commitment
+from riskcore.protocol.dice import GameRng, commitment
 
 CHECKS = ("structure", "chain", "decode", "commitment", "replay")
 Progress = Callable[[int], None]
@@ -229,6 +229,7 @@ def _replay(
             players=[s["name"] for s in created.seats if s["kind"] == "player"],
             seed=seed,
             board=created.board,
+            mode=created.mode,
             rules=RuleSet.from_dict(created.rules),
             player_seeds=created.player_seeds,
         )

@@ -40,10 +40,10 @@ def strengths(state: State, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, flo
     for (_, player), count in state.armies.items():
         if player in armies:
             armies[player] += count
-    for territory, player in state.owner.items():
-        if player in territories:
-            territories[player] += 1
-            held[player].add(territory)
+    for territory, holder in state.owner.items():
+        if holder in territories:
+            territories[holder] += 1
+            held[holder].add(territory)
     card = card_armies(state, weights)
     result = {}
     for p in players:

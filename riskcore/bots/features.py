@@ -107,6 +107,8 @@ class Position:
         territories = self._territories
         group_of = self.info.group_of
         for t, p in self.owner.items():
+            if p is None:  # contested: nobody's
+                continue
             per = count[group_of[t]]
             per[p] = per.get(p, 0) + 1
             territories[p] = territories.get(p, 0) + 1

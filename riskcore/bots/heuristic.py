@@ -307,7 +307,7 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     bonus = info.groups[group].bonus
     size = info.size(group)
     mine = pos.held(group, pos.me)
-    enemy = pos.owner[target]
+    enemy = pos.owner[target] or ""  # "" for a territory nobody controls
     card = params.card_scale * card_worth(pos)
     value = params.territory
     if not pos.view.conquered_this_turn:
@@ -403,6 +403,8 @@ def _is_neutral(pos: Position, territory: str) -> bool:
 def _defender_chooses(pos: Position, target: str) -> bool:
     """Whether battles on ``target`` wait for a defender's dice (no blitz then)."""
     holder = pos.owner[target]
+    if holder is None:
+        return False
     if holder in pos.view.players():
         return True
     others = [p for p in pos.view.players() if p != pos.me]

@@ -43,7 +43,7 @@ from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
 from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 

@@ -13,24 +13,24 @@ work on the caller's state directly: a rejection still changes nothing.
 
 from __future__ import annotations
 
-from riskcore.engine.evolve import APPLIERS
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
 from riskcore.protocol import events as ev
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 
 
 class Decision:
-    __slots__ = ("events", "rng", "state")
+    __slots__ = ("_appliers", "events", "rng", "state")
 
     def __init__(self, state: State, rng: GameRng, *, in_place: bool = False) -> None:
         self.state = state if in_place else state.copy()
         self.rng = rng
         self.events: list[ev.Event] = []
+        self._appliers = state.mode.appliers
 
     def emit(self, event: ev.Event) -> None:
         state = self.state
-        APPLIERS[type(event)](state, event)  # ``evolve.apply``, inlined: the hot path
+        self._appliers[type(event)](state, event)  # ``evolve.apply``, inlined: the hot path
         state.version += 1
         self.events.append(event)
 
@@ -43,7 +43,7 @@ def check_can_act(state: State, seat: str) -> None:
     """The game runs, the seat exists and is still in it."""
     if state.phase == FINISHED:
         raise violation("game_finished", f"the game is over (winner {state.winner!r})")
-    if seat not in state.seats or state.seats[seat].kind != "player":
+    if seat not in state.seats or not state.takes_turns(seat):
         raise violation("unknown_seat", f"no player seat {seat!r} in this game")
     if seat in state.out:
         raise violation("player_out", f"seat {seat!r} is out of the game ({state.out[seat]})")
@@ -70,14 +70,6 @@ def check_territory(state: State, territory: str) -> None:
 
 def check_owns(state: State, seat: str, territory: str) -> None:
     check_territory(state, territory)
-    if state.owner.get(territory) != seat:
+    if state.controller(territory) != seat:
         owner = state.owner.get(territory)
         raise violation("not_your_territory", f"{territory!r} is held by {owner!r}, not {seat!r}")
-
-
-def reinforcements(state: State, seat: str) -> int:
-    """max(3, territories // 3) + the bonus of every group held whole (RULES.md §1)."""
-    owned = state.territories_of(seat)
-    held = set(owned)
-    bonus = sum(g.bonus for g in state.board.groups if g.territories <= held)
-    return max(3, len(owned) // 3) + bonus

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from riskcore.boards.board import load_board
-from riskcore.model.options import NEUTRAL_ARMIES, RuleSet
+from riskcore.engine.registry import mode_named
+from riskcore.model.options import RuleSet
 from riskcore.model.state import (
     ATTACK,
     DEFEND,
@@ -31,6 +32,8 @@ from riskcore.model.state import (
 from riskcore.protocol import events as ev
 
 Applier = Callable[[State, Any], None]
+# The appliers of the base events; a mode's table (``GameMode.appliers``)
+# starts from these and adds its own.
 APPLIERS: dict[type[ev.Event], Applier] = {}
 
 
@@ -43,35 +46,32 @@ def _applies(event_type: type[ev.Event]) -> Callable[[Applier], Applier]:
 
 
 def initial_state(created: ev.GameCreated) -> State:
-    """The state right after the first event."""
-    rules = RuleSet.from_dict(created.rules)
+    """The state right after the first event: everything it needs is in it."""
     seats = {
-        s["id"]: Seat(s["id"], s["kind"], s.get("name", s["id"]), s.get("team"))
+        s["id"]: Seat(s["id"], s["kind"], s.get("name", s["id"]), s.get("team"), s.get("side"))
         for s in created.seats
     }
-    players = [s for s in seats.values() if s.kind == "player"]
     state = State(
         game_id=created.game_id,
         board=load_board(created.board),
-        rules=rules,
+        rules=RuleSet.from_dict(created.rules),
+        mode=mode_named(created.mode),
         seats=seats,
         seed_commitment=created.seed_commitment,
         player_seeds=dict(created.player_seeds),
         version=1,
-        order=tuple(s.id for s in players),
+        order=tuple(s.id for s in seats.values() if s.kind == "player"),
     )
-    for seat in seats.values():
-        state.reserve[seat.id] = (
-            NEUTRAL_ARMIES if seat.kind == "neutral" else rules.armies_for(len(players))
-        )
-        state.hands[state.hand_id(seat.id)] = []
+    for seat in created.seats:
+        state.reserve[seat["id"]] = seat["armies"]
+        state.hands.setdefault(state.hand_id(seat["id"]), [])
     state.deck = [card.id for card in state.board.cards]
     return state
 
 
 def apply(state: State, event: ev.Event) -> None:
     """Apply one event in place (the caller owns ``state``)."""
-    APPLIERS[type(event)](state, event)
+    state.mode.appliers[type(event)](state, event)
     state.version += 1
 
 
@@ -92,18 +92,11 @@ def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
         state = initial_state(first)
     else:
         state = state.copy()
-    appliers = APPLIERS
+    appliers = state.mode.appliers
     for event in iterator:
         appliers[type(event)](state, event)
         state.version += 1
     return state
-
-
-def _add_armies(state: State, territory: str, player: str, count: int) -> None:
-    key = (territory, player)
-    state.armies[key] = state.armies.get(key, 0) + count
-    if territory not in state.owner:
-        state.owner[territory] = player
 
 
 def _next_setup_seat(state: State, after: str, *, including: bool = False) -> str | None:
@@ -123,19 +116,9 @@ def _next_setup_seat(state: State, after: str, *, including: bool = False) -> st
     return None
 
 
-def setup_quota(state: State, seat: str) -> dict[str, int]:
-    """Two-player setup (RULES.md §2): 3 of your own, then 1 per neutral."""
-    if state.rules.variant != "two_player":
-        return {seat: min(1, state.reserve[seat])}
-    quota = {seat: min(3, state.reserve[seat])}
-    for neutral in state.neutrals():
-        quota[neutral] = min(1, state.reserve[neutral])
-    return quota
-
-
 def _start_setup_turn(state: State, seat: str | None) -> None:
     state.current = seat
-    state.setup_quota = setup_quota(state, seat) if seat else {}
+    state.setup_quota = state.mode.setup_quota(state, seat) if seat else {}
 
 
 @_applies(ev.GameCreated)
@@ -156,7 +139,7 @@ def _order_rolled(state: State, event: ev.OrderRolled) -> None:
 @_applies(ev.TerritoriesDealt)
 def _territories_dealt(state: State, event: ev.TerritoriesDealt) -> None:
     for territory, player in event.owners.items():
-        _add_armies(state, territory, player, 1)
+        state.gain(territory, player, 1)
         state.reserve[player] -= 1
     state.phase = SETUP_PLACE
     if state.current is not None:
@@ -165,7 +148,7 @@ def _territories_dealt(state: State, event: ev.TerritoriesDealt) -> None:
 
 @_applies(ev.TerritoryClaimed)
 def _territory_claimed(state: State, event: ev.TerritoryClaimed) -> None:
-    _add_armies(state, event.territory, event.seat, 1)
+    state.gain(event.territory, event.seat, 1)
     state.reserve[event.seat] = max(0, state.reserve[event.seat] - 1)
     if len(state.owner) == len(state.board.territory_names):
         state.phase = SETUP_PLACE
@@ -174,7 +157,7 @@ def _territory_claimed(state: State, event: ev.TerritoryClaimed) -> None:
 
 @_applies(ev.ArmiesPlaced)
 def _armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
-    _add_armies(state, event.territory, event.player, event.count)
+    state.gain(event.territory, event.player, event.count)
     state.reserve[event.player] -= event.count
     if state.phase == SETUP_PLACE:
         quota = state.setup_quota
@@ -194,7 +177,7 @@ def _deck_shuffled(state: State, event: ev.DeckShuffled) -> None:
 
 @_applies(ev.TurnStarted)
 def _turn_started(state: State, event: ev.TurnStarted) -> None:
-    state.phase = REINFORCE
+    state.phase = event.phase
     state.current = event.seat
     state.turn = event.turn
     state.reserve[event.seat] = event.reinforcements
@@ -214,7 +197,7 @@ def _cards_traded(state: State, event: ev.CardsTraded) -> None:
     state.sets_traded += 1
     state.reserve[event.seat] = state.reserve.get(event.seat, 0) + event.armies
     if event.bonus_territory is not None and event.bonus_armies:
-        _add_armies(state, event.bonus_territory, event.seat, event.bonus_armies)
+        state.gain(event.bonus_territory, event.seat, event.bonus_armies)
         state.bonus_taken = True
     if state.must_trade_until is not None and len(hand) <= state.must_trade_until:
         state.must_trade_until = None
@@ -228,8 +211,8 @@ def _attack_declared(state: State, event: ev.AttackDeclared) -> None:
 
 @_applies(ev.BattleResolved)
 def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
-    state.armies[(event.source, event.seat)] -= event.attacker_losses
-    state.armies[(event.target, event.defender)] -= event.defender_losses
+    state.lose(event.source, event.seat, event.attacker_losses)
+    state.lose(event.target, event.defender, event.defender_losses)
     state.last_battle_dice = len(event.attacker_dice)
     state.pending_battle = None
     state.phase = ATTACK
@@ -237,9 +220,7 @@ def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
 
 @_applies(ev.TerritoryConquered)
 def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
-    state.armies.pop((event.target, event.defender), None)
-    state.owner[event.target] = event.seat
-    state.armies[(event.target, event.seat)] = 0
+    state.take_over(event.target, event.seat)
     state.occupation = Occupation(event.source, event.target, event.min_move, event.max_move)
     state.conquered = True
     state.phase = OCCUPY
@@ -247,8 +228,8 @@ def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
 
 @_applies(ev.TerritoryOccupied)
 def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
-    state.armies[(event.source, event.seat)] -= event.count
-    state.armies[(event.target, event.seat)] += event.count
+    state.lose(event.source, event.seat, event.count)
+    state.gain(event.target, event.seat, event.count)
     state.occupation = None
     state.phase = REINFORCE if state.must_trade_until is not None else ATTACK
 
@@ -271,8 +252,8 @@ def _phase_ended(state: State, event: ev.PhaseEnded) -> None:
 
 @_applies(ev.Fortified)
 def _fortified(state: State, event: ev.Fortified) -> None:
-    state.armies[(event.source, event.seat)] -= event.count
-    _add_armies(state, event.target, event.seat, event.count)
+    state.lose(event.source, event.seat, event.count)
+    state.gain(event.target, event.seat, event.count)
     state.phase = FORTIFY
     state.fortified = True
 
@@ -306,6 +287,7 @@ def _player_resigned(state: State, event: ev.PlayerResigned) -> None:
 def _game_finished(state: State, event: ev.GameFinished) -> None:
     state.phase = FINISHED
     state.winner = event.winner
+    state.winners = event.winners
     state.finish_reason = event.reason
     state.revealed_seed = event.seed
     state.current = None
@@ -313,4 +295,4 @@ def _game_finished(state: State, event: ev.GameFinished) -> None:
     state.pending_battle = None
 
 
-assert set(APPLIERS) == set(ev.EVENT_TYPES), "every event type needs an applier"
+assert set(APPLIERS) == set(ev.BASE_EVENT_TYPES), "every event type needs an applier"

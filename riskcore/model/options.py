@@ -1,44 +1,55 @@
-"""Rule options: the one place every edition difference of RULES.md lives.
+"""Rule options: the one declaration of every edition difference of the rule books.
 
 A ``RuleSet`` is a frozen value recorded in the game's first event and never
-changed during a game. Defaults are the classic game as the digest marks
-them; each field names the rule book passage that makes it an option.
+changed during a game. Each field is declared once, with its default, the
+values it may take and the passage that makes it an option; ``OPTIONS`` is
+read from that declaration, and the API schema, ``openapi.yaml``, the
+command line and ``docs/rules.md`` are built from it or checked against it.
+
+Which game is played (classic, two players, ...) is not an option but a
+*mode* (``riskcore.modes``): options are the differences between editions
+of one game.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from riskcore.errors import RuleOptionError
 
-# RULES.md §1 "Starting armies" (classic, 3-6 players) and §2 (two players).
-CLASSIC_STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
-TWO_PLAYER_ARMIES = 36
-NEUTRAL_ARMIES = 24
 # RULES.md §1 "Card trades", progressive values: 4, 6, 8, 10, 12, 15, then +5.
 PROGRESSIVE_VALUES = (4, 6, 8, 10, 12, 15)
 # RULES.md §1, fixed values: three infantry 4, cavalry 6, artillery 8, mixed 10.
 FIXED_VALUES = {"infantry": 4, "cavalry": 6, "artillery": 8, "creature": 8, "mixed": 10}
+MAX_STARTING_ARMIES = 200
 
-_CHOICES: dict[str, tuple[Any, ...]] = {
-    "variant": ("classic", "two_player"),
-    "setup": ("claim", "deal"),
-    "first_player": ("claim_order", "reroll"),
-    "card_values": ("progressive", "fixed"),
-    "conquest_min_move": ("dice", "survivors"),
-    "elimination_trade_threshold": (5, 6),
-    "fortify": ("adjacent", "connected"),
-    "defender_chooses_dice": (False, True),
-    "neutrals": ("passive",),
-}
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One rule option as the declaration gives it: for schemas, CLIs and docs."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None  # None: an integer in ``bounds``
+    bounds: tuple[int, int] | None
+    summary: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _option(default: Any, choices: tuple[Any, ...], summary: str) -> Any:
+    return field(default=default, metadata={"choices": choices, "summary": summary})
+
+
+def _count(default: int, bounds: tuple[int, int], summary: str) -> Any:
+    return field(default=default, metadata={"bounds": bounds, "summary": summary})
 
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every rule option of RULES.md §1-2 with its default.
-
-    ``starting_armies`` of 0 means "from the table for the player count".
+    """Every rule option of RULES.md §1-2 with its default (the classic game).
 
     ``conquest_min_move="survivors"`` is the 2006 Swedish wording (move in
     the armies left on the battlefield after the last battle). Since the
@@ -47,36 +58,56 @@ class RuleSet:
     records which edition's rule it was played under.
     """
 
-    variant: str = "classic"
-    setup: str = "claim"
-    first_player: str = "claim_order"
-    card_values: str = "progressive"
-    conquest_min_move: str = "dice"
-    elimination_trade_threshold: int = 6
-    fortify: str = "adjacent"
-    defender_chooses_dice: bool = False
-    neutrals: str = "passive"
-    starting_armies: int = 0
+    setup: str = _option(
+        "claim", ("claim", "deal"), "claim territories in turn, or deal the territory cards"
+    )
+    first_player: str = _option(
+        "claim_order",
+        ("claim_order", "reroll"),
+        "the first to claim starts, or everyone rolls again for the first turn",
+    )
+    card_values: str = _option(
+        "progressive",
+        ("progressive", "fixed"),
+        "sets are worth 4, 6, 8, 10, 12, 15, +5 each; or fixed by symbol (4/6/8, mixed 10)",
+    )
+    conquest_min_move: str = _option(
+        "dice",
+        ("dice", "survivors"),
+        "a conquest moves in at least the dice rolled, or the surviving attackers",
+    )
+    elimination_trade_threshold: int = _option(
+        6, (5, 6), "cards in hand after an elimination that force an immediate trade"
+    )
+    fortify: str = _option(
+        "adjacent",
+        ("adjacent", "connected"),
+        "fortify to a bordering territory, or along a chain of your own",
+    )
+    defender_chooses_dice: bool = _option(
+        False, (False, True), "defenders pick 1 or 2 dice (else they always roll the most)"
+    )
+    neutrals: str = _option("passive", ("passive",), "how neutral armies play (two players)")
+    starting_armies: int = _count(
+        0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
+    )
 
     def __post_init__(self) -> None:
-        for name, allowed in _CHOICES.items():
-            value = getattr(self, name)
-            if value not in allowed or type(value) is not type(allowed[0]):
-                raise RuleOptionError(f"rule option {name}={value!r}: expected one of {allowed}")
-        armies = self.starting_armies
-        if type(armies) is not int or not 0 <= armies <= 200:
-            raise RuleOptionError(f"rule option starting_armies={self.starting_armies!r}")
-
-    def player_range(self) -> tuple[int, int]:
-        return (2, 2) if self.variant == "two_player" else (3, 6)
-
-    def armies_for(self, players: int) -> int:
-        """Starting armies per player (RULES.md §1 table; §2 for two players)."""
-        if self.starting_armies:
-            return self.starting_armies
-        if self.variant == "two_player":
-            return TWO_PLAYER_ARMIES
-        return CLASSIC_STARTING_ARMIES[players]
+        for spec in OPTIONS:
+            value = getattr(self, spec.name)
+            if spec.choices is not None:
+                allowed = spec.choices
+                if value not in allowed or type(value) is not type(allowed[0]):
+                    raise RuleOptionError(
+                        f"rule option {spec.name}={value!r}: expected one of {allowed}"
+                    )
+            else:
+                assert spec.bounds is not None
+                low, high = spec.bounds
+                if type(value) is not int or not low <= value <= high:
+                    raise RuleOptionError(
+                        f"rule option {spec.name}={value!r}: expected an integer {low}..{high}"
+                    )
 
     def trade_value(self, sets_traded_before: int, symbols: tuple[str, ...]) -> int:
         """Armies for a set, given how many sets anyone traded before it."""
@@ -94,11 +125,23 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
-        known = {f.name for f in fields(cls)}
+        known = {spec.name for spec in OPTIONS}
         unknown = sorted(set(data) - known)
         if unknown:
             raise RuleOptionError(f"unknown rule option {unknown[0]!r}")
         return cls(**data)
+
+
+OPTIONS: tuple[OptionSpec, ...] = tuple(
+    OptionSpec(
+        name=f.name,
+        default=f.default,
+        choices=f.metadata.get("choices"),
+        bounds=f.metadata.get("bounds"),
+        summary=f.metadata["summary"],
+    )
+    for f in fields(RuleSet)
+)
 
 
 def _best_fixed_value(symbols: tuple[str, ...]) -> int:

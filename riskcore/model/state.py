@@ -1,11 +1,18 @@
-"""Game state, shaped for every variant of RULES.md.
+"""Game state, shaped for every game mode of the rule books.
 
 Armies are kept per (territory, player) so that team-mates can share a
-territory (RULES.md §4); ``owner`` is the controlling player of each
-territory, kept up to date by ``evolve`` because every rule asks for it.
-Hands are keyed by hand id, which is the seat id, or a team id in the team
-game. Missions, leaders, strongholds, the Fellowship and scores have their
-place here though the classic game leaves them empty.
+territory (RULES.md §4). *Control* follows them: the controller of a
+territory is the player with the most armies there, nobody on a tie
+(``owner`` maps it to ``None``), and a territory nobody has claimed yet is
+simply absent from ``owner``. ``owner`` is a cache of that rule, kept by
+``gain`` and ``lose``, which every change of armies goes through; every
+rule asks it (``controller``, ``territories_of``) rather than a single
+owner of its own.
+
+Each field is declared once, with how it is copied and what a seat may
+know of it (``copying`` and ``secrecy`` in its metadata). ``copy``, the
+snapshot codec and bots' determinised states are all derived from that
+declaration, so a new field cannot be forgotten by one of them.
 
 ``State`` is mutable only inside the engine: ``evolve`` returns a new
 state, and ``fold`` copies once and then applies events in place, which is
@@ -14,13 +21,18 @@ what makes rebuilding a long game fast.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 from riskcore.boards.board import Board
 from riskcore.model.options import RuleSet
 
-# Phases, in the order a game goes through them.
+if TYPE_CHECKING:
+    from riskcore.modes.base import GameMode
+
+# Phases of the classic game, in the order a game goes through them. Modes
+# may add their own (a phase is a name the mode's commands and actions know).
 SETUP_CLAIM = "setup_claim"
 SETUP_PLACE = "setup_place"
 REINFORCE = "reinforce"
@@ -30,14 +42,19 @@ OCCUPY = "occupy"
 FORTIFY = "fortify"
 FINISHED = "finished"
 PHASES = (SETUP_CLAIM, SETUP_PLACE, REINFORCE, ATTACK, DEFEND, OCCUPY, FORTIFY, FINISHED)
+SETUP_PHASES = frozenset({SETUP_CLAIM, SETUP_PLACE})
 
 
 @dataclass(frozen=True, slots=True)
 class Seat:
+    """A seat at the table. ``kind`` is "player" (takes turns) or "neutral"
+    (armies only); ``team`` and ``side`` are set by the modes that use them."""
+
     id: str
-    kind: str  # "player" or "neutral"
+    kind: str
     name: str
     team: str | None = None
+    side: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,84 +73,108 @@ class Occupation:
     max_move: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class Mission:
+    """A secret mission (RULES.md §3): its card id, grade, and whether it is
+    claimed (done) and revealed (shown to everyone)."""
+
+    card: str
+    grade: int = 0
+    claimed: bool = False
+    revealed: bool = False
+
+
+# How a field is copied: shared (never mutated in place), a one-level copy,
+# or a copy of each value of a dict (dicts of lists, dicts of dicts).
+SHARED = "shared"
+FLAT = "flat"
+NESTED = "nested"
+# What a seat may know of a field: public, secret (nobody until the end), or
+# per seat (its own entry only: hands, missions).
+PUBLIC = "public"
+SECRET = "secret"
+PER_SEAT = "per_seat"
+
+
+# The declarations, as field metadata.
+_VALUE = {"copying": SHARED, "secrecy": PUBLIC}
+_SECRET_VALUE = {"copying": SHARED, "secrecy": SECRET}
+_FLAT = {"copying": FLAT, "secrecy": PUBLIC}
+_SECRET_FLAT = {"copying": FLAT, "secrecy": SECRET}
+_NESTED = {"copying": NESTED, "secrecy": PUBLIC}
+_PER_SEAT = {"copying": NESTED, "secrecy": PER_SEAT}
+
+
+@dataclass(slots=True, eq=False)
 class State:
-    game_id: str
-    board: Board
-    rules: RuleSet
-    seats: dict[str, Seat]
-    seed_commitment: str
-    player_seeds: dict[str, str]
-    version: int = 0
-    phase: str = SETUP_CLAIM
-    order: tuple[str, ...] = ()
-    current: str | None = None
-    turn: int = 0
-    owner: dict[str, str] = field(default_factory=dict)
-    armies: dict[tuple[str, str], int] = field(default_factory=dict)
-    reserve: dict[str, int] = field(default_factory=dict)
-    setup_quota: dict[str, int] = field(default_factory=dict)
-    hands: dict[str, list[int]] = field(default_factory=dict)
-    deck: list[int] = field(default_factory=list)
-    discard: list[int] = field(default_factory=list)
-    sets_traded: int = 0
-    must_trade_until: int | None = None
-    bonus_taken: bool = False
-    conquered: bool = False
-    fortified: bool = False
-    last_battle_dice: int = 0
-    pending_battle: PendingBattle | None = None
-    occupation: Occupation | None = None
-    out: dict[str, str] = field(default_factory=dict)
-    winner: str | None = None
-    finish_reason: str | None = None
-    revealed_seed: str | None = None
-    # Variant state (RULES.md §3-5); empty in the classic game.
-    missions: dict[str, list[str]] = field(default_factory=dict)
-    leaders: dict[str, str] = field(default_factory=dict)
-    fellowship: int | None = None
-    scores: dict[str, int] = field(default_factory=dict)
+    game_id: str = field(metadata=_SECRET_VALUE)
+    board: Board = field(metadata=_VALUE)
+    rules: RuleSet = field(metadata=_VALUE)
+    mode: GameMode = field(metadata=_VALUE)
+    seats: dict[str, Seat] = field(metadata=_VALUE)
+    seed_commitment: str = field(metadata=_SECRET_VALUE)
+    player_seeds: dict[str, str] = field(metadata=_SECRET_VALUE)
+    version: int = field(default=0, metadata=_VALUE)
+    phase: str = field(default=SETUP_CLAIM, metadata=_VALUE)
+    order: tuple[str, ...] = field(default=(), metadata=_VALUE)
+    current: str | None = field(default=None, metadata=_VALUE)
+    turn: int = field(default=0, metadata=_VALUE)
+    owner: dict[str, str | None] = field(default_factory=dict, metadata=_FLAT)
+    armies: dict[tuple[str, str], int] = field(default_factory=dict, metadata=_FLAT)
+    shared: set[str] = field(
+        default_factory=set, metadata=_FLAT
+    )  # territories holding armies of more than one seat
+    reserve: dict[str, int] = field(default_factory=dict, metadata=_FLAT)
+    setup_quota: dict[str, int] = field(default_factory=dict, metadata=_FLAT)
+    hands: dict[str, list[int]] = field(default_factory=dict, metadata=_PER_SEAT)
+    deck: list[int] = field(default_factory=list, metadata=_SECRET_FLAT)
+    discard: list[int] = field(default_factory=list, metadata=_FLAT)
+    sets_traded: int = field(default=0, metadata=_VALUE)
+    must_trade_until: int | None = field(default=None, metadata=_VALUE)
+    bonus_taken: bool = field(default=False, metadata=_VALUE)
+    conquered: bool = field(default=False, metadata=_VALUE)
+    fortified: bool = field(default=False, metadata=_VALUE)
+    last_battle_dice: int = field(default=0, metadata=_VALUE)
+    pending_battle: PendingBattle | None = field(default=None, metadata=_VALUE)
+    occupation: Occupation | None = field(default=None, metadata=_VALUE)
+    out: dict[str, str] = field(default_factory=dict, metadata=_FLAT)
+    winner: str | None = field(default=None, metadata=_VALUE)
+    winners: tuple[str, ...] = field(default=(), metadata=_VALUE)  # a team, or a ranking by score
+    finish_reason: str | None = field(default=None, metadata=_VALUE)
+    revealed_seed: str | None = field(default=None, metadata=_SECRET_VALUE)
+    # Places of the other modes (RULES.md §2-5); empty in the classic game.
+    alliances: dict[str, str | None] = field(
+        default_factory=dict, metadata=_FLAT
+    )  # active neutral -> allied player
+    missions: dict[str, list[Mission]] = field(default_factory=dict, metadata=_PER_SEAT)
+    leaders: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, metadata=_FLAT
+    )  # player -> territories of its leaders
+    adventure_hands: dict[str, list[int]] = field(default_factory=dict, metadata=_PER_SEAT)
+    fellowship: int | None = field(default=None, metadata=_VALUE)
+    scores: dict[str, int] = field(default_factory=dict, metadata=_FLAT)
+    # A mode's own state: names to JSON values (scalars, lists, string-keyed dicts).
+    mode_data: dict[str, Any] = field(default_factory=dict, metadata=_NESTED)
 
     def copy(self) -> State:
-        """A copy safe to mutate: containers copied one level deep."""
-        return State(
-            self.game_id,
-            self.board,
-            self.rules,
-            self.seats,
-            self.seed_commitment,
-            self.player_seeds,
-            self.version,
-            self.phase,
-            self.order,
-            self.current,
-            self.turn,
-            self.owner.copy(),
-            self.armies.copy(),
-            self.reserve.copy(),
-            self.setup_quota.copy(),
-            {hand: cards.copy() for hand, cards in self.hands.items()},
-            self.deck.copy(),
-            self.discard.copy(),
-            self.sets_traded,
-            self.must_trade_until,
-            self.bonus_taken,
-            self.conquered,
-            self.fortified,
-            self.last_battle_dice,
-            self.pending_battle,
-            self.occupation,
-            self.out.copy(),
-            self.winner,
-            self.finish_reason,
-            self.revealed_seed,
-            {k: v.copy() for k, v in self.missions.items()},
-            self.leaders.copy(),
-            self.fellowship,
-            self.scores.copy(),
-        )
+        """A copy safe to mutate (see ``_copier``)."""
+        return _COPY(self)
 
-    # Queries every rule area needs -------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in FIELD_NAMES)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # Control: the one query every rule asks ---------------------------
+
+    def controller(self, territory: str) -> str | None:
+        """The player with most armies in ``territory``; None on a tie or unclaimed."""
+        return self.owner.get(territory)
+
+    def is_claimed(self, territory: str) -> bool:
+        return territory in self.owner
 
     def troops(self, territory: str) -> int:
         """Armies of the controlling player in a territory."""
@@ -143,12 +184,67 @@ class State:
     def territories_of(self, player: str) -> list[str]:
         return [t for t, p in self.owner.items() if p == player]
 
+    def gain(self, territory: str, player: str, count: int) -> None:
+        """``count`` of ``player``'s armies arrive in ``territory``."""
+        key = (territory, player)
+        armies = self.armies
+        armies[key] = armies.get(key, 0) + count
+        holder = self.owner.get(territory, "")
+        if holder != player:
+            if holder and armies.get((territory, holder), 0) > 0:
+                self.shared.add(territory)
+            self._settle(territory)
+
+    def lose(self, territory: str, player: str, count: int) -> None:
+        """``count`` of ``player``'s armies leave ``territory`` (fall or move out)."""
+        key = (territory, player)
+        left = self.armies[key] - count
+        self.armies[key] = left
+        if left <= 0 or territory in self.shared or self.owner.get(territory) != player:
+            self._settle(territory)
+
+    def take_over(self, territory: str, conqueror: str) -> None:
+        """The last defender fell: the conqueror controls the empty territory
+        until it moves in (RULES.md §1 "Conquest")."""
+        armies = self.armies
+        for seat in self.seats:
+            armies.pop((territory, seat), None)
+        armies[(territory, conqueror)] = 0
+        self.owner[territory] = conqueror
+        self.shared.discard(territory)
+
+    def _settle(self, territory: str) -> None:
+        """Recount who controls ``territory``: the most armies, nobody on a tie."""
+        armies = self.armies
+        best: str | None = None
+        most = 0
+        present = 0
+        for seat in self.seats:
+            count = armies.get((territory, seat), 0)
+            if count > 0:
+                present += 1
+                if count > most:
+                    best, most = seat, count
+                elif count == most:
+                    best = None
+        if present < 2:
+            self.shared.discard(territory)
+        if present or territory in self.owner:
+            self.owner[territory] = best
+
+    # Seats ------------------------------------------------------------
+
     def hand(self, seat: str) -> list[int]:
         return self.hands.get(self.hand_id(seat), [])
 
     def hand_id(self, seat: str) -> str:
-        team = self.seats[seat].team
-        return team if team is not None and self.rules.variant == "team" else seat
+        """The hand a seat draws into: its own, or its team's (``GameMode.hand_of``)."""
+        hand: str = self.mode.hand_of(self, seat)
+        return hand
+
+    def takes_turns(self, seat: str) -> bool:
+        """Players take turns; neutral seats only hold armies (and maybe cards)."""
+        return self.seats[seat].kind == "player"
 
     def is_active(self, seat: str) -> bool:
         return seat not in self.out and self.seats[seat].kind == "player"
@@ -158,8 +254,9 @@ class State:
         out, seats = self.out, self.seats
         return [s for s in self.order if s not in out and seats[s].kind == "player"]
 
-    def neutrals(self) -> list[str]:
-        return [s for s, info in self.seats.items() if info.kind == "neutral" and s not in self.out]
+    def non_players(self) -> list[str]:
+        """Seats in the game that take no turns (the neutral armies)."""
+        return [s for s, info in self.seats.items() if info.kind != "player" and s not in self.out]
 
     def next_player(self, after: str) -> str:
         """The next active player clockwise from ``after``."""
@@ -172,3 +269,29 @@ class State:
 
     def summary(self) -> dict[str, Any]:
         return {"version": self.version, "phase": self.phase, "current": self.current}
+
+
+FIELDS = fields(State)
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+
+
+def _copier() -> Callable[[State], State]:
+    """``State.copy``, written out from the field declaration.
+
+    Generated once at import (as ``dataclasses`` writes ``__init__``): a
+    copy is made on every ``decide``, and a straight-line constructor call
+    is several times faster than a loop over the fields.
+    """
+    forms = {
+        SHARED: "s.{0}",
+        FLAT: "s.{0}.copy()",
+        NESTED: "{{k: v.copy() if hasattr(v, 'copy') else v for k, v in s.{0}.items()}}",
+    }
+    arguments = ", ".join(forms[f.metadata["copying"]].format(f.name) for f in FIELDS)
+    namespace: dict[str, Any] = {"State": State}
+    exec(f"def copy_state(s):\n    return State({arguments})\n", namespace)
+    copy_state: Callable[[State], State] = namespace["copy_state"]
+    return copy_state
+
+
+_COPY = _copier()

@@ -21,18 +21,32 @@ from riskcore.errors import RecordError
 from riskcore.protocol import events as ev
 
 CODEC_VERSION = 1
-EVENT_CLASSES: dict[str, type[ev.Event]] = {cls.TYPE: cls for cls in ev.EVENT_TYPES}
+EVENT_CLASSES = ev.EVENT_CLASSES  # by wire name, including the events modes register
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 # (type, from_version) -> function returning the object at from_version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
-_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {
-    cls: tuple(f.name for f in fields(cls)) for cls in ev.EVENT_TYPES
-}
-_TUPLE_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {
-    cls: tuple(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
-    for cls in ev.EVENT_TYPES
-}
+
+# Per event class, its field names and those holding tuples (made on first use,
+# since modes register event classes after this module is loaded).
+_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {}
+_TUPLE_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {}
+
+
+def _fields(cls: type[ev.Event]) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
+def _tuple_fields(cls: type[ev.Event]) -> tuple[str, ...]:
+    names = _TUPLE_FIELDS.get(cls)
+    if names is None:
+        names = _TUPLE_FIELDS[cls] = tuple(
+            f.name for f in fields(cls) if str(f.type).startswith("tuple")
+        )
+    return names
 
 
 def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
@@ -47,7 +61,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
 
 def event_to_dict(event: ev.Event) -> dict[str, Any]:
     data: dict[str, Any] = {"type": event.TYPE, "v": event.VERSION}
-    for name in _FIELDS[type(event)]:
+    for name in _fields(type(event)):
         value = getattr(event, name)
         data[name] = list(value) if isinstance(value, tuple) else value
     return data
@@ -64,8 +78,8 @@ def event_from_dict(data: dict[str, Any]) -> ev.Event:
             version += 1
         if version != cls.VERSION:
             raise RecordError(f"{kind} schema version {version!r} is newer than this engine")
-        values = {name: data[name] for name in _FIELDS[cls]}
-        for name in _TUPLE_FIELDS[cls]:
+        values = {name: data[name] for name in _fields(cls)}
+        for name in _tuple_fields(cls):
             values[name] = tuple(values[name])
         return cls(**values)
     except RecordError:
@@ -95,3 +109,45 @@ def decode_event(raw: bytes | str) -> ev.Event:
     if not isinstance(data, dict):
         raise RecordError("an event must be a JSON object")
     return event_from_dict(data)
+
+
+# Upcasters of the schema versions this engine has outgrown. Each knows the
+# rules as they were when its version was current, so it is frozen with them.
+
+# Starting armies of game_created v1 (RULES.md §1 table; §2 two players).
+_V1_CLASSIC_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
+_V1_TWO_PLAYER_ARMIES = 36
+_V1_NEUTRAL_ARMIES = 24
+
+
+@upcaster("game_created", 1)
+def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 named the mode as rule option ``variant`` and left starting armies
+    to the engine; v2 records both."""
+    rules = dict(data["rules"])
+    mode = rules.pop("variant", "classic")
+    players = sum(1 for seat in data["seats"] if seat["kind"] == "player")
+    if rules.get("starting_armies"):
+        armies = rules["starting_armies"]
+    elif mode == "two_player":
+        armies = _V1_TWO_PLAYER_ARMIES
+    else:
+        armies = _V1_CLASSIC_ARMIES.get(players, 0)
+    seats = [
+        {**seat, "armies": _V1_NEUTRAL_ARMIES if seat["kind"] == "neutral" else armies}
+        for seat in data["seats"]
+    ]
+    return {**data, "v": 2, "mode": mode, "rules": rules, "seats": seats}
+
+
+@upcaster("turn_started", 1)
+def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 turns always opened with reinforcing."""
+    return {**data, "v": 2, "phase": "reinforce"}
+
+
+@upcaster("game_finished", 1)
+def _game_finished_winners(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 games had one winning seat at most."""
+    winner = data.get("winner")
+    return {**data, "v": 2, "winners": [winner] if winner else []}

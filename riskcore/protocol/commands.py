@@ -8,7 +8,7 @@ token), so ``command_from_dict`` takes it separately.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from riskcore.errors import MalformedCommand
 
@@ -99,49 +99,75 @@ class Resign(Command):
     TYPE = "resign"
 
 
-COMMAND_TYPES: dict[str, type[Command]] = {
-    cls.TYPE: cls
-    for cls in (
-        ClaimTerritory,
-        PlaceArmies,
-        TradeCards,
-        Attack,
-        Blitz,
-        Defend,
-        Occupy,
-        Fortify,
-        EndPhase,
-        Resign,
-    )
-}
+BASE_COMMAND_TYPES: tuple[type[Command], ...] = (
+    ClaimTerritory,
+    PlaceArmies,
+    TradeCards,
+    Attack,
+    Blitz,
+    Defend,
+    Occupy,
+    Fortify,
+    EndPhase,
+    Resign,
+)
+# Every command type by wire name: the base ones, and those modes register.
+COMMAND_TYPES: dict[str, type[Command]] = {cls.TYPE: cls for cls in BASE_COMMAND_TYPES}
 
-# Per command class: its body fields, and those without a default.
-_FIELDS: dict[type[Command], tuple[frozenset[str], tuple[str, ...]]] = {
-    cls: (
-        frozenset(f.name for f in fields(cls) if f.name != "seat"),
-        tuple(
-            f.name
-            for f in fields(cls)
-            if f.name != "seat" and f.default is MISSING and f.default_factory is MISSING
+# What a field's annotation accepts on the wire (bools are never ints here).
+_ACCEPTS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "bool": (bool,),
+    "str | None": (str, type(None)),
+    "int | None": (int, type(None)),
+    "tuple[int, ...]": (list,),
+    "tuple[str, ...]": (list,),
+}
+# What the items of a list field must be.
+_ITEMS: dict[str, type] = {"tuple[int, ...]": int, "tuple[str, ...]": str}
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A command class's body fields: which exist, which are required, their wire types."""
+
+    allowed: frozenset[str]
+    required: tuple[str, ...]
+    accepts: dict[str, tuple[type, ...]]
+    items: dict[str, type]
+    exact: dict[str, type]  # the one type settled without further checks
+
+
+def _shape(cls: type[Command]) -> _Shape:
+    body = [f for f in fields(cls) if f.name != "seat"]
+    for f in body:
+        if str(f.type) not in _ACCEPTS:
+            raise TypeError(f"{cls.__name__}.{f.name}: no wire form for {f.type!r}")
+    accepts = {f.name: _ACCEPTS[str(f.type)] for f in body}
+    return _Shape(
+        allowed=frozenset(accepts),
+        required=tuple(
+            f.name for f in body if f.default is MISSING and f.default_factory is MISSING
         ),
+        accepts=accepts,
+        items={f.name: _ITEMS[str(f.type)] for f in body if str(f.type) in _ITEMS},
+        exact={n: types[0] for n, types in accepts.items() if types[0] in (str, int)},
     )
-    for cls in COMMAND_TYPES.values()
-}
-
-_FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    "territory": (str,),
-    "source": (str,),
-    "target": (str,),
-    "count": (int,),
-    "dice": (int, type(None)),
-    "stop_at": (int,),
-    "bonus_territory": (str, type(None)),
-}
 
 
-_EXACT_TYPES: dict[str, type] = {
-    name: types[0] for name, types in _FIELD_TYPES.items() if types[0] is not type(None)
-}
+_SHAPES: dict[type[Command], _Shape] = {cls: _shape(cls) for cls in BASE_COMMAND_TYPES}
+C = TypeVar("C", bound=type[Command])
+
+
+def register_command(cls: C) -> C:
+    """Class decorator for a mode's own command: clients may then send it."""
+    existing = COMMAND_TYPES.get(cls.TYPE)
+    if existing is not None and existing is not cls:
+        raise ValueError(f"command type {cls.TYPE!r} is already registered")
+    _SHAPES[cls] = _shape(cls)
+    COMMAND_TYPES[cls.TYPE] = cls
+    return cls
 
 
 def command_from_dict(body: Any, seat: str) -> Command:
@@ -152,34 +178,43 @@ def command_from_dict(body: Any, seat: str) -> Command:
     cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None or not isinstance(kind, str):
         raise MalformedCommand(f"unknown command type {kind!r}; one of {sorted(COMMAND_TYPES)}")
-    allowed, required = _FIELDS[cls]
+    shape = _SHAPES[cls]
+    allowed, exact = shape.allowed, shape.exact
     values: dict[str, Any] = {}
     for name, value in body.items():
         if name in allowed:
             # The usual case (an exact str or int) is settled here; the rest,
             # and every error, in _field_value.
-            exact = type(value) is _EXACT_TYPES.get(name)
-            values[name] = value if exact else _field_value(kind, name, value)
+            values[name] = (
+                value if type(value) is exact.get(name) else _field_value(kind, name, value, shape)
+            )
         elif name != "type":
             raise MalformedCommand(f"{kind} has no field {name!r}")
-    for name in required:
+    for name in shape.required:
         if name not in values:
             raise MalformedCommand(f"{kind} needs field {name!r}")
     return cls(seat=seat, **values)
 
 
-def _field_value(kind: str, name: str, value: Any) -> Any:
-    if name == "cards":
-        if not isinstance(value, list) or not all(_is_int(c) for c in value):
-            raise MalformedCommand(f"{kind}.cards must be a list of card ids, not {value!r}")
+def _field_value(kind: str, name: str, value: Any, shape: _Shape) -> Any:
+    expected = shape.accepts[name]
+    item = shape.items.get(name)
+    if item is not None:
+        if not isinstance(value, list) or not all(_is_of(v, item) for v in value):
+            what = "card ids" if name == "cards" else f"{item.__name__} values"
+            raise MalformedCommand(f"{kind}.{name} must be a list of {what}, not {value!r}")
         return tuple(value)
-    expected = _FIELD_TYPES[name]
-    if int in expected and _is_int(value):
+    if any(_is_of(value, t) for t in expected):
         return value
-    matches = any(isinstance(value, t) and not isinstance(value, bool) for t in expected)
-    if not matches and not (value is None and type(None) in expected):
-        raise MalformedCommand(f"{kind}.{name} has the wrong type: {value!r}")
-    return value
+    raise MalformedCommand(f"{kind}.{name} has the wrong type: {value!r}")
+
+
+def _is_of(value: Any, expected: type) -> bool:
+    if expected is int:
+        return _is_int(value)
+    if expected is type(None):
+        return value is None
+    return isinstance(value, expected)
 
 
 def _is_int(value: Any) -> bool:

@@ -10,7 +10,7 @@ events the engine makes on its own, the seat they concern).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -24,10 +24,12 @@ class GameCreated(Event):
     """The first event: board, rule options, seats and the seed commitment."""
 
     TYPE = "game_created"
+    VERSION = 2  # 2: the mode by name, and each seat's starting armies
     game_id: str
     board: str
+    mode: str
     rules: dict[str, Any]
-    seats: tuple[dict[str, Any], ...]
+    seats: tuple[dict[str, Any], ...]  # id, kind, name, armies (+ team, side)
     seed_commitment: str
     player_seeds: dict[str, str]
 
@@ -81,10 +83,12 @@ class DeckShuffled(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStarted(Event):
     TYPE = "turn_started"
+    VERSION = 2  # 2: the phase the turn opens with
     seat: str
     turn: int
     reinforcements: int
     must_trade: bool
+    phase: str = "reinforce"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -204,15 +208,21 @@ class PlayerResigned(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameFinished(Event):
-    """The end: the winner, why, and the server seed revealed for audit."""
+    """The end: the winner, why, and the server seed revealed for audit.
+
+    ``winners`` names every winning seat (a team wins together; a game won
+    on score ranks them); ``winner`` is the single winning seat, if any.
+    """
 
     TYPE = "game_finished"
+    VERSION = 2  # 2: winners
     winner: str | None
     reason: str
     seed: str
+    winners: tuple[str, ...] = ()
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
+BASE_EVENT_TYPES: tuple[type[Event], ...] = (
     GameCreated,
     OrderRolled,
     TerritoriesDealt,
@@ -233,3 +243,16 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     PlayerResigned,
     GameFinished,
 )
+
+# Every event type by wire name: the base ones, and those modes register.
+EVENT_CLASSES: dict[str, type[Event]] = {cls.TYPE: cls for cls in BASE_EVENT_TYPES}
+E = TypeVar("E", bound=type[Event])
+
+
+def register_event(cls: E) -> E:
+    """Class decorator for a mode's own event: the codec can then read and write it."""
+    existing = EVENT_CLASSES.get(cls.TYPE)
+    if existing is not None and existing is not cls:
+        raise ValueError(f"event type {cls.TYPE!r} is already registered")
+    EVENT_CLASSES[cls.TYPE] = cls
+    return cls

@@ -21,8 +21,8 @@ from riskcore.engine.decision import (
 from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
+from riskcore.rules.flow import finish_if_decided
 from riskcore.rules.odds import compare_dice
-from riskcore.rules.turns import finish_if_decided
 
 
 def check_attack_phase(s: State) -> None:
@@ -49,8 +49,9 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     check_territory(s, target)
     if not s.board.adjacent(source, target):
         raise violation("not_adjacent", f"{source!r} does not border {target!r}")
-    if s.owner.get(target) == seat:
-        raise violation("own_territory", f"{target!r} is yours; attack someone else")
+    refusal = s.mode.attack_refusal(s, seat, source, target)
+    if refusal is not None:
+        raise refusal
     armies = s.troops(source)
     if armies < 2:
         raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
@@ -58,24 +59,21 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
 
 
 def defending_seat(s: State) -> str | None:
-    """Who picks the defender's dice, or None when the maximum is rolled.
-
-    A player picks their own (with ``defender_chooses_dice``); a neutral's
-    defence is rolled by the attacker's opponent (RULES.md §2).
-    """
+    """Who picks the defender's dice, or None when the maximum is rolled
+    (``GameMode.defence_chooser``)."""
     battle = s.pending_battle
     if battle is None:
         return None
-    return _chooser(s, battle.defender, s.current)
+    return s.mode.defence_chooser(s, battle.defender, s.current)
+
+
+def waiting_for(s: State) -> str | None:
+    """Whose decision the game waits for: the defender's, or the current player's."""
+    return defending_seat(s) if s.phase == DEFEND else s.current
 
 
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
-    if s.is_active(defender):
-        return defender
-    if s.seats[defender].kind == "neutral":
-        others = [p for p in s.active_players() if p != attacker]
-        return others[0] if len(others) == 1 else None
-    return None
+    return s.mode.defence_chooser(s, defender, attacker)
 
 
 def attack(d: Decision, command: Attack) -> None:
@@ -86,7 +84,8 @@ def attack(d: Decision, command: Attack) -> None:
         raise violation("too_many_dice", f"{dice!r} dice; {command.source!r} allows at most {most}")
     if dice < 1:
         raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
-    defender = s.owner[command.target]
+    defender = s.controller(command.target)
+    assert defender is not None  # ``check_attack``: the target is held by someone else
     chooser = _chooser(s, defender, command.seat)
     if s.rules.defender_chooses_dice and chooser is not None and s.troops(command.target) >= 2:
         d.emit(
@@ -109,7 +108,8 @@ def blitz(d: Decision, command: Blitz) -> None:
     check_attack(s, command.seat, command.source, command.target)
     if command.stop_at < 1:
         raise violation("invalid_stop_at", f"stop_at {command.stop_at!r} must be at least 1")
-    if s.rules.defender_chooses_dice and _chooser(s, s.owner[command.target], command.seat):
+    defender = s.controller(command.target)
+    if s.rules.defender_chooses_dice and defender and _chooser(s, defender, command.seat):
         raise violation(
             "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
         )
@@ -130,7 +130,7 @@ def defend(d: Decision, command: Defend) -> None:
     if defending_seat(s) != command.seat:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
     battle_ = s.pending_battle
-    most = min(2, s.troops(battle_.target))
+    most = min(s.mode.defender_dice_cap(s, battle_.target), s.troops(battle_.target))
     if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     if command.dice < 1:
@@ -147,32 +147,37 @@ def resolve_pending_with_max_dice(d: Decision) -> None:
 
 
 @cache
-def _losses(attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...]) -> tuple[int, int]:
-    """``compare_dice``, remembered: there are only 1,554 sorted rolls."""
-    return compare_dice(attacker_roll, defender_roll)
+def _losses(
+    attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...], bonus: tuple[int, int]
+) -> tuple[int, int]:
+    """``compare_dice``, remembered: there are only 1,554 sorted rolls (per bonus)."""
+    return compare_dice(attacker_roll, defender_roll, *bonus)
 
 
 def battle(
     d: Decision, seat: str, source: str, target: str, dice: int, defender_dice: int | None
 ) -> None:
     s = d.state
+    mode = s.mode
     defender = s.owner[target]
+    assert defender is not None  # the attack was checked: someone else holds it
     if defender_dice is None:
-        defender_dice = min(2, s.armies[(target, defender)])
+        defender_dice = min(mode.defender_dice_cap(s, target), s.armies[(target, defender)])
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
-    attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
-    d.emit(
-        ev.BattleResolved(
-            seat=seat,
-            source=source,
-            target=target,
-            defender=defender,
-            attacker_dice=attacker_roll,
-            defender_dice=defender_roll,
-            attacker_losses=attacker_losses,
-            defender_losses=defender_losses,
-        )
+    bonus = mode.battle_bonus(s, source, target)
+    attacker_losses, defender_losses = _losses(attacker_roll, defender_roll, bonus)
+    resolved = ev.BattleResolved(
+        seat=seat,
+        source=source,
+        target=target,
+        defender=defender,
+        attacker_dice=attacker_roll,
+        defender_dice=defender_roll,
+        attacker_losses=attacker_losses,
+        defender_losses=defender_losses,
     )
+    d.emit(resolved)
+    mode.after_battle(d, resolved)
     if s.armies[(target, defender)] == 0:
         conquer(d, seat, source, target, defender, dice - attacker_losses)
 
@@ -195,7 +200,7 @@ def conquer(
         )
     )
     if defender not in s.owner.values():
-        captured = tuple(s.hand(defender)) if s.seats[defender].kind == "player" else ()
+        captured = tuple(s.hand(defender))
         holding = len(s.hand(seat)) + len(captured)
         d.emit(
             ev.PlayerEliminated(
@@ -205,6 +210,7 @@ def conquer(
                 must_trade=holding >= s.rules.elimination_trade_threshold,
             )
         )
+    s.mode.after_conquest(d, seat, target, defender)
 
 
 def occupy(d: Decision, command: Occupy) -> None:

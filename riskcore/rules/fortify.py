@@ -6,18 +6,19 @@ from riskcore.engine.decision import Decision, check_owns, check_turn, violation
 from riskcore.model.state import ATTACK, FORTIFY, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Fortify
+from riskcore.rules.battle import check_attack_phase
 
 
 def reachable(s: State, seat: str, source: str) -> set[str]:
     """Own territories a fortify from ``source`` may reach under the rule option."""
     if s.rules.fortify == "adjacent":
-        return {t for t in s.board.neighbours[source] if s.owner.get(t) == seat}
+        return {t for t in s.board.neighbours[source] if s.controller(t) == seat}
     seen = {source}
     frontier = [source]
     while frontier:
         here = frontier.pop()
         for nxt in s.board.neighbours[here]:
-            if nxt not in seen and s.owner.get(nxt) == seat:
+            if nxt not in seen and s.controller(nxt) == seat:
                 seen.add(nxt)
                 frontier.append(nxt)
     seen.discard(source)
@@ -32,12 +33,10 @@ def fortify(d: Decision, command: Fortify) -> None:
     if s.phase == ATTACK:
         raise violation("wrong_phase", "end the attack phase before fortifying")
     if s.phase != FORTIFY:
-        from riskcore.rules.battle import check_attack_phase
-
         check_attack_phase(s)
     check_owns(s, command.seat, command.source)
     check_owns(s, command.seat, command.target)
-    if command.target not in reachable(s, command.seat, command.source):
+    if command.target not in s.mode.fortify_reach(s, command.seat, command.source):
         code = "not_adjacent" if s.rules.fortify == "adjacent" else "not_connected"
         raise violation(code, f"cannot move from {command.source!r} to {command.target!r}")
     most = s.troops(command.source) - 1

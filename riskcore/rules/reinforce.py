@@ -37,7 +37,7 @@ def trade(d: Decision, command: TradeCards) -> None:
         ev.CardsTraded(
             seat=command.seat,
             cards=tuple(cards),
-            armies=s.rules.trade_value(s.sets_traded, symbols),
+            armies=s.mode.trade_value(s, symbols),
             bonus_territory=bonus_territory,
             bonus_armies=bonus,
         )
@@ -57,7 +57,7 @@ def may_trade(s: State) -> bool:
 def _territory_bonus(s: State, command: TradeCards) -> tuple[str | None, int]:
     """+2 on one traded card's territory the player holds, once per turn."""
     pictured = [s.board.cards[c].territory for c in command.cards]
-    held = [t for t in pictured if t is not None and s.owner.get(t) == command.seat]
+    held = [t for t in pictured if t is not None and s.controller(t) == command.seat]
     if command.bonus_territory is not None and command.bonus_territory not in held:
         raise violation(
             "invalid_bonus_territory",
@@ -87,3 +87,11 @@ def place(d: Decision, command: PlaceArmies) -> None:
             seat=command.seat, player=command.seat, territory=command.territory, count=command.count
         )
     )
+
+
+def count_reinforcements(state: State, seat: str) -> int:
+    """max(3, territories // 3) + the bonus of every group held whole (RULES.md §1)."""
+    owned = state.territories_of(seat)
+    held = set(owned)
+    bonus = sum(g.bonus for g in state.board.groups if g.territories <= held)
+    return max(3, len(owned) // 3) + bonus

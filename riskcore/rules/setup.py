@@ -10,49 +10,22 @@ army is on the board; the deck is shuffled and the first turn starts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from riskcore.boards.board import WILD
 from riskcore.engine.decision import Decision, check_territory, check_turn, violation
 from riskcore.errors import RuleOptionError
-from riskcore.model.options import RuleSet
-from riskcore.model.state import SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.model.state import SETUP_CLAIM, SETUP_PHASES, SETUP_PLACE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import ClaimTerritory, PlaceArmies
-from riskcore.rules.dice import GameRng
-
-# RULES.md §2: 12 territories to each player, 9 to each neutral.
-TWO_PLAYER_DEAL = (12, 12, 9, 9)
+from riskcore.protocol.dice import GameRng
+from riskcore.rules.flow import start_turn
 
 
-def seat_list(players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
-    """Seats p1..pN for the players, then n1, n2 for the two-player neutrals."""
-    low, high = rules.player_range()
-    if not low <= len(players) <= high:
-        raise RuleOptionError(f"{rules.variant} needs {low}-{high} players, not {len(players)}")
-    seats = [{"id": f"p{i}", "kind": "player", "name": n} for i, n in enumerate(players, 1)]
-    if rules.variant == "two_player":
-        seats += [{"id": f"n{i}", "kind": "neutral", "name": f"Neutral {i}"} for i in (1, 2)]
-    return seats
-
-
-def open_game(d: Decision, rules: RuleSet, seats: Sequence[dict[str, Any]]) -> None:
-    """Everything after the first event: the order roll and any deal."""
-    territories = len(d.state.board.territory_names)
-    player_ids = [s["id"] for s in seats if s["kind"] == "player"]
-    armies = rules.armies_for(len(player_ids))
-    if rules.variant == "two_player" and armies < TWO_PLAYER_DEAL[0]:
-        raise RuleOptionError(f"each player needs {TWO_PLAYER_DEAL[0]} armies for the deal")
-    if rules.variant != "two_player" and armies * len(player_ids) < territories:
+def check_enough_to_claim(s: State) -> None:
+    """Claiming needs at least one army per territory among the players."""
+    territories = len(s.board.territory_names)
+    if sum(s.reserve[p] for p in s.order) < territories:
         raise RuleOptionError(f"starting armies too few to claim {territories} territories")
-    if rules.variant == "two_player":
-        deal(d, [*player_ids, "n1", "n2"], TWO_PLAYER_DEAL)
-        roll_for_order(d, "setup", player_ids)
-    else:
-        roll_for_order(d, "setup", player_ids)
-        if rules.setup == "deal":
-            deal(d, list(d.state.order), None)
-    begin_play_if_placed(d)
 
 
 def roll_for_order(d: Decision, purpose: str, contenders: Sequence[str]) -> None:
@@ -100,10 +73,10 @@ def claim(d: Decision, command: ClaimTerritory) -> None:
         raise violation("all_claimed", "every territory is claimed; place armies instead")
     check_phase_setup(s, SETUP_CLAIM)
     check_territory(s, command.territory)
-    if command.territory in s.owner:
+    if s.is_claimed(command.territory):
         raise violation(
             "territory_taken",
-            f"{command.territory!r} is already held by {s.owner[command.territory]!r}",
+            f"{command.territory!r} is already held by {s.controller(command.territory)!r}",
         )
     d.emit(ev.TerritoryClaimed(seat=command.seat, territory=command.territory))
     begin_play_if_placed(d)
@@ -114,11 +87,12 @@ def place_in_setup(d: Decision, command: PlaceArmies) -> None:
     if s.phase == SETUP_CLAIM:
         raise violation("must_claim", "claim an unclaimed territory first")
     check_territory(s, command.territory)
-    player = s.owner.get(command.territory)
-    if player is None or (player != command.seat and s.seats[player].kind != "neutral"):
+    player = s.mode.setup_player(s, command.seat, command.territory)
+    if player is None:
+        holder = s.controller(command.territory)
         raise violation(
             "not_your_territory",
-            f"{command.territory!r} is held by {player!r}, not {command.seat!r}",
+            f"{command.territory!r} is held by {holder!r}, not {command.seat!r}",
         )
     allowed = s.setup_quota.get(player, 0)
     if allowed <= 0:
@@ -141,16 +115,19 @@ def check_phase_setup(s: State, phase: str) -> None:
 
 
 def begin_play_if_placed(d: Decision) -> None:
-    """Once every army is placed: shuffle the deck and start the first turn."""
-    from riskcore.rules.turns import start_turn
-
+    """Once every army is placed, the mode's next step (``GameMode.after_setup``)."""
     s = d.state
-    if s.phase not in (SETUP_CLAIM, SETUP_PLACE) or s.current is not None:
-        return
+    if s.phase in SETUP_PHASES and s.current is None:
+        s.mode.after_setup(d)
+
+
+def start_play(d: Decision) -> None:
+    """Shuffle the deck and start the first turn (after a re-roll, if the mode rolls)."""
+    s = d.state
     order = [card.id for card in s.board.cards]
     d.rng.shuffle(order)
     d.emit(ev.DeckShuffled(order=tuple(order)))
-    if s.rules.first_player == "reroll" or s.rules.variant == "two_player":
+    if s.mode.rolls_for_first_turn(s.rules):
         roll_for_order(d, "first_turn", s.active_players())
         first = s.current
     else:

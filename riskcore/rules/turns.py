@@ -1,33 +1,48 @@
-"""Starting and ending turns, resigning, and the end of the game."""
+"""The turn's own commands: placing (in setup or reinforcing), ending a phase,
+ending the turn, drawing its card, and resigning.
+
+This is the top of the rule areas: it may call setup, reinforce and battle;
+none of them calls back here (``riskcore.rules.flow`` holds what they share).
+"""
 
 from __future__ import annotations
 
-from riskcore.engine.decision import Decision, reinforcements
-from riskcore.model.state import DEFEND, FINISHED, SETUP_CLAIM, SETUP_PLACE
+from riskcore.engine.decision import Decision, check_can_act, check_turn, violation
+from riskcore.model.state import ATTACK, DEFEND, FORTIFY, OCCUPY, REINFORCE, SETUP_PHASES
 from riskcore.protocol import events as ev
+from riskcore.protocol.commands import EndPhase, PlaceArmies, Resign
+from riskcore.rules import battle, reinforce, setup
+from riskcore.rules.flow import finish_if_decided
 
 
-def start_turn(d: Decision, seat: str) -> None:
-    """Reinforcements counted now, with the forced trade at 5+ cards (RULES.md §1)."""
+def place_armies(d: Decision, command: PlaceArmies) -> None:
+    check_turn(d.state, command.seat)
+    if d.state.phase in SETUP_PHASES:
+        setup.place_in_setup(d, command)
+    else:
+        reinforce.place(d, command)
+
+
+def end_phase(d: Decision, command: EndPhase) -> None:
     s = d.state
-    d.emit(
-        ev.TurnStarted(
-            seat=seat,
-            turn=s.turn + 1,
-            reinforcements=reinforcements(s, seat),
-            must_trade=len(s.hand(seat)) >= 5,
-        )
-    )
+    check_turn(s, command.seat)
+    if s.phase == ATTACK:
+        d.emit(ev.PhaseEnded(seat=command.seat, phase=ATTACK))
+    elif s.phase == FORTIFY:
+        end_turn(d, command.seat)
+    elif s.phase in (REINFORCE, OCCUPY, DEFEND):
+        battle.check_attack_phase(s)
+    else:
+        raise violation("wrong_phase", f"there is no phase to end in {s.phase!r}")
 
 
 def end_turn(d: Decision, seat: str) -> None:
-    """Draw one card if anything was conquered, then pass to the next player."""
+    """The mode's end-of-turn steps (a card if anything was conquered), then the next player."""
     s = d.state
-    if s.conquered:
-        draw_card(d, seat)
+    s.mode.end_of_turn(d, seat)
     d.emit(ev.TurnEnded(seat=seat))
     if not finish_if_decided(d):
-        start_turn(d, s.next_player(seat))
+        s.mode.next_turn(d, seat)
 
 
 def draw_card(d: Decision, seat: str) -> None:
@@ -41,29 +56,16 @@ def draw_card(d: Decision, seat: str) -> None:
         d.emit(ev.CardDrawn(seat=seat, card=s.deck[0]))
 
 
-def finish_if_decided(d: Decision) -> bool:
-    """One active player left: they win (by conquest, or because all others left)."""
-    s = d.state
-    if s.phase == FINISHED:
-        return True
-    active = s.active_players()
-    if len(active) > 1:
-        return False
-    winner = active[0] if active else None
-    others_eliminated = all(s.out.get(p) == "eliminated" for p in s.order if p != winner)
-    reason = "conquest" if others_eliminated else "resignation"
-    d.emit(ev.GameFinished(winner=winner, reason=reason, seed=d.rng.seed_hex()))
-    return True
+def resign_command(d: Decision, command: Resign) -> None:
+    check_can_act(d.state, command.seat)
+    resign(d, command.seat, "resigned")
 
 
 def resign(d: Decision, seat: str, reason: str) -> None:
     """The seat leaves; if it was its turn (or its defence), play moves on."""
-    from riskcore.rules.battle import defending_seat, resolve_pending_with_max_dice
-    from riskcore.rules.setup import begin_play_if_placed
-
     s = d.state
     was_current = s.current == seat
-    defending = s.phase == DEFEND and defending_seat(s) == seat
+    defending = s.phase == DEFEND and battle.defending_seat(s) == seat
     occupation = s.occupation if was_current else None
     if occupation is not None:  # never leave a conquered territory empty
         d.emit(
@@ -77,10 +79,10 @@ def resign(d: Decision, seat: str, reason: str) -> None:
     d.emit(ev.PlayerResigned(seat=seat, reason=reason, discarded=tuple(s.hand(seat))))
     if finish_if_decided(d):
         return
-    if s.phase in (SETUP_CLAIM, SETUP_PLACE):
-        begin_play_if_placed(d)
+    if s.phase in SETUP_PHASES:
+        setup.begin_play_if_placed(d)
     elif defending:
-        resolve_pending_with_max_dice(d)
+        battle.resolve_pending_with_max_dice(d)
     elif was_current:
         d.emit(ev.TurnEnded(seat=seat))
-        start_turn(d, s.next_player(seat))
+        s.mode.next_turn(d, seat)

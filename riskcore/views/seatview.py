@@ -23,7 +23,7 @@ from typing import Any
 
 from riskcore.boards.board import Board
 from riskcore.model.options import RuleSet
-from riskcore.model.state import Occupation, PendingBattle, State
+from riskcore.model.state import FIELDS, PER_SEAT, SECRET, Occupation, PendingBattle, State
 
 
 class SeatView:
@@ -80,9 +80,9 @@ class SeatView:
         return self._state.must_trade_until is not None
 
     def owner(self, territory: str) -> str | None:
-        return self._state.owner.get(territory)
+        return self._state.controller(territory)
 
-    def owners(self) -> Mapping[str, str]:
+    def owners(self) -> Mapping[str, str | None]:
         """Territory -> controlling seat, read-only (no copy)."""
         return MappingProxyType(self._state.owner)
 
@@ -93,7 +93,7 @@ class SeatView:
         """Territory -> armies of its controller, a fresh dict."""
         s = self._state
         armies = s.armies
-        return {t: armies.get((t, p), 0) for t, p in s.owner.items()}
+        return {t: armies.get((t, p), 0) for t, p in s.owner.items() if p is not None}
 
     def territories_of(self, player: str) -> list[str]:
         return self._state.territories_of(player)
@@ -107,7 +107,8 @@ class SeatView:
         return list(self._state.seats)
 
     def is_neutral(self, seat: str) -> bool:
-        return self._state.seats[seat].kind == "neutral"
+        """Whether a seat holds armies but takes no turns (``view()["seats"][i]["kind"]``)."""
+        return not self._state.takes_turns(seat)
 
     def card_count(self, seat: str) -> int:
         return len(self._state.hand(seat))
@@ -157,55 +158,42 @@ class SeatView:
     def determinize(self, rng: random.Random) -> State:
         """A full state consistent with this seat's view, hidden cards dealt at random.
 
-        Public facts are copied; this seat's hand is exact; every other hand
-        gets the right number of cards drawn from ``unseen_cards`` and the
-        rest, shuffled, is the draw pile. Other seats' missions are unknown
-        and left empty; the game id, player seeds and the seed commitment are
-        blanked. Built from the accessors above only (a test checks that
-        changing the hidden cards of the real state changes nothing here).
+        Made field by field from the state's declaration
+        (``riskcore.model.state``): public fields are copied; secret ones
+        (the game id, the seeds, the draw pile) are blanked; of the per-seat
+        ones (hands, missions) only this seat's entries are kept exactly.
+        Every other hand gets the right number of cards (a public count)
+        drawn from ``unseen_cards``; the rest, shuffled, is the draw pile.
+        A test checks that changing the hidden cards of the real state
+        changes nothing here.
         """
         s = self._state
+        own = {self.seat, s.hand_id(self.seat)}
+        values: dict[str, Any] = {}
+        for f in FIELDS:
+            secrecy = f.metadata["secrecy"]
+            value = getattr(s, f.name)
+            if secrecy == SECRET:
+                value = _BLANK.get(f.name, f.default)
+            elif secrecy == PER_SEAT:
+                value = {k: v for k, v in value.items() if k in own}
+            values[f.name] = value
+        state = State(**values).copy()
         unseen = self.unseen_cards()
         rng.shuffle(unseen)
-        own = s.hand_id(self.seat)
-        hands: dict[str, list[int]] = {}
-        for hand_id in s.hands:
-            if hand_id == own:
-                hands[hand_id] = self.my_hand()
-            else:
-                count = len(s.hands[hand_id])  # a public count
-                hands[hand_id], unseen = unseen[:count], unseen[count:]
-        state = State(
-            game_id="determinized",
-            board=s.board,
-            rules=s.rules,
-            seats=s.seats,
-            seed_commitment="",
-            player_seeds={},
-            version=s.version,
-            phase=s.phase,
-            order=s.order,
-            current=s.current,
-            turn=s.turn,
-            owner=dict(s.owner),
-            armies=dict(s.armies),
-            reserve=dict(s.reserve),
-            setup_quota=dict(s.setup_quota),
-            hands=hands,
-            deck=unseen,
-            discard=self.discard(),
-            sets_traded=s.sets_traded,
-            must_trade_until=s.must_trade_until,
-            bonus_taken=s.bonus_taken,
-            conquered=s.conquered,
-            fortified=s.fortified,
-            last_battle_dice=s.last_battle_dice,
-            pending_battle=s.pending_battle,
-            occupation=s.occupation,
-            out=dict(s.out),
-            winner=s.winner,
-            finish_reason=s.finish_reason,
-        )
-        if own in s.missions:
-            state.missions[own] = list(s.missions[own])
+        for hand_id, cards in s.hands.items():
+            if hand_id not in own:
+                count = len(cards)
+                state.hands[hand_id], unseen = unseen[:count], unseen[count:]
+        state.hands = {hand_id: state.hands.get(hand_id, []) for hand_id in s.hands}
+        state.deck = unseen
         return state
+
+
+# What a determinised state holds in place of the secrets it may not know.
+_BLANK: dict[str, Any] = {
+    "game_id": "determinized",
+    "seed_commitment": "",
+    "player_seeds": {},
+    "deck": [],
+}

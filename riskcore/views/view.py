@@ -9,9 +9,12 @@ public, so a finished game can be audited by anyone.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from riskcore.model.state import FINISHED, State
+
+if TYPE_CHECKING:
+    from riskcore.modes.base import GameMode
 from riskcore.protocol import events as ev
 from riskcore.rules.battle import defending_seat
 
@@ -24,6 +27,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "game_id": s.game_id,
         "version": s.version,
         "board": s.board.name,
+        "mode": s.mode.name,
         "rules": s.rules.to_dict(),
         "phase": s.phase,
         "turn": s.turn,
@@ -33,7 +37,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "seats": [_seat(s, seat, viewer, reveal) for seat in s.seats],
         "order": list(s.order),
         "territories": {
-            t: {"owner": s.owner.get(t), "armies": s.troops(t)} for t in s.board.territory_names
+            t: {"owner": s.controller(t), "armies": s.troops(t)} for t in s.board.territory_names
         },
         "reinforcements": s.reserve.get(s.current, 0) if s.current else 0,
         "setup_quota": dict(s.setup_quota),
@@ -50,9 +54,11 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "deck": list(s.deck) if reveal else None,
         "discard": list(s.discard),
         "winner": s.winner,
+        "winners": list(s.winners),
         "finish_reason": s.finish_reason,
         "seed_commitment": s.seed_commitment,
         "seed": s.revealed_seed,
+        "mode_state": s.mode.view(s, viewer),
     }
 
 
@@ -78,7 +84,9 @@ def _plain(value: Any) -> dict[str, Any] | None:
     return dataclasses.asdict(value) if value is not None else None
 
 
-def redact(event: ev.Event, viewer: str | None, *, reveal: bool = False) -> ev.Event:
+def redact(
+    event: ev.Event, viewer: str | None, *, reveal: bool = False, mode: GameMode | None = None
+) -> ev.Event:
     """The event as ``viewer`` may see it; secrets become ``-1`` or are emptied.
 
     ``reveal`` is true once the game has ended. Hidden card ids are -1 so
@@ -86,6 +94,8 @@ def redact(event: ev.Event, viewer: str | None, *, reveal: bool = False) -> ev.E
     """
     if reveal:
         return event
+    if mode is not None:
+        event = mode.redact(event, viewer)
     if isinstance(event, ev.DeckShuffled):
         return dataclasses.replace(event, order=(-1,) * len(event.order))
     if isinstance(event, ev.CardDrawn) and event.seat != viewer:

@@ -35,19 +35,26 @@ from riskcore.engine.decide import decide, new_game
 from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import apply, fold
 from riskcore.engine.legal import Action, legal_actions
+from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleViolation
 from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
-from riskcore.rules.dice import GameRng, Roll
-from riskcore.rules.turns import start_turn
+from riskcore.protocol.dice import GameRng, Roll
+from riskcore.rules.flow import start_turn
 from riskcore.simulate import acting_seat
 
 SEED = b"riskcore tests"
 GAME_ID = "test-game"
 CLASSIC = load_board("classic")
 ALL_CARDS = tuple(card.id for card in CLASSIC.cards)
+
+
+def mode_for(n: int) -> str:
+    """The game mode a test with ``n`` players means: two players play the
+    two-player game with neutrals (RULES.md §2), more the classic one."""
+    return "two_player" if n == 2 else "classic"
 
 
 def players(n: int) -> list[str]:
@@ -172,6 +179,7 @@ def new(
         game_id=GAME_ID,
         players=players(n),
         seed=seed,
+        mode=mode_for(n),
         rules=rules,
         player_seeds=player_seeds,
         board=board,
@@ -227,10 +235,12 @@ def position(
     totals: dict[str, int] = {}
     for territory, seat in owners.items():
         totals[seat] = totals.get(seat, 0) + armies.get(territory, 1)
-    table = rules.armies_for(count) if rules.variant == "classic" else 24
+    table = 24 if count == 2 else mode_named("classic").starting_armies(rules, count)
     if max(totals.values()) > table:
         rules = RuleSet(**{**rules.to_dict(), "starting_armies": max(totals.values())})
-    created = new_game(game_id=GAME_ID, players=players(count), seed=seed, rules=rules)[0]
+    created = new_game(
+        game_id=GAME_ID, players=players(count), seed=seed, mode=mode_for(count), rules=rules
+    )[0]
     state = fold([created])
     assert set(owners) == set(state.board.territory_names), "owners must cover the board"
     order = tuple(seats(count))

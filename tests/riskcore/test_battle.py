@@ -217,7 +217,7 @@ def test_a_passive_neutral_is_defended_by_the_other_player() -> None:
     """000_ed9208fe5525be2d.txt: "Om du vill angripa någon av de neutrala härarna i det här
     passiva spelet kastar din motståndare tärningarna för deras försvar"."""
     owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
-    rules = RuleSet(variant="two_player", defender_chooses_dice=True)
+    rules = RuleSet(defender_chooses_dice=True)
     game = position(owners, {"brazil": 4, "north_africa": 2}, n=2, rules=rules)
     game.place_all("madagascar")
     (declared,) = game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"))
@@ -470,7 +470,7 @@ def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:
     finished = game.do(cmd.Occupy(seat="p1", count=3))
     assert finished == [
         ev.TerritoryOccupied(seat="p1", source="brazil", target="north_africa", count=3),
-        ev.GameFinished(winner="p1", reason="conquest", seed=SEED.hex()),
+        ev.GameFinished(winner="p1", reason="conquest", seed=SEED.hex(), winners=("p1",)),
     ]
     assert game.state.phase == FINISHED and game.state.winner == "p1"
     assert set(game.state.owner.values()) == {"p1"}
@@ -481,7 +481,7 @@ def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:
 def test_two_player_game_is_won_by_eliminating_the_opponent_not_the_neutrals() -> None:
     """000_ed9208fe5525be2d.txt: "Spelets Mål Att besegra motståndaren"."""
     owners = split({"p2": ["north_africa"], "n1": ["japan"], "n2": ["siam"]}, "p1")
-    game = position(owners, {"brazil": 4}, n=2, rules=RuleSet(variant="two_player"))
+    game = position(owners, {"brazil": 4}, n=2, rules=RuleSet())
     game.place_all("brazil")
     game.do(
         cmd.Attack(seat="p1", source="brazil", target="north_africa"), ScriptedRng([6, 6, 6, 1])
@@ -495,7 +495,7 @@ def test_eliminating_a_neutral_gives_no_cards_and_does_not_end_the_game() -> Non
     """000_ed9208fe5525be2d.txt: "De neutrala härarna är kvar på planen tills de har blivit
     eliminerade"."""
     owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
-    game = position(owners, {"brazil": 4}, n=2, rules=RuleSet(variant="two_player"))
+    game = position(owners, {"brazil": 4}, n=2, rules=RuleSet())
     game.place_all("madagascar")
     events = game.do(
         cmd.Attack(seat="p1", source="brazil", target="north_africa"), ScriptedRng([6, 6, 6, 1])

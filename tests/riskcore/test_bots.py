@@ -84,7 +84,7 @@ def test_bots_answer_defender_dice_and_two_player_setup() -> None:
     assert sum((b.phases for b in bots), Counter())["defend"] > 0
     assert result.winner is not None
     pair = [Checked(get_bot("heuristic")), Checked(get_bot("random"))]
-    result = play_game(pair, seed=b"pair", rules=RuleSet(variant="two_player"))
+    result = play_game(pair, seed=b"pair", mode="two_player")
     assert result.winner is not None
 
 
@@ -190,7 +190,7 @@ def _placing(state: State) -> State:
     from riskcore.engine.evolve import apply
     from riskcore.engine.legal import legal_actions
     from riskcore.protocol.commands import command_from_dict
-    from riskcore.rules.dice import GameRng
+    from riskcore.protocol.dice import GameRng
 
     state = state.copy()
     seat = state.current

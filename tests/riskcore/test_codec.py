@@ -16,6 +16,7 @@ import pytest
 
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
+from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.errors import MalformedCommand, RecordError
 from riskcore.model.options import RuleSet
 from riskcore.model.state import DEFEND, OCCUPY, State
@@ -29,7 +30,6 @@ from riskcore.protocol.codec import (
     event_from_dict,
     event_to_dict,
 )
-from riskcore.protocol.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from tests.riskcore.helpers import Policy, find, new, play
 
 
@@ -41,7 +41,7 @@ def recorded() -> list[ev.Event]:
         [
             (3, RuleSet()),
             (4, RuleSet(defender_chooses_dice=True, setup="deal", first_player="reroll")),
-            (2, RuleSet(variant="two_player")),
+            (2, RuleSet()),
         ]
     ):
         game = new(n, rules, seed=b"codec %d" % i, player_seeds={"p1": "c0ffee"})
@@ -54,7 +54,7 @@ def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
     """DESIGN.md §2: events have "a JSON encoding defined in one codec module": every type
     decodes to what was encoded, byte for byte."""
     seen = {type(e) for e in recorded}
-    assert seen == set(ev.EVENT_TYPES)
+    assert seen == set(ev.BASE_EVENT_TYPES)
     for event in recorded:
         wire = encode_event(event)
         back = decode_event(wire)
@@ -119,30 +119,33 @@ def test_events_hold_no_floats(recorded: list[ev.Event]) -> None:
 
 
 @pytest.fixture
-def turn_started_v3(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pretend ``turn_started`` is at schema version 3: v1 called ``reinforcements``
-    ``armies``, v2 lacked ``must_trade``. Registered through ``codec.upcaster`` on a private
-    copy of the registry, so nothing outlives the test."""
+def fortified_v3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pretend ``fortified`` is at schema version 3: v1 called ``count`` ``armies``, v2
+    called ``source`` ``origin``. Registered through ``codec.upcaster`` on a private copy
+    of the registry, so nothing outlives the test."""
     monkeypatch.setattr(codec, "UPCASTERS", dict(codec.UPCASTERS))
-    monkeypatch.setattr(ev.TurnStarted, "VERSION", 3)
+    monkeypatch.setattr(ev.Fortified, "VERSION", 3)
 
-    @codec.upcaster("turn_started", 1)
-    def rename(data: dict[str, Any]) -> dict[str, Any]:
+    @codec.upcaster("fortified", 1)
+    def rename_count(data: dict[str, Any]) -> dict[str, Any]:
         data = dict(data)
-        data["reinforcements"] = data.pop("armies")
+        data["count"] = data.pop("armies")
         return data
 
-    @codec.upcaster("turn_started", 2)
-    def add_must_trade(data: dict[str, Any]) -> dict[str, Any]:
-        return {**data, "must_trade": False}
+    @codec.upcaster("fortified", 2)
+    def rename_source(data: dict[str, Any]) -> dict[str, Any]:
+        data = dict(data)
+        data["source"] = data.pop("origin")
+        return data
 
 
-def test_old_versions_are_upcast_on_read(turn_started_v3: None) -> None:
+def test_old_versions_are_upcast_on_read(fortified_v3: None) -> None:
     """DESIGN.md §2: "old versions are upcast on read, so a replay recorded today still replays
     after the rules code changes"."""
-    expected = ev.TurnStarted(seat="p1", turn=4, reinforcements=7, must_trade=False)
-    v1 = {"type": "turn_started", "v": 1, "seat": "p1", "turn": 4, "armies": 7}
-    v2 = {"type": "turn_started", "v": 2, "seat": "p1", "turn": 4, "reinforcements": 7}
+    expected = ev.Fortified(seat="p1", source="peru", target="brazil", count=7)
+    where = {"seat": "p1", "target": "brazil"}
+    v1 = {"type": "fortified", "v": 1, **where, "origin": "peru", "armies": 7}
+    v2 = {"type": "fortified", "v": 2, **where, "origin": "peru", "count": 7}
     assert event_from_dict(v1) == expected
     assert decode_event(json.dumps(v2)) == expected
     assert event_to_dict(expected)["v"] == 3
@@ -151,18 +154,54 @@ def test_old_versions_are_upcast_on_read(turn_started_v3: None) -> None:
 
 def test_upcasters_do_not_outlive_their_test() -> None:
     """The fixture above leaves the registry as it found it."""
-    assert ev.TurnStarted.VERSION == 1
-    assert ("turn_started", 1) not in codec.UPCASTERS
+    assert ev.Fortified.VERSION == 1
+    assert ("fortified", 1) not in codec.UPCASTERS
 
 
 def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
     """DESIGN.md §2 "Events are versioned data": a version the engine cannot read is an error."""
-    body = {"seat": "p1", "turn": 1, "reinforcements": 3, "must_trade": False}
-    assert decode_event(json.dumps({"type": "turn_started", **body})).TYPE == "turn_started"
+    body = {"seat": "p1", "source": "peru", "target": "brazil", "count": 3}
+    assert decode_event(json.dumps({"type": "fortified", **body})).TYPE == "fortified"
     with pytest.raises(RecordError, match="newer"):
-        event_from_dict({"type": "turn_started", "v": 2, **body})
+        event_from_dict({"type": "fortified", "v": 2, **body})
     with pytest.raises(RecordError):
-        event_from_dict({"type": "turn_started", "v": 0, **body})
+        event_from_dict({"type": "fortified", "v": 0, **body})
+
+
+def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
+    """game_created v1 named the mode as rule option ``variant`` and left starting armies
+    to the engine (RULES.md §1 table, §2: 36 each and 24 per neutral); v2 records both."""
+    seats = [
+        {"id": "p1", "kind": "player", "name": "a"},
+        {"id": "p2", "kind": "player", "name": "b"},
+    ]
+    neutrals = [{"id": "n1", "kind": "neutral", "name": "Neutral 1"}]
+    created = event_from_dict(
+        {
+            "type": "game_created",
+            "v": 1,
+            "game_id": "g",
+            "board": "classic",
+            "rules": {"variant": "two_player", "starting_armies": 0},
+            "seats": seats + neutrals,
+            "seed_commitment": "c",
+            "player_seeds": {},
+        }
+    )
+    assert isinstance(created, ev.GameCreated)
+    assert created.mode == "two_player"
+    assert created.rules == {"starting_armies": 0}
+    assert [s["armies"] for s in created.seats] == [36, 36, 24]
+    turn = event_from_dict(
+        {"type": "turn_started", "v": 1, "seat": "p1", "turn": 1, "reinforcements": 3}
+        | {"must_trade": False}
+    )
+    assert turn == ev.TurnStarted(seat="p1", turn=1, reinforcements=3, must_trade=False)
+    finished = event_from_dict(
+        {"type": "game_finished", "v": 1, "winner": "p2"} | {"reason": "conquest", "seed": "s"}
+    )
+    assert isinstance(finished, ev.GameFinished)
+    assert finished.winners == ("p2",)
 
 
 @pytest.mark.parametrize(
@@ -174,7 +213,7 @@ def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
         b'"turn_started"',
         b'{"v": 1}',
         b'{"type": "no_such_event", "v": 1}',
-        b'{"type": "turn_started", "v": 1, "seat": "p1"}',
+        b'{"type": "turn_started", "v": 2, "seat": "p1"}',
         b'{"type": "order_rolled", "v": 1, "purpose": "setup", "rounds": 5, "winner": "p1",'
         b' "order": ["p1"]}',
         b"\xff\xfe",
@@ -307,7 +346,7 @@ def test_a_restored_state_lists_the_same_actions_in_the_same_order() -> None:
 
 def test_snapshot_stamp_names_codec_and_state_shape() -> None:
     """DESIGN.md §3: snapshots are "stamped with the rules/codec version"."""
-    assert f"codec{codec.CODEC_VERSION}.state2" == SNAPSHOT_STAMP
+    assert f"codec{codec.CODEC_VERSION}.state3" == SNAPSHOT_STAMP
 
 
 @pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])

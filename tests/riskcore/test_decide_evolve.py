@@ -23,7 +23,7 @@ from riskcore.model.state import ATTACK
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import encode_event
-from riskcore.rules.dice import GameRng, commitment
+from riskcore.protocol.dice import GameRng, commitment
 from riskcore.simulate import acting_seat
 from tests.riskcore.helpers import (
     SEED,
@@ -40,7 +40,7 @@ from tests.riskcore.helpers import (
 CONFIGS = [
     (3, RuleSet()),
     (4, RuleSet(defender_chooses_dice=True, fortify="connected")),
-    (2, RuleSet(variant="two_player", defender_chooses_dice=True)),
+    (2, RuleSet(defender_chooses_dice=True)),
     (5, RuleSet(setup="deal", card_values="fixed", elimination_trade_threshold=5)),
 ]
 
@@ -290,7 +290,9 @@ def test_the_seed_is_revealed_however_the_game_ends() -> None:
     game = set_up(3)
     game.do(cmd.Resign(seat="p2"))
     (*_, finished) = game.do(cmd.Resign(seat="p3"))
-    assert finished == ev.GameFinished(winner="p1", reason="resignation", seed=SEED.hex())
+    assert finished == ev.GameFinished(
+        winner="p1", reason="resignation", seed=SEED.hex(), winners=("p1",)
+    )
 
 
 def test_version_counts_events() -> None:

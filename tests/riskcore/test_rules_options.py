@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from riskcore.engine.decide import new_game
+from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
 from riskcore.model.options import RuleSet
 from tests.riskcore.helpers import new, players
@@ -18,7 +19,6 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
     rolled, trade at 6 cards (001_c708159c204162c3.txt: "Om du vinner 6 eller fler kort"),
     fortify to an adjacent territory, defenders roll the most dice."""
     assert RuleSet().to_dict() == {
-        "variant": "classic",
         "setup": "claim",
         "first_player": "claim_order",
         "card_values": "progressive",
@@ -34,7 +34,6 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
 def test_every_documented_choice_is_accepted_and_round_trips() -> None:
     """RULES.md §1-2: each option's documented values."""
     choices: dict[str, list[Any]] = {
-        "variant": ["classic", "two_player"],
         "setup": ["claim", "deal"],
         "first_player": ["claim_order", "reroll"],
         "card_values": ["progressive", "fixed"],
@@ -55,7 +54,6 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("variant", "team"),
         ("setup", "random"),
         ("first_player", "youngest"),
         ("card_values", "escalating"),
@@ -101,7 +99,7 @@ def test_from_dict_refuses_an_unknown_option_by_name() -> None:
 def test_starting_armies_by_player_count(count: int, armies: int) -> None:
     """003_281a902b564cb498.txt: "als er 3 spelen, telt elke speler 35 infanterie. • als er 4
     Spelen, telt elke speler 30 ... 5 ... 25 ... 6 Spelen, telt elke speler 20 infanterie"."""
-    assert RuleSet().armies_for(count) == armies
+    assert mode_named("classic").starting_armies(RuleSet(), count) == armies
     game = new(count)
     assert game.state.reserve == {f"p{i}": armies for i in range(1, count + 1)}
 
@@ -109,9 +107,12 @@ def test_starting_armies_by_player_count(count: int, armies: int) -> None:
 def test_two_player_game_has_36_armies_each_and_24_per_neutral() -> None:
     """000_ed9208fe5525be2d.txt: "Båda spelare väljer varsin färg och räknar upp 36
     startarméer. Ställ ut 24 startarméer för var och en av de neutrala härarna"."""
-    rules = RuleSet(variant="two_player")
-    assert rules.armies_for(2) == 36
-    assert rules.player_range() == (2, 2)
+    rules = RuleSet()
+    two_player = mode_named("two_player")
+    assert two_player.starting_armies(rules, 2) == 36
+    assert two_player.players == (2, 2)
+    seats = two_player.seat_list(["a", "b"], rules)
+    assert [(s["kind"], s["armies"]) for s in seats] == [("player", 36)] * 2 + [("neutral", 24)] * 2
     # After the deal of 12 / 12 / 9 / 9 territories, one army on each.
     reserves = new(2, rules).state.reserve
     assert reserves == {"p1": 36 - 12, "p2": 36 - 12, "n1": 24 - 9, "n2": 24 - 9}
@@ -120,19 +121,24 @@ def test_two_player_game_has_36_armies_each_and_24_per_neutral() -> None:
 def test_starting_armies_option_overrides_the_table() -> None:
     """002_84c66041fccdfcee.txt ("Spela Risk på vanligt sätt"): "Antal spelare 3 4 Antal bataljoner
     35 40" — editions differ, so a game may set its own starting armies."""
-    assert RuleSet(starting_armies=50).armies_for(3) == 50
+    assert mode_named("classic").starting_armies(RuleSet(starting_armies=50), 3) == 50
     assert new(4, RuleSet(starting_armies=12)).state.reserve["p4"] == 12
 
 
 @pytest.mark.parametrize(
-    ("rules", "count"),
-    [(RuleSet(), 2), (RuleSet(), 7), (RuleSet(variant="two_player"), 3)],
+    ("mode", "count"),
+    [("classic", 2), ("classic", 7), ("two_player", 3)],
 )
-def test_player_count_outside_the_variant_is_refused(rules: RuleSet, count: int) -> None:
+def test_player_count_outside_the_mode_is_refused(mode: str, count: int) -> None:
     """003_281a902b564cb498.txt lists 3 to 6 players; two players have their own game
     ("als 2 worden afgespeeld, zie speciale instructies")."""
     with pytest.raises(RuleOptionError, match=str(count)):
-        new_game(game_id="g", players=players(count), seed=b"s", rules=rules)
+        new_game(game_id="g", players=players(count), seed=b"s", mode=mode)
+
+
+def test_an_unknown_mode_is_refused_by_name() -> None:
+    with pytest.raises(RuleOptionError, match="'team_of_one'"):
+        new_game(game_id="g", players=players(3), seed=b"s", mode="team_of_one")
 
 
 def test_too_few_starting_armies_to_claim_the_board_is_refused() -> None:

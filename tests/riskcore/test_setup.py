@@ -8,6 +8,7 @@ from typing import TypeVar
 import pytest
 
 from riskcore.engine.decision import Decision
+from riskcore.engine.registry import mode_named
 from riskcore.model.options import RuleSet
 from riskcore.model.state import REINFORCE, SETUP_CLAIM, SETUP_PLACE
 from riskcore.protocol import commands as cmd
@@ -15,7 +16,7 @@ from riskcore.protocol import events as ev
 from riskcore.rules.setup import roll_for_order
 from tests.riskcore.helpers import ALL_CARDS, CLASSIC, Game, ScriptedRng, new, seats, set_up
 
-TWO = RuleSet(variant="two_player")
+TWO = RuleSet()
 
 
 E = TypeVar("E", bound=ev.Event)
@@ -184,7 +185,7 @@ def test_deal_setup_deals_territory_cards_round_robin(n: int, shares: list[int])
     assert all(game.state.troops(t) == 1 for t in CLASSIC.territory_names)
     assert game.state.phase == SETUP_PLACE
     assert game.current == rolled.winner
-    armies = RuleSet().armies_for(n)
+    armies = mode_named("classic").starting_armies(RuleSet(), n)
     assert [game.state.reserve[s] for s in rolled.order] == [armies - k for k in shares]
 
 

@@ -16,7 +16,7 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import DEFEND, FINISHED
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 from riskcore.simulate import GameResult, acting_seat, bot_rng, play_game
 from tests.riskcore.helpers import position, split
 
@@ -41,8 +41,8 @@ def test_random_bots_play_a_classic_game_to_a_winner(n: int) -> None:
 
 def test_random_bots_play_the_two_player_game_to_a_winner() -> None:
     """000_ed9208fe5525be2d.txt: "Spelets Mål Att besegra motståndaren"."""
-    rules = RuleSet(variant="two_player", defender_chooses_dice=True)
-    result = play_game(randoms(2), seed=b"two", rules=rules)
+    rules = RuleSet(defender_chooses_dice=True)
+    result = play_game(randoms(2), seed=b"two", mode="two_player", rules=rules)
     assert result.winner in {"p1", "p2"} and result.reason == "conquest"
     assert fold(result.events).out[{"p1": "p2", "p2": "p1"}[result.winner]] == "eliminated"
 
@@ -133,11 +133,11 @@ def test_bots_are_found_by_name() -> None:
         get_bot("no such bot")
 
 
-@pytest.mark.parametrize(("n", "rules"), [(3, RuleSet()), (2, RuleSet(variant="two_player"))])
-def test_regular_risk_plays_on_the_middle_earth_board(n: int, rules: RuleSet) -> None:
+@pytest.mark.parametrize(("n", "mode"), [(3, "classic"), (2, "two_player")])
+def test_regular_risk_plays_on_the_middle_earth_board(n: int, mode: str) -> None:
     """002_84c66041fccdfcee.txt: "Du kan också använda spelplanen till Sagan om Ringen Risk
     för att spela Risk på vanligt sätt, genom att utelämna specialobjekten"."""
-    result = play_game(randoms(n), seed=b"middle-earth", board="middle_earth", rules=rules)
+    result = play_game(randoms(n), seed=b"middle-earth", board="middle_earth", mode=mode)
     state = fold(result.events)
     assert state.board.name == "middle_earth"
     assert result.winner is not None and result.reason == "conquest"

@@ -81,7 +81,9 @@ def test_the_last_player_left_wins_by_resignation() -> None:
     game = three()
     game.do(cmd.Resign(seat="p2"))
     events = game.do(cmd.Resign(seat="p1"))
-    assert events[-1] == ev.GameFinished(winner="p3", reason="resignation", seed=game.seed.hex())
+    assert events[-1] == ev.GameFinished(
+        winner="p3", reason="resignation", seed=game.seed.hex(), winners=("p3",)
+    )
     assert game.state.winner == "p3"
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
-from riskcore.model.options import RuleSet
 from riskcore.simulate import play_game, record_of
 
 FIXTURE = Path(__file__).parent / "data" / "record-v1-classic-3p.jsonl"
@@ -156,7 +155,7 @@ def test_two_player_game_with_player_seeds_replays() -> None:
         [get_bot("random"), get_bot("random")],
         seed=SEED,
         game_id="duo",
-        rules=RuleSet(variant="two_player"),
+        mode="two_player",
         player_seeds={"p1": "0f" * 16, "p2": "f0" * 16},
     )
     verdict = verify_text(record_of(result, SEED))
@@ -165,7 +164,7 @@ def test_two_player_game_with_player_seeds_replays() -> None:
         [get_bot("random"), get_bot("random")],
         seed=SEED,
         game_id="duo",
-        rules=RuleSet(variant="two_player"),
+        mode="two_player",
     )
     assert [e for e in without.events[1:5]] != [e for e in result.events[1:5]]
 

@@ -1,0 +1,231 @@
+"""``GameMode``: the hooks a game of the rule books overrides, with the classic rules as defaults.
+
+As python-chess gives each variant a ``Board`` subclass that overrides a few
+methods (``is_variant_end``, move generation), a mode here overrides a few
+hooks; everything else is the classic game. The rule modules
+(``riskcore.rules``) never ask which mode is played: they ask the mode
+attached to the state (``state.mode``) for the one decision that differs.
+
+Hooks, by where the game asks them:
+
+- setup: ``seat_list``, ``starting_armies``, ``open_game``, ``setup_quota``,
+  ``setup_player``, ``after_setup``, ``rolls_for_first_turn``;
+- the turn: ``opening_phase``, ``reinforcements``, ``trade_value``,
+  ``attack_refusal``, ``defender_dice_cap``, ``battle_bonus``,
+  ``defence_chooser``, ``after_battle``, ``after_conquest``,
+  ``fortify_reach``, ``end_of_turn``;
+- the end: ``outcome``;
+- who acts and what they may do: ``waiting_for``, ``command_handlers``,
+  ``event_appliers``, ``phase_actions``;
+- what viewers see: ``hand_of``, ``view``, ``redact``.
+
+Hooks that are called on every battle or placement are plain methods of
+one shared instance (``riskcore.engine.registry``), so a hook costs a method
+call and never a test of the mode's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from riskcore.engine.decision import Decision
+from riskcore.engine.evolve import APPLIERS, Applier
+from riskcore.engine.legal import Builder
+from riskcore.engine.registry import mode_named
+from riskcore.errors import RuleOptionError, RuleViolation
+from riskcore.model.options import RuleSet
+from riskcore.model.state import REINFORCE, State
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules import actions, battle, fortify, reinforce, setup, turns
+from riskcore.rules.flow import start_turn
+
+Handler = Callable[[Decision, Any], None]
+
+# RULES.md §1 "Starting armies" (classic, 3-6 players).
+CLASSIC_STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winning seat (if one), every winner, and why."""
+
+    winner: str | None
+    winners: tuple[str, ...]
+    reason: str
+
+
+class GameMode:
+    """The classic game (RULES.md §1): 3-6 players, world domination wins."""
+
+    name: ClassVar[str] = "classic"
+    title: ClassVar[str] = "Classic Risk"
+    players: ClassVar[tuple[int, int]] = (3, 6)
+
+    def __init__(self) -> None:
+        self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
+        self.appliers: Mapping[type[ev.Event], Applier] = self.event_appliers()
+        self.actions_by_phase: Mapping[str, Sequence[tuple[str, Builder]]] = self.phase_actions()
+        # Listing attacks asks ``attack_refusal`` of each pair only when a mode
+        # refuses more than the classic game (which the listing already skips).
+        self.refuses_more_attacks = type(self).attack_refusal is not GameMode.attack_refusal
+
+    def __repr__(self) -> str:
+        return f"<game mode {self.name}>"
+
+    # One instance per mode, shared by every state: copies and pickles of a
+    # state refer to the registered instance.
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameMode:
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[str], GameMode], tuple[str]]:
+        return (mode_named, (self.name,))
+
+    # Commands, events and actions: a mode extends the base tables -----
+
+    def command_handlers(self) -> dict[type[cmd.Command], Handler]:
+        """Which rule handles each command this mode accepts."""
+        return {
+            cmd.ClaimTerritory: setup.claim,
+            cmd.PlaceArmies: turns.place_armies,
+            cmd.TradeCards: reinforce.trade,
+            cmd.Attack: battle.attack,
+            cmd.Blitz: battle.blitz,
+            cmd.Defend: battle.defend,
+            cmd.Occupy: battle.occupy,
+            cmd.Fortify: fortify.fortify,
+            cmd.EndPhase: turns.end_phase,
+            cmd.Resign: turns.resign_command,
+        }
+
+    def event_appliers(self) -> dict[type[ev.Event], Applier]:
+        """How each event this mode emits changes the state."""
+        return dict(APPLIERS)
+
+    def phase_actions(self) -> dict[str, Sequence[tuple[str, Builder]]]:
+        """Per phase, the command types a seat may send and who lists them."""
+        return dict(actions.BY_PHASE)
+
+    def waiting_for(self, state: State) -> str | None:
+        """The seat whose decision the game waits for (the defender's, in a
+        battle that waits for dice)."""
+        return battle.waiting_for(state)
+
+    # Setup -------------------------------------------------------------
+
+    def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
+        """The seats, with each one's starting armies: p1..pN for the players."""
+        self.check_player_count(len(players))
+        armies = self.starting_armies(rules, len(players))
+        return [
+            {"id": f"p{i}", "kind": "player", "name": name, "armies": armies}
+            for i, name in enumerate(players, 1)
+        ]
+
+    def check_player_count(self, count: int) -> None:
+        low, high = self.players
+        if not low <= count <= high:
+            raise RuleOptionError(f"{self.name} needs {low}-{high} players, not {count}")
+
+    def starting_armies(self, rules: RuleSet, players: int) -> int:
+        """RULES.md §1 table, unless the rule option sets a number."""
+        return rules.starting_armies or CLASSIC_STARTING_ARMIES[players]
+
+    def open_game(self, d: Decision) -> None:
+        """After the first event: roll for who starts, deal if dealing, place."""
+        setup.check_enough_to_claim(d.state)
+        setup.roll_for_order(d, "setup", d.state.order)
+        if d.state.rules.setup == "deal":
+            setup.deal(d, list(d.state.order), None)
+        setup.begin_play_if_placed(d)
+
+    def setup_quota(self, state: State, seat: str) -> dict[str, int]:
+        """Armies each seat may place in one setup turn: one of your own."""
+        return {seat: min(1, state.reserve[seat])}
+
+    def setup_player(self, state: State, seat: str, territory: str) -> str | None:
+        """Whose armies ``seat`` may place on ``territory`` in setup: its own."""
+        return seat if state.controller(territory) == seat else None
+
+    def rolls_for_first_turn(self, rules: RuleSet) -> bool:
+        return rules.first_player == "reroll"
+
+    def after_setup(self, d: Decision) -> None:
+        """Every army is placed: shuffle the deck and start the first turn."""
+        setup.start_play(d)
+
+    # The turn ----------------------------------------------------------
+
+    def opening_phase(self, state: State, seat: str) -> str:
+        """The phase a turn starts in (a mode may put its own phase first)."""
+        return REINFORCE
+
+    def reinforcements(self, state: State, seat: str) -> int:
+        return reinforce.count_reinforcements(state, seat)
+
+    def trade_value(self, state: State, symbols: tuple[str, ...]) -> int:
+        return state.rules.trade_value(state.sets_traded, symbols)
+
+    def attack_refusal(
+        self, state: State, seat: str, source: str, target: str
+    ) -> RuleViolation | None:
+        """Why ``seat`` may not attack ``target`` (None: it may)."""
+        if state.controller(target) == seat:
+            return RuleViolation("own_territory", f"{target!r} is yours; attack someone else")
+        return None
+
+    def defender_dice_cap(self, state: State, target: str) -> int:
+        return 2
+
+    def battle_bonus(self, state: State, source: str, target: str) -> tuple[int, int]:
+        """Added to the attacker's and the defender's highest die (none in classic)."""
+        return (0, 0)
+
+    def defence_chooser(self, state: State, defender: str, attacker: str | None) -> str | None:
+        """Who picks the defender's dice (None: the most are rolled): the defender."""
+        return defender if state.is_active(defender) else None
+
+    def after_battle(self, d: Decision, event: ev.BattleResolved) -> None:
+        """Steps after each battle (none in classic)."""
+
+    def after_conquest(self, d: Decision, seat: str, target: str, defender: str) -> None:
+        """Steps after a conquest and any elimination (none in classic)."""
+
+    def fortify_reach(self, state: State, seat: str, source: str) -> set[str]:
+        return fortify.reachable(state, seat, source)
+
+    def end_of_turn(self, d: Decision, seat: str) -> None:
+        """Before the turn passes: a card if anything was conquered."""
+        if d.state.conquered:
+            turns.draw_card(d, seat)
+
+    def next_turn(self, d: Decision, after: str) -> None:
+        start_turn(d, d.state.next_player(after))
+
+    # The end -----------------------------------------------------------
+
+    def outcome(self, state: State) -> Outcome | None:
+        """One active player left wins: by conquest, or because the rest left."""
+        active = state.active_players()
+        if len(active) > 1:
+            return None
+        winner = active[0] if active else None
+        eliminated = all(state.out.get(p) == "eliminated" for p in state.order if p != winner)
+        reason = "conquest" if eliminated else "resignation"
+        return Outcome(winner, (winner,) if winner else (), reason)
+
+    # What viewers see --------------------------------------------------
+
+    def hand_of(self, state: State, seat: str) -> str:
+        """The hand a seat's cards are in: its own."""
+        return seat
+
+    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
+        """The mode's own part of a view (nothing in classic)."""
+        return {}
+
+    def redact(self, event: ev.Event, viewer: str | None) -> ev.Event:
+        """A mode's own event as ``viewer`` may see it (its events are public here)."""
+        return event

@@ -1,0 +1,11 @@
+"""The classic game (RULES.md §1): every hook keeps its default."""
+
+from __future__ import annotations
+
+from riskcore.engine.registry import register_mode
+from riskcore.modes.base import GameMode
+
+
+@register_mode
+class Classic(GameMode):
+    """3-6 players; the last one standing wins."""

@@ -1,0 +1,198 @@
+"""The classic game's legal actions, per phase (``riskcore.engine.legal``).
+
+Each builder lists one command type's actions for a seat; ``BY_PHASE`` says
+which builders a phase offers, in listing order. A mode starts from this
+table (``GameMode.phase_actions``) and adds its own phases or builders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from operator import itemgetter
+from typing import Any
+
+from riskcore.engine.legal import Action, ActionGroup, Builder
+from riskcore.model.state import (
+    ATTACK,
+    DEFEND,
+    FORTIFY,
+    OCCUPY,
+    REINFORCE,
+    SETUP_CLAIM,
+    SETUP_PLACE,
+    State,
+)
+from riskcore.rules.battle import _chooser
+from riskcore.rules.cards import sets_in_hand
+from riskcore.rules.reinforce import may_trade
+
+
+def _action(command: dict[str, Any], **bounds: tuple[int, int]) -> Action:
+    return {"command": command, "bounds": {k: list(v) for k, v in bounds.items()}}
+
+
+def _placement(entry: tuple[str, int]) -> Action:
+    territory, left = entry
+    return {
+        "command": {"type": "place_armies", "territory": territory, "count": left},
+        "bounds": {"count": [1, left]},
+    }
+
+
+def _placements(territories: list[str], left: int) -> list[tuple[str, int]]:
+    """Place up to ``left`` armies on any of ``territories``, as ``_placement`` entries."""
+    return [(t, left) for t in territories]
+
+
+# The command fields of a ``_placement``, read from its entry (``command_values``).
+_PLACEMENT_FIELDS = {"territory": itemgetter(0), "count": itemgetter(1)}
+
+
+def _claim_action(territory: str) -> Action:
+    return {"command": {"type": "claim_territory", "territory": territory}, "bounds": {}}
+
+
+def _claim(s: State, seat: str) -> Sequence[Action]:
+    owner = s.owner
+    return ActionGroup([t for t in s.board.territory_names if t not in owner], _claim_action)
+
+
+def _setup_place(s: State, seat: str) -> Sequence[Action]:
+    entries = []
+    for player, left in s.setup_quota.items():
+        if left > 0:
+            entries += _placements(s.territories_of(player), left)
+    return ActionGroup(entries, _placement, _PLACEMENT_FIELDS)
+
+
+def _trades(s: State, seat: str) -> list[Action]:
+    """Each set in hand; with a choice of +2 territories, one action per choice."""
+    if not may_trade(s):
+        return []
+    actions = []
+    cards = s.board.cards
+    for chosen in sets_in_hand(s.board, s.hand(seat)):
+        body = {"type": "trade_cards", "cards": list(chosen)}
+        pictured = [cards[c].territory for c in chosen]
+        held = [t for t in pictured if t is not None and s.owner.get(t) == seat]
+        if s.bonus_taken or len(held) < 2:
+            actions.append(_action(body))
+        else:
+            actions += [_action({**body, "bonus_territory": t}) for t in held]
+    return actions
+
+
+def _reinforcements(s: State, seat: str) -> Sequence[Action]:
+    left = s.reserve.get(seat, 0)
+    if s.must_trade_until is not None or left < 1:
+        return []
+    return ActionGroup(_placements(s.territories_of(seat), left), _placement, _PLACEMENT_FIELDS)
+
+
+def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
+    """(source, target, armies in source, defender) for every attack ``seat`` could make."""
+    owner = s.owner
+    armies = s.armies
+    neighbours = s.board.neighbours
+    entries = [
+        (source, target, in_source, defender)
+        for source in s.territories_of(seat)
+        if (in_source := armies[(source, seat)]) > 1
+        for target in neighbours[source]
+        if (defender := owner.get(target)) != seat
+    ]
+    mode = s.mode
+    if mode.refuses_more_attacks:
+        refusal = mode.attack_refusal
+        entries = [e for e in entries if refusal(s, seat, e[0], e[1]) is None]
+    return entries
+
+
+def _attack_action(entry: tuple[str, str, int, str | None]) -> Action:
+    source, target, armies, _ = entry
+    dice = 3 if armies > 3 else armies - 1
+    return {
+        "command": {"type": "attack", "source": source, "target": target, "dice": dice},
+        "bounds": {"dice": [1, dice]},
+    }
+
+
+def _blitz_action(entry: tuple[str, str, int, str | None]) -> Action:
+    source, target, armies, _ = entry
+    return {
+        "command": {"type": "blitz", "source": source, "target": target, "stop_at": 1},
+        "bounds": {"stop_at": [1, armies - 1]},
+    }
+
+
+def _attacks(s: State, seat: str) -> Sequence[Action]:
+    return ActionGroup(_attackable(s, seat), _attack_action)
+
+
+def _blitzes(s: State, seat: str) -> Sequence[Action]:
+    """Blitz needs no defender's choice: every attack unless defenders choose dice."""
+    entries = _attackable(s, seat)
+    if s.rules.defender_chooses_dice:
+        entries = [e for e in entries if e[3] is None or _chooser(s, e[3], seat) is None]
+    return ActionGroup(entries, _blitz_action)
+
+
+def _end_phase(s: State, seat: str) -> list[Action]:
+    return [_action({"type": "end_phase"})]
+
+
+def _resign(s: State, seat: str) -> list[Action]:
+    return [_action({"type": "resign"})]
+
+
+def _defend(s: State, seat: str) -> list[Action]:
+    assert s.pending_battle is not None
+    most = min(2, s.troops(s.pending_battle.target))
+    return [_action({"type": "defend", "dice": most}, dice=(1, most))]
+
+
+def _occupy(s: State, seat: str) -> list[Action]:
+    occ = s.occupation
+    assert occ is not None
+    # Written out rather than through ``_action``: every conquest lists it.
+    return [
+        {
+            "command": {"type": "occupy", "count": occ.max_move},
+            "bounds": {"count": [occ.min_move, occ.max_move]},
+        }
+    ]
+
+
+def _fortify(s: State, seat: str) -> list[Action]:
+    if s.fortified:
+        return []
+    actions: list[Action] = []
+    for source in s.territories_of(seat):
+        most = s.armies[(source, seat)] - 1
+        if most < 1:
+            continue
+        for target in sorted(s.mode.fortify_reach(s, seat, source)):
+            actions.append(
+                {
+                    "command": {
+                        "type": "fortify",
+                        "source": source,
+                        "target": target,
+                        "count": most,
+                    },
+                    "bounds": {"count": [1, most]},
+                }
+            )
+    return actions
+
+
+RESIGN: tuple[str, Builder] = ("resign", _resign)
+BY_PHASE: Mapping[str, tuple[tuple[str, Builder], ...]] = {
+    SETUP_CLAIM: (("claim_territory", _claim), RESIGN),
+    SETUP_PLACE: (("place_armies", _setup_place), RESIGN),
+    REINFORCE: (("trade_cards", _trades), ("place_armies", _reinforcements), RESIGN),
+    ATTACK: (("attack", _attacks), ("blitz", _blitzes), ("end_phase", _end_phase), RESIGN),
+    DEFEND: (("defend", _defend), RESIGN),
+    OCCUPY: (("occupy", _occupy), RESIGN),
+    FORTIFY: (("fortify", _fortify), ("end_phase", _end_phase), RESIGN),
+}

@@ -1,0 +1,47 @@
+"""The steps every rule area may lead to: a new turn, and the end of the game.
+
+They sit below the rule areas (setup, battle and turns all call them) so
+that those import each other in one direction only. What a turn starts with
+and how a game is decided are the mode's hooks (``GameMode.open_turn``,
+``GameMode.outcome``); these functions only emit what the mode decides.
+"""
+
+from __future__ import annotations
+
+from riskcore.engine.decision import Decision
+from riskcore.model.state import FINISHED
+from riskcore.protocol import events as ev
+
+
+def start_turn(d: Decision, seat: str) -> None:
+    """Reinforcements counted now, with the forced trade at 5+ cards (RULES.md §1)."""
+    s = d.state
+    mode = s.mode
+    d.emit(
+        ev.TurnStarted(
+            seat=seat,
+            turn=s.turn + 1,
+            reinforcements=mode.reinforcements(s, seat),
+            must_trade=len(s.hand(seat)) >= 5,
+            phase=mode.opening_phase(s, seat),
+        )
+    )
+
+
+def finish_if_decided(d: Decision) -> bool:
+    """End the game if the mode's outcome says it is decided; True if it has ended."""
+    s = d.state
+    if s.phase == FINISHED:
+        return True
+    outcome = s.mode.outcome(s)
+    if outcome is None:
+        return False
+    d.emit(
+        ev.GameFinished(
+            winner=outcome.winner,
+            reason=outcome.reason,
+            seed=d.rng.seed_hex(),
+            winners=outcome.winners,
+        )
+    )
+    return True
