@@ -30,7 +30,7 @@ from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
 from riskcore.protocol.codec import decode_event, encode_event
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 from riskcore.simulate import GameResult, acting_seat, bot_rng, play_game
 from riskcore.views.seatview import SeatView
 

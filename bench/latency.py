@@ -26,7 +26,7 @@ import time
 
 from service.http_json import call
 
-RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+RISK = [sys.executable, "-m", "riskcli"]
 
 
 def start(env: dict[str, str], workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:

@@ -23,7 +23,7 @@ import pytest
 from service.http_json import call
 
 ROOT = Path(__file__).resolve().parents[2]
-RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+RISK = [sys.executable, "-m", "riskcli"]
 
 
 def free_port() -> int:

@@ -84,7 +84,7 @@ def server(redis_url: str, key_prefix: str, redis: Any, tmp_path: Path) -> Itera
         "RISK_RATE_TOKEN": "off",
         "RISK_RATE_IP": "off",
     }
-    command = [sys.executable, "-c", "from service.cli import main; main()", "serve"]
+    command = [sys.executable, "-m", "riskcli", "serve"]
     log = tmp_path / "serve.log"
     with open(log, "wb") as output:  # a file, not a pipe: a full pipe would stall the server
         process = subprocess.Popen(

@@ -1,15 +1,17 @@
-"""The `risk` command line: engine and audit commands, through click's runner."""
+"""The `risk` command line through click's runner: engine and audit commands,
+and the server commands' stand-ins in `risk --help`."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import click
 from click.testing import CliRunner
 
+from riskcli.main import SERVER_COMMANDS, main
 from riskcore.bots import get_bot
 from riskcore.simulate import play_game, record_of
-from service.cli import main
 
 SEED = b"c" * 32
 
@@ -65,3 +67,26 @@ def test_verify_exits_1_and_names_the_divergence(tmp_path: Path) -> None:
     code, out = run("verify", str(record))
     assert code == 1
     assert "FAILED at version 10" in out
+
+
+def test_help_lists_every_command_as_click_would_without_importing_them() -> None:
+    """The stand-in summaries of the server commands must not drift from their docstrings.
+
+    The reference is a plain click group holding the real commands (loaded
+    here, where the server extra is installed): its listing is what
+    `risk --help` printed before the server commands became lazy.
+    """
+    context = click.Context(main)
+    real = {name: main.get_command(context, name) for name in main.list_commands(context)}
+    reference = click.Group("risk", commands=real, help=main.help)
+    ours = CliRunner().invoke(main, ["--help"])
+    theirs = CliRunner().invoke(reference, ["--help"])
+    assert ours.exit_code == theirs.exit_code == 0
+    commands = ours.output[ours.output.index("Commands:") :]
+    assert commands == theirs.output[theirs.output.index("Commands:") :]
+    assert set(SERVER_COMMANDS) <= set(real) and "serve" in commands
+
+
+def test_a_server_command_runs_through_the_lazy_group() -> None:
+    code, out = run("serve", "--help")
+    assert code == 0 and "--bind" in out

@@ -1,4 +1,8 @@
-"""``risk worker`` and ``risk relay``: the processes an operator runs many of."""
+"""``risk worker`` and ``risk relay``: the processes an operator runs many of.
+
+Imports Redis, RQ and the workers at the top: ``riskcli.main`` imports this
+module only when one of the two commands runs.
+"""
 
 from __future__ import annotations
 

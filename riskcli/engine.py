@@ -1,15 +1,23 @@
-"""Engine commands of ``risk``: odds, maps and simulated games (no server needed)."""
+"""Engine commands of ``risk``: odds, maps and simulated games.
+
+Only the engine and click are imported here: these commands are what
+``pip install 'riskcore[cli]'`` is for, on machines with no server stack.
+"""
 
 from __future__ import annotations
 
 import json
 import time
 from collections import Counter
+from typing import Any
 
 import click
 
+from riskcli.options import rule_options, rule_set
 from riskcore.boards.board import board_names, load_board
 from riskcore.bots import bot_names, get_bot
+from riskcore.engine.registry import mode_names
+from riskcore.errors import RiskError
 from riskcore.model.options import RuleSet
 from riskcore.rules import odds as odds_module
 from riskcore.simulate import play_game
@@ -56,18 +64,38 @@ def map_(name: str, as_json: bool) -> None:
     show_default=True,
     help=f"Bot name, or a comma list seated in rotation ({', '.join(bot_names())}).",
 )
-@click.option("--variant", type=click.Choice(["classic", "two_player"]), default=None)
+@click.option(
+    "--mode",
+    type=click.Choice(mode_names()),
+    default=None,
+    help="Game mode [default: two_player for 2 players, else classic].",
+)
+@click.option("--variant", "variant", type=click.Choice(mode_names()), default=None, hidden=True)
+@rule_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def simulate(
-    players: int, games: int, seed: int, bots: str, variant: str | None, as_json: bool
+    players: int,
+    games: int,
+    seed: int,
+    bots: str,
+    mode: str | None,
+    variant: str | None,
+    as_json: bool,
+    **options: Any,
 ) -> None:
-    """Play GAMES full games between bots and report speed and winners."""
+    """Play GAMES full games between bots and report speed and winners.
+
+    ``--variant`` is the name this option had before game modes; it still works.
+    """
     names = [b.strip() for b in bots.split(",") if b.strip()]
     for name in names:
         if name not in bot_names():
             raise click.BadParameter(f"unknown bot {name!r}", param_hint="--bot")
-    rules = RuleSet(variant=variant or ("two_player" if players == 2 else "classic"))
-    summary = run_simulation(players, games, seed, names, rules)
+    chosen = mode or variant or ("two_player" if players == 2 else "classic")
+    try:
+        summary = run_simulation(players, games, seed, names, chosen, rule_set(options))
+    except RiskError as error:
+        raise click.UsageError(error.message) from None
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -76,7 +104,7 @@ def simulate(
 
 
 def run_simulation(
-    players: int, games: int, seed: int, names: list[str], rules: RuleSet
+    players: int, games: int, seed: int, names: list[str], mode: str, rules: RuleSet
 ) -> dict[str, object]:
     """Seats rotate through the bot list game by game, so no bot keeps one seat."""
     wins: Counter[str] = Counter()
@@ -88,6 +116,7 @@ def run_simulation(
             [get_bot(n) for n in seated],
             seed=(seed + game).to_bytes(32, "big"),
             game_id=f"sim-{seed + game}",
+            mode=mode,
             rules=rules,
         )
         events += len(result.events)

@@ -7,6 +7,10 @@ worker builds its own app (and Redis clients) after the fork. With more
 than one worker, metrics are shared through ``PROMETHEUS_MULTIPROC_DIR``
 (a private temporary directory unless one is set), so ``/metrics``
 reports the whole server whichever worker answers.
+
+This module imports gunicorn and the service at the top: ``riskcli.main``
+imports it only when ``risk serve`` runs, and turns a missing server extra
+into a one-line message.
 """
 
 from __future__ import annotations

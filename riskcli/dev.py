@@ -5,6 +5,11 @@ processes, waits until the API is ready, creates a demo game with one seat
 for you against two bots, and prints the docs URL, your seat token and a
 ``curl`` line for your first move. Ctrl-C (or SIGTERM) stops every child
 and waits for them, so nothing is left running.
+
+Loaded by ``riskcli.main`` only when ``risk dev`` runs. It imports the
+serve and worker modules although only its children run them, so that a
+missing server extra stops it at once with the install message, before
+any child starts.
 """
 
 from __future__ import annotations
@@ -20,9 +25,13 @@ from typing import Any
 
 import click
 
+# Run only by the children; imported so that a missing extra fails here (see above).
+import riskcli.serve
+import riskcli.worker  # noqa: F401
 from service.http_json import call
 
-RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+# Children run with this interpreter, not whichever `risk` is first on PATH.
+RISK = [sys.executable, "-m", "riskcli"]
 
 
 @click.command()

@@ -1,4 +1,9 @@
-"""Audit commands of ``risk``: verify a game record, replay it to a version."""
+"""Audit commands of ``risk``: verify a game record, replay it to a version.
+
+Only the engine and click are imported here (matplotlib only for
+``--chart``): a player checks a downloaded record without installing, or
+trusting, anything of the server.
+"""
 
 from __future__ import annotations
 
