@@ -18,6 +18,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: $(STAMP) lint
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \

@@ -1,7 +1,7 @@
 """Hypothesis strategies shared by the test suite (one place, as attrs keeps them).
 
 - ``rule_sets()``: any valid ``RuleSet``.
-- ``game_configs()``: a player count with rules that fit it.
+- ``game_configs()``: a game mode, a player count it takes, and rules.
 - ``seeds``: server seeds.
 - ``command_bodies()``: wire bodies of commands, well formed or not.
 """
@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from riskcore.engine.registry import mode_named, mode_names
 from riskcore.model.options import OPTIONS, RuleSet
 from riskcore.protocol.commands import COMMAND_TYPES
 
@@ -27,11 +28,16 @@ def rule_sets() -> st.SearchStrategy[RuleSet]:
     )
 
 
-def game_configs() -> st.SearchStrategy[tuple[int, RuleSet]]:
-    """(players, rules): the classic game for 3-6, or the two-player game."""
-    classic = st.tuples(st.integers(min_value=3, max_value=6), rule_sets())
-    two = st.tuples(st.just(2), rule_sets())
-    return st.one_of(classic, two)
+def game_configs() -> st.SearchStrategy[tuple[str, int, RuleSet]]:
+    """(mode, players, rules): every registered game mode, the test-only ones
+    included, with a player count it takes and any rule options."""
+    import tests.riskcore.capitals  # noqa: F401  (registers the test mode)
+
+    def for_mode(name: str) -> st.SearchStrategy[tuple[str, int, RuleSet]]:
+        low, high = mode_named(name).players
+        return st.tuples(st.just(name), st.integers(low, high), rule_sets())
+
+    return st.sampled_from(mode_names()).flatmap(for_mode)
 
 
 _VALUES: dict[str, st.SearchStrategy[Any]] = {

@@ -44,7 +44,6 @@ from riskcore.errors import RiskError
 from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
-from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 
 # Rollouts end when this seat's next turn starts; this caps runaway ones.
@@ -117,7 +116,7 @@ class StrongBot:
         body: Body | None = first
         turn, index = state.turn, 0
         for _ in range(MAX_ROLLOUT_COMMANDS):
-            acting = acting_seat(state)
+            acting = state.mode.waiting_for(state)
             if state.phase == FINISHED or acting is None:
                 break
             if body is None:

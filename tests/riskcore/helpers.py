@@ -174,12 +174,13 @@ def new(
     seed: bytes = SEED,
     player_seeds: Mapping[str, str] | None = None,
     board: str = "classic",
+    mode: str | None = None,
 ) -> Game:
     events = new_game(
         game_id=GAME_ID,
         players=players(n),
         seed=seed,
-        mode=mode_for(n),
+        mode=mode or mode_for(n),
         rules=rules,
         player_seeds=player_seeds,
         board=board,

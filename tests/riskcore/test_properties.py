@@ -28,7 +28,7 @@ from riskcore.protocol.commands import command_from_dict
 from tests.riskcore.helpers import ALL_CARDS, Policy, new, step
 from tests.strategies import command_bodies, game_configs, seeds
 
-EXAMPLES = settings(max_examples=30, deadline=None)
+EXAMPLES = settings(max_examples=40, deadline=None)
 
 
 def total_armies(state: State) -> int:
@@ -76,14 +76,14 @@ def check_invariants(state: State) -> None:
     resign=st.sampled_from([0.0, 0.0, 0.002]),
 )
 def test_random_legal_play_keeps_the_invariants(
-    config: tuple[int, RuleSet], seed: bytes, play: int, resign: float
+    config: tuple[str, int, RuleSet], seed: bytes, play: int, resign: float
 ) -> None:
     """001_c708159c204162c3.txt: "Minst en armé måste alltid ockupera varje territorium under
     spelet"; 003_281a902b564cb498.txt: "42 kaarten ... twee “wild” kaarten" (44, always
     somewhere); 004_780a86783e2219ae.txt: "til en spiller eliminerer alle motstandere" (one
-    winner). Armies change only by placement and battle losses."""
-    n, rules = config
-    game = new(n, rules, seed=seed)
+    winner). Armies change only by placement and battle losses. In every game mode."""
+    mode, n, rules = config
+    game = new(n, rules, seed=seed, mode=mode)
     rnd, policy = random.Random(play), Policy(resign=resign)
     shadow = game.state.copy()  # follows event by event
     check_invariants(shadow)
@@ -101,6 +101,13 @@ def test_random_legal_play_keeps_the_invariants(
     assert finished == [game.events[-1]]
     winner = game.state.winner
     assert winner is not None and game.state.seats[winner].kind == "player"
+    assert game.state.winners == (winner,)
+    # The end is the mode's outcome of the final position.
+    outcome = game.state.mode.outcome(game.state)
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (winner, game.state.finish_reason)
+    if game.state.finish_reason not in ("conquest", "resignation"):
+        return  # a mode's own way to win
     assert game.state.active_players() == [winner]
     others = [s for s in game.state.order if s != winner]
     assert all(s in game.state.out for s in others)
@@ -113,12 +120,12 @@ def test_random_legal_play_keeps_the_invariants(
 @EXAMPLES
 @given(config=game_configs(), seed=seeds, play=st.integers(0, 2**32 - 1), cut=st.floats(0, 1))
 def test_replay_and_snapshots_rebuild_the_same_state(
-    config: tuple[int, RuleSet], seed: bytes, play: int, cut: float
+    config: tuple[str, int, RuleSet], seed: bytes, play: int, cut: float
 ) -> None:
     """DESIGN.md §3: snapshots are "a cache only": loading one and folding the rest must
-    give exactly the state of a fold from the first event."""
-    n, rules = config
-    game = new(n, rules, seed=seed)
+    give exactly the state of a fold from the first event (in every game mode)."""
+    mode, n, rules = config
+    game = new(n, rules, seed=seed, mode=mode)
     rnd, policy = random.Random(play), Policy()
     while game.state.phase != FINISHED:
         step(game, rnd, policy)
