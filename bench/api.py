@@ -56,10 +56,10 @@ from riskcore.engine.evolve import fold
 from riskcore.model.state import REINFORCE, SETUP_PLACE, State
 from riskcore.protocol.codec import event_from_dict
 from riskcore.protocol.commands import command_from_dict
-from riskcore.rules.dice import GameRng
+from riskcore.protocol.dice import GameRng
 from riskcore.simulate import acting_seat
 
-RISK = [sys.executable, "-c", "from service.cli import main; main()"]
+RISK = [sys.executable, "-m", "riskcli"]
 SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}
 YOUNG_UNTIL = 60
 

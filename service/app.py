@@ -30,8 +30,8 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import api, logs
-from service.api.common import Services, services
-from service.auth import bearer_token, hash_token
+from service.api.common import Services, bearer_token, services
+from service.auth import hash_token
 from service.connections import queue_client, store_client
 from service.games import GameService
 from service.keys import KeySpace

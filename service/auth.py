@@ -7,6 +7,8 @@ here because the token has 256 bits of entropy; slowness only protects
 guessable secrets. Every comparison is constant-time and a request is
 checked against every seat of the game without stopping at the first
 match, so timing tells nothing about which seat (if any) nearly matched.
+Reading a token from the ``Authorization`` header, and the 401 that follows
+a bad one, belong to the API (``service.api.common``, ``service.problems``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 
-from service.problems import ApiProblem
-
 __all__ = [
-    "bearer_token",
     "hash_token",
     "is_admin",
     "match_seat",
@@ -27,8 +26,6 @@ __all__ = [
 ]
 
 TOKEN_PREFIX = "rsk_"
-MAX_TOKEN = 200
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="risk"'}
 
 
 def new_token() -> str:
@@ -40,35 +37,14 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bearer_token(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer`` header; None when there is no header.
-
-    A header that is present but not a bearer token is an error, not a
-    spectator: a client that sent credentials expects them to count.
-    """
-    if header is None:
-        return None
-    scheme, _, token = header.strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-        raise ApiProblem(
-            401, "invalid_token", "expected 'Authorization: Bearer <token>'", headers=_CHALLENGE
-        )
-    return token
-
-
-def match_seat(token: str, seat_hashes: Iterable[tuple[str, str | None]]) -> str:
-    """The seat whose stored hash matches ``token``; 401 if none does."""
+def match_seat(token: str, seat_hashes: Iterable[tuple[str, str | None]]) -> str | None:
+    """The seat whose stored hash matches ``token``; None if none does."""
     digest = hash_token(token)
     found: str | None = None
     for seat, stored in seat_hashes:
         # No early exit: every seat is compared, whichever matches.
         if stored is not None and hmac.compare_digest(digest, stored):
             found = seat
-    if found is None:
-        raise ApiProblem(
-            401, "invalid_token", "the token is not valid for this game", headers=_CHALLENGE
-        )
     return found
 
 
@@ -77,10 +53,3 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
     if token is None or not admin_token:
         return False
     return hmac.compare_digest(hash_token(token), hash_token(admin_token))
-
-
-def require_token() -> ApiProblem:
-    """The error for an endpoint that needs a seat and got no token."""
-    return ApiProblem(
-        401, "token_required", "this needs a seat token (Authorization: Bearer)", headers=_CHALLENGE
-    )

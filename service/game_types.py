@@ -1,8 +1,9 @@
 """The values the application service hands out, and its small LRU.
 
-Kept apart from ``service.games`` (which re-exports them) so that module
-stays about the service's behaviour. All are immutable, except that a
-``Loaded.state`` must be treated as such: it is shared through the cache.
+Shared by the modules the service is built from (``service.games``
+re-exports the public ones), so none of them imports another just for a
+type. All are immutable, except that a ``Loaded.state`` must be treated as
+such: it is shared through the cache.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ one Redis Cluster slot and every script touches exactly one slot::
     <prefix>:{p<N>}:outbox               stream: one notification per append
     <prefix>:{p<N>}:games                sorted set: game ids by creation time (ms)
 
-The API's own records (``service.games``), in the same slot as the game::
+The API's own records (``service.lobby``, ``service.ratelimit``), in the same slot as the game::
 
     <prefix>:{p<N>}:game:<id>:info       hash: the game's setup (board, rules, clock,
                                          seat plan, status, creation time)
@@ -114,7 +114,7 @@ class KeySpace:
         """Every game index, in partition order."""
         return [self.games(n) for n in range(self.partitions)]
 
-    # -- the API's records (service.games) -----------------------------------
+    # -- the API's records (service.lobby, service.ratelimit) -----------------
 
     def game_info(self, game_id: str) -> str:
         """Hash with a game's setup and status; it exists from creation, before any event."""

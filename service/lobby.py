@@ -77,6 +77,7 @@ class GameInfo:
     seats: tuple[SeatInfo, ...]
     version: int = 0
     seed_commitment: str = ""
+    mode: str = "classic"
 
     @property
     def open_seats(self) -> list[str]:
@@ -113,6 +114,7 @@ class Lobby:
             "created": info.created_ms,
             "status": info.status,
             "board": info.board,
+            "mode": info.mode,
             "rules": json.dumps(info.rules, sort_keys=True),
             "clock": json.dumps(info.clock) if info.clock else "",
             "plan": json.dumps(plan),
@@ -216,11 +218,15 @@ def _info(
     filled = {seat.decode(): raw for seat, raw in seats.items()}
     plan = json.loads(fields[b"plan"])
     clock = fields.get(b"clock", b"")
+    rules = json.loads(fields[b"rules"])
+    # Lobbies written before game modes named the mode as rule option "variant".
+    mode = fields[b"mode"].decode() if b"mode" in fields else rules.pop("variant", "classic")
     return GameInfo(
         game_id=game_id,
         status=fields[b"status"].decode(),
         board=fields[b"board"].decode(),
-        rules=json.loads(fields[b"rules"]),
+        mode=mode,
+        rules=rules,
         clock=json.loads(clock) if clock else None,
         created_ms=int(fields[b"created"]),
         seats=tuple(

@@ -4,11 +4,17 @@ Every error response has ``type``, ``title``, ``status``, ``detail`` and our
 stable ``code``; some add members (``current_version`` on a conflict,
 ``errors`` on a validation failure). ``type`` is a relative URI to the
 problem's entry on ``/docs``, so a developer who meets an unknown code can
-follow it. The mapping, in one table, from what goes wrong to a status::
+follow it. Nothing below the API knows HTTP: the application service
+raises plain errors (``service.errors``) and this module alone gives them a
+status. The mapping, in one table, from what goes wrong to a status::
 
-    ApiProblem (raised by views and the application service)   its own status
+    ApiProblem (raised by views only)                          its own status
     riskcore MalformedCommand, RuleOptionError, BoardError     400
     riskcore RuleViolation                                     422, the engine's code
+    service UnknownBoard, UnknownBot                           400
+    service InvalidSeatToken                                   401 + WWW-Authenticate
+    service UnknownSeat, VersionNotFound                       404
+    service SeatTaken, GameFull, GameNotStarted                409
     store GameNotFound                                         404
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
@@ -33,6 +39,17 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from riskcore.errors import BoardError, MalformedCommand, RuleOptionError, RuleViolation
+from service.errors import (
+    GameFull,
+    GameNotStarted,
+    InvalidSeatToken,
+    SeatTaken,
+    ServiceError,
+    UnknownBoard,
+    UnknownBot,
+    UnknownSeat,
+    VersionNotFound,
+)
 from service.store_errors import (
     GameNotFound,
     IdempotencyMismatch,
@@ -41,9 +58,18 @@ from service.store_errors import (
     VersionConflict,
 )
 
-__all__ = ["PROBLEM_JSON", "ApiProblem", "problem_response", "register_error_handlers"]
+__all__ = [
+    "BEARER_CHALLENGE",
+    "PROBLEM_JSON",
+    "SERVICE_ERROR_STATUS",
+    "ApiProblem",
+    "problem_response",
+    "register_error_handlers",
+]
 
 PROBLEM_JSON = "application/problem+json"
+# Sent with every 401, so a client knows which credentials to present.
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="risk"'}
 log = logging.getLogger(__name__)
 
 # Codes for plain HTTP errors that werkzeug raises before a view runs.
@@ -57,6 +83,19 @@ _HTTP_CODES = {
     413: "body_too_large",
     415: "unsupported_media_type",
     429: "rate_limited",
+}
+
+
+# The application service's own errors: the status of each (code and detail are the error's).
+SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
+    UnknownBoard: 400,
+    UnknownBot: 400,
+    InvalidSeatToken: 401,
+    UnknownSeat: 404,
+    VersionNotFound: 404,
+    SeatTaken: 409,
+    GameFull: 409,
+    GameNotStarted: 409,
 }
 
 
@@ -117,6 +156,12 @@ def _from_rule(error: RuleViolation) -> Response:
     return problem_response(422, error.code, error.message)
 
 
+def _from_service(error: ServiceError) -> Response:
+    status = SERVICE_ERROR_STATUS[type(error)]
+    headers = BEARER_CHALLENGE if status == 401 else None
+    return problem_response(status, error.code, error.message, headers)
+
+
 def _from_bad_input(error: MalformedCommand | RuleOptionError | BoardError) -> Response:
     return problem_response(400, error.code, error.message)
 
@@ -166,6 +211,8 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(RuleViolation, _from_rule)
     for bad_input in (MalformedCommand, RuleOptionError, BoardError):
         app.register_error_handler(bad_input, _from_bad_input)
+    for service_error in SERVICE_ERROR_STATUS:
+        app.register_error_handler(service_error, _from_service)
     app.register_error_handler(GameNotFound, _from_not_found)
     app.register_error_handler(VersionConflict, _from_conflict)
     app.register_error_handler(IdempotencyMismatch, _from_idempotency)

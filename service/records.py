@@ -15,18 +15,16 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from riskcore.audit.chain import GENESIS
 from riskcore.audit.gamerecord import header_for, record_lines
 from riskcore.audit.record import SYSTEM, decode_envelope, envelopes
 from riskcore.engine.evolve import apply, fold
 from riskcore.model.state import FINISHED
 from riskcore.protocol.codec import event_to_dict
-from riskcore.protocol.snapshot import SNAPSHOT_STAMP, encode_state
 from riskcore.simulate import GameResult
 from riskcore.views.view import redact
-from service import replays
+from service.game_log import NO_EVENTS, GameLog
 from service.games import GameService
-from service.store import EventStore, StoredEvent, new_events
+from service.store import EventStore, Head, StoredEvent
 
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -84,33 +82,21 @@ def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
     for seat, body, count in result.batches:
         batches.append((seat, body, result.events[position : position + count]))
         position += count
-    version, prev = 0, GENESIS
-    state = None
+    log, head, state = GameLog(store), NO_EVENTS, None
     for tick, (actor, body, events) in enumerate(batches):
         wrapped = envelopes(
             events,
-            first_version=version + 1,
+            first_version=head.version + 1,
             time_ms=1_764_000_000_000 + tick,
             actor=actor,
             command=body,
         )
-        stored = store.append(
-            game,
-            version,
-            new_events(prev, [e.encode() for e in wrapped]),
-            prev=prev,
-            seed=seed if version == 0 else None,
-        )
+        stored = log.append(game, head, wrapped, seed=seed if head.version == 0 else None)
         if state is None:
             state = fold(events)
         else:
             for event in events:
                 apply(state, event)
-        if store.should_snapshot(version, stored.last_version):
-            encoded = encode_state(state)
-            store.save_snapshot(game, stored.last_version, encoded, SNAPSHOT_STAMP)
-            if replays.crossed_checkpoint(version, stored.last_version):
-                key = store.keys.replay_checkpoints(game)
-                replays.save_checkpoint(store.client, key, stored.last_version, encoded)
-        version, prev = stored.last_version, stored.head_hash
+        log.keep_snapshots(game, head.version, stored.last_version, state)
+        head = Head(stored.last_version, stored.head_hash)
     return game

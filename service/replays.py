@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from riskcore.audit.record import decode_envelope
 from riskcore.engine.evolve import apply, fold
+from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.model.state import State
-from riskcore.protocol.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from service.store import Client, EventStore
 
 CHECKPOINT_EVERY = 1000

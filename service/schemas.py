@@ -22,6 +22,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from riskcore.model.options import OPTIONS, OptionSpec
+from riskcore.modes import BUILT_IN_MODES
 from riskcore.protocol.commands import COMMAND_TYPES
 
 __all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_command"]
@@ -51,17 +53,25 @@ def _int(**kwargs: Any) -> fields.Integer:
 # -- creating and joining ----------------------------------------------------------
 
 
-class Rules(Schema):
-    variant = fields.String(validate=validate.OneOf(["classic", "two_player"]))
-    setup = fields.String(validate=validate.OneOf(["claim", "deal"]))
-    first_player = fields.String(validate=validate.OneOf(["claim_order", "reroll"]))
-    card_values = fields.String(validate=validate.OneOf(["progressive", "fixed"]))
-    conquest_min_move = fields.String(validate=validate.OneOf(["dice", "survivors"]))
-    elimination_trade_threshold = _int(validate=validate.OneOf([5, 6]))
-    fortify = fields.String(validate=validate.OneOf(["adjacent", "connected"]))
-    defender_chooses_dice = StrictBool()
-    neutrals = fields.String(validate=validate.OneOf(["passive"]))
-    starting_armies = _int(validate=validate.Range(0, 200))
+def _option_field(spec: OptionSpec) -> fields.Field:
+    """The request field of one rule option, from its declaration."""
+    if spec.choices is None:
+        assert spec.bounds is not None
+        return _int(validate=validate.Range(*spec.bounds))
+    if isinstance(spec.default, bool):
+        return StrictBool()
+    if isinstance(spec.default, int):
+        return _int(validate=validate.OneOf(spec.choices))
+    return fields.String(validate=validate.OneOf(spec.choices))
+
+
+# Rule options (riskcore.model.options.OPTIONS), one field each; ``variant`` is
+# the mode's name from before game modes, still accepted (service.seating).
+Rules = Schema.from_dict(
+    {spec.name: _option_field(spec) for spec in OPTIONS}
+    | {"variant": fields.String(validate=validate.OneOf(["classic", "two_player"]))},
+    name="Rules",
+)
 
 
 class SeatRequest(Schema):
@@ -83,6 +93,9 @@ class Clock(Schema):
 
 class CreateGame(Schema):
     board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    mode = fields.String(
+        load_default=None, allow_none=False, validate=validate.OneOf(BUILT_IN_MODES)
+    )
     rules = fields.Nested(Rules, load_default=dict)
     seats = fields.List(
         fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=6)
@@ -203,6 +216,7 @@ class GameSummary(Schema):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = fields.Integer(required=True, validate=validate.Range(0, None))
     board = fields.String(required=True)
+    mode = fields.String(required=True, validate=validate.OneOf(BUILT_IN_MODES))
     rules = fields.Dict(required=True)
     clock = fields.Dict(required=True, allow_none=True)
     created = fields.String(required=True)

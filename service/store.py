@@ -76,6 +76,9 @@ R = TypeVar("R")
 MAX_SEED = 1024
 MAX_KIND = 256
 MAX_FINGERPRINT = 64
+# An idempotency record's fields, as append.lua writes them: request fingerprint,
+# game epoch, first and last version written, head hash after them.
+_IDEMPOTENCY_RECORD = ["r", "e", "f", "l", "h"]
 
 
 # Named tuples, not dataclasses: a load builds thousands of StoredEvents and
@@ -277,6 +280,29 @@ class EventStore:
                 raise MalformedAppend("a seed is stored by the first append only")
         if type(kind) is not str or len(kind.encode()) > MAX_KIND:
             raise MalformedAppend(f"kind must be a str of at most {MAX_KIND} bytes: {kind!r:.60}")
+
+    @_translated
+    def original_append(
+        self, game_id: str, idempotency_key: str, fingerprint: bytes
+    ) -> AppendResult | None:
+        """What the append made with ``idempotency_key`` wrote, read without writing.
+
+        For a caller that can no longer re-decide a retried request (the game
+        moved on): it still gets the original result, as the append script
+        would have returned it. None if the key made no append in this game
+        (a record left by an earlier game of the same id carries another
+        epoch); IdempotencyMismatch if it was made for another request.
+        """
+        keys = self.keys.game(game_id)
+        pipe = self._client.pipeline(transaction=False)
+        pipe.hmget(keys.idempotency(idempotency_key), _IDEMPOTENCY_RECORD)
+        pipe.hget(keys.meta, "e")
+        (stored, epoch, first, last, head), current_epoch = pipe.execute()
+        if stored is None or epoch != current_epoch:
+            return None
+        if stored != fingerprint:
+            raise IdempotencyMismatch(game_id, idempotency_key)
+        return AppendResult(int(first), int(last), head, True)
 
     def _idempotency(self, keys: GameKeys, key: str | None) -> tuple[str | None, str, int]:
         """The key to report, its Redis key, and the record TTL (0 = keep no record)."""

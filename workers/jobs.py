@@ -41,10 +41,10 @@ from riskcore.views.seatview import SeatView
 from service import logs
 from service.clocks import clock_key_of
 from service.connections import store_client
+from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from service.games import GameService, Loaded
 from service.keys import KeySpace
 from service.settings import Settings
-from service.store_errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from workers import clock
 from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
 

@@ -9,7 +9,11 @@ from riskcore.engine.registry import mode_named, mode_names, register_mode
 from riskcore.modes import classic, two_player
 from riskcore.modes.base import GameMode, Outcome
 
+# The modes this package ships (a test may register more).
+BUILT_IN_MODES: tuple[str, ...] = (classic.Classic.name, two_player.TwoPlayer.name)
+
 __all__ = [
+    "BUILT_IN_MODES",
     "GameMode",
     "Outcome",
     "classic",

@@ -27,15 +27,16 @@ from service.games import GameService
 from service.keys import check_game_id
 from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
-from service.problems import ApiProblem
+from service.problems import BEARER_CHALLENGE, ApiProblem
 from service.ratelimit import RateLimiter
 from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
 
-__all__ = ["Services", "body", "query", "reply", "seat", "services", "viewer"]
+__all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
 MAX_IDEMPOTENCY_KEY = 200
+MAX_TOKEN = 200
 _IDEMPOTENCY_KEY = re.compile(rf"[ -~]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 
 
@@ -154,8 +155,28 @@ def idempotency_key() -> str | None:
 # -- who is asking --------------------------------------------------------------------
 
 
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; None when there is no header.
+
+    A header that is present but not a bearer token is an error, not a
+    spectator: a client that sent credentials expects them to count.
+    """
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
+        raise ApiProblem(
+            401,
+            "invalid_token",
+            "expected 'Authorization: Bearer <token>'",
+            headers=BEARER_CHALLENGE,
+        )
+    return token
+
+
 def token() -> str | None:
-    return auth.bearer_token(request.headers.get("Authorization"))
+    return bearer_token(request.headers.get("Authorization"))
 
 
 def viewer(game: str) -> str | None:
@@ -168,16 +189,26 @@ def seat(game: str) -> str:
     """The caller's seat; 401 without a token."""
     found = viewer(game)
     if found is None:
-        raise auth.require_token()
+        raise token_required()
     return found
 
 
 def require_admin() -> None:
     presented = token()
     if presented is None:
-        raise auth.require_token()
+        raise token_required()
     if not auth.is_admin(presented, services().settings.admin_token):
         raise ApiProblem(403, "admin_only", "this needs the operator's admin token")
+
+
+def token_required() -> ApiProblem:
+    """The error for an endpoint that needs a seat and got no token."""
+    return ApiProblem(
+        401,
+        "token_required",
+        "this needs a seat token (Authorization: Bearer)",
+        headers=BEARER_CHALLENGE,
+    )
 
 
 # -- output ---------------------------------------------------------------------------
@@ -228,6 +259,7 @@ def summary(info: GameInfo) -> dict[str, Any]:
         "status": info.status,
         "version": info.version,
         "board": info.board,
+        "mode": info.mode,
         "rules": info.rules,
         "clock": info.clock,
         "created": iso_time(info.created_ms),

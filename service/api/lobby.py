@@ -32,6 +32,7 @@ def create_game() -> Response:
     created = games().create(
         seats=[SeatPlan(**seat) for seat in data["seats"]],
         board=data["board"],
+        mode=data["mode"],
         rules=data["rules"],
         clock=data["clock"],
     )

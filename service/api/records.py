@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from riskcore.audit.record import decode_envelope
 from riskcore.audit.summary import summarize
 from riskcore.audit.verify import verify_text
 from service.api.common import game_id, games, reply, services, viewer
@@ -35,10 +34,8 @@ def game_summary(game: str) -> Response:
     """Statistics from public facts only (territories, armies, battles), so open to all."""
     gid = game_id(game)
     loaded = games().load(gid)
-    stored = games().store.read(gid, 1, loaded.version)
-    return reply(
-        summarize(decode_envelope(e.payload).event for e in stored), version=loaded.version
-    )
+    events = games().log.events(gid, 1, loaded.version)
+    return reply(summarize(events), version=loaded.version)
 
 
 @bp.post("/v1/records/verify")

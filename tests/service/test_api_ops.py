@@ -14,6 +14,7 @@ from riskcore.boards.board import load_board
 from riskcore.rules.odds import attack_outcome, to_json
 from riskcore.simulate import acting_seat
 from service.app import create_app
+from service.errors import ServiceError
 from service.games import GameService
 from service.settings import RateLimit, Settings
 from service.store_errors import VersionConflict
@@ -117,6 +118,7 @@ def test_every_problem_code_the_api_raises_is_documented() -> None:
     sources = "".join(p.read_text() for p in (ROOT / "service").rglob("*.py"))
     raised = set(re.findall(r'ApiProblem\(\s*\d{3},\s*"([a-z_]+)"', sources))
     raised |= set(re.findall(r'problem_response\(\s*\d{3},\s*"([a-z_]+)"', sources))
+    raised |= {error.code for error in ServiceError.__subclasses__()}  # statuses: service.problems
     assert raised and raised <= set(SPEC["x-problem-codes"]), raised - set(SPEC["x-problem-codes"])
 
 

@@ -8,7 +8,7 @@ import pytest
 import redis as redis_lib
 
 from riskcore.audit.record import decode_envelope
-from riskcore.protocol.snapshot import SNAPSHOT_STAMP
+from riskcore.engine.snapshot import SNAPSHOT_STAMP
 from riskcore.simulate import acting_seat
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace

@@ -11,8 +11,8 @@ from riskcore.audit.record import decode_envelope
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
+from riskcore.engine.snapshot import SNAPSHOT_STAMP
 from riskcore.model.state import FINISHED
-from riskcore.protocol.snapshot import SNAPSHOT_STAMP
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 from service.games import GameService, SeatPlan

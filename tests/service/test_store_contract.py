@@ -149,6 +149,29 @@ def test_a_caller_fingerprint_lets_a_re_decided_retry_replay(store: EventStore) 
     assert original.last_version == 1
 
 
+def test_the_original_append_of_a_key_is_read_without_writing(store: EventStore) -> None:
+    """What a caller that can no longer re-decide a retry answers with (GameService)."""
+    kwargs = {"prev": GENESIS, "idempotency_key": "cmd", "fingerprint": b"digest-of-command"}
+    original = store.append(GAME, 0, new_events(GENESIS, body("mine", 2)), **kwargs)
+    grow(store, GAME, 2)
+    found = store.original_append(GAME, "cmd", b"digest-of-command")
+    assert found == original._replace(replayed=True)
+    assert store.original_append(GAME, "other", b"digest-of-command") is None
+    with pytest.raises(IdempotencyMismatch):
+        store.original_append(GAME, "cmd", b"another-command")
+    assert store.version(GAME) == 4
+
+
+def test_a_recreated_game_has_no_original_append_of_the_deleted_games_keys(
+    store: EventStore,
+) -> None:
+    kwargs = {"prev": GENESIS, "idempotency_key": "k", "fingerprint": b"digest"}
+    store.append(GAME, 0, new_events(GENESIS, body("old")), **kwargs)
+    store.delete_game(GAME)
+    store.append(GAME, 0, new_events(GENESIS, body("new")), prev=GENESIS)
+    assert store.original_append(GAME, "k", b"digest") is None
+
+
 def test_idempotency_records_expire(redis: redis_lib.Redis, key_prefix: str) -> None:
     store = EventStore(redis, KeySpace(key_prefix), idempotency_ttl_seconds=3600)
     store.append(GAME, 0, new_events(GENESIS, body("x")), prev=GENESIS, idempotency_key="k")

@@ -1,0 +1,205 @@
+"""Changing a game: load → decide → append → notify, with retries on version conflicts.
+
+Every change of a game's events goes through here: a seat's command (from
+a person through the API, or from a bot or a clock through the workers, so
+both pass the same checks) and the opening events of a lobby whose seats
+are filled. "Notify" is the outbox entry the append script writes: its
+``kind`` names the seat that must act next, or is empty once the game is
+over, so a relay can skip games that wait for a person without reading them.
+
+A command is decided on the cached state without asking Redis first
+(``GameStates.warm``): the append names the version it was decided at and
+is refused if that is stale; then the missed events are read and it is
+decided again. Without If-Match a lost race is decided again on the newer
+state, up to ``RETRIES_WITHOUT_IF_MATCH`` times, instead of refused.
+
+Retries are safe: ``execute`` passes a fingerprint of (seat, command) with
+the idempotency key, so re-deciding a retry (new timestamps, new bytes) is
+still recognised as the same request. When a retry can no longer be
+decided (the state moved on, or the If-Match version is stale) the
+original result is looked up before the error is reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from riskcore.audit.record import SYSTEM, Envelope, envelopes
+from riskcore.engine.decide import execute
+from riskcore.engine.evolve import fold
+from riskcore.errors import RuleViolation
+from riskcore.model.state import FINISHED, State
+from riskcore.protocol.codec import canonical
+from riskcore.protocol.commands import Command, command_from_dict
+from riskcore.protocol.dice import GameRng
+from riskcore.protocol.events import Event
+from riskcore.simulate import acting_seat
+from service.errors import VersionConflict
+from service.game_log import NO_EVENTS, GameLog
+from service.game_states import GameStates
+from service.game_types import CommandResult, Loaded, Observer
+from service.lobby import RUNNING, GameInfo
+from service.seating import Seating, opening_events
+from service.store import Head
+
+__all__ = ["RETRIES_WITHOUT_IF_MATCH", "Commands", "request_fingerprint"]
+
+RETRIES_WITHOUT_IF_MATCH = 3
+
+
+class Commands:
+    """Decide and append: the one path by which a game's events grow."""
+
+    def __init__(
+        self,
+        log: GameLog,
+        states: GameStates,
+        seating: Seating,
+        *,
+        observer: Observer,
+        now_ms: Callable[[], int],
+    ) -> None:
+        self._log = log
+        self._states = states
+        self._seating = seating
+        self._observer = observer
+        self._now_ms = now_ms
+
+    def execute(
+        self,
+        game_id: str,
+        seat: str,
+        body: Any,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        actor: str | None = None,
+        bot: dict[str, Any] | None = None,
+    ) -> CommandResult:
+        """Decide and append one command of ``seat`` (see ``GameService.execute``)."""
+        command = command_from_dict(body, seat)
+        request = command.to_dict()
+        fingerprint = request_fingerprint(seat, request)
+        races_left = 0 if expected_version is not None else RETRIES_WITHOUT_IF_MATCH - 1
+        loaded, verified = self._states.warm(game_id)
+        while True:
+            try:
+                events, state = _decide(game_id, loaded, command, expected_version)
+            except (VersionConflict, RuleViolation) as error:
+                if not verified:  # the cache may be behind: look at the head before refusing
+                    loaded, verified = self._states.load(game_id), True
+                    continue
+                return self._refuse(game_id, command.TYPE, error, idempotency_key, fingerprint)
+            batch = envelopes(
+                events,
+                first_version=loaded.version + 1,
+                time_ms=self._now_ms(),
+                actor=actor or seat,
+                command=request,
+                bot=bot,
+            )
+            try:
+                result = self._append(game_id, loaded, state, batch, idempotency_key, fingerprint)
+            except VersionConflict:
+                self._observer.conflict()
+                if verified or expected_version is not None:  # a race lost, not a stale cache
+                    if races_left == 0:
+                        self._observer.command(command.TYPE, "version_conflict")
+                        raise
+                    races_left -= 1
+                loaded, verified = self._states.load(game_id), True
+                continue
+            self._observer.command(command.TYPE, "replayed" if result.replayed else "accepted")
+            return result
+
+    def start_if_full(self, info: GameInfo) -> GameInfo:
+        """Append the opening events once every seat is filled (safe to race)."""
+        if info.open_seats or info.version > 0:
+            return info
+        seed = self._seating.server_seed(info.game_id)
+        events = opening_events(info, seed)
+        state = fold(events)
+        batch = envelopes(events, first_version=1, time_ms=self._now_ms(), actor=SYSTEM)
+        # A VersionConflict means another request started it first: its seed stands.
+        with contextlib.suppress(VersionConflict):
+            self._append(info.game_id, Loaded(*NO_EVENTS, state, seed), state, batch, None, None)
+        self._seating.started(info)
+        return info.with_status(RUNNING, self._log.store.version(info.game_id))
+
+    def _refuse(
+        self,
+        game_id: str,
+        kind: str,
+        error: VersionConflict | RuleViolation,
+        key: str | None,
+        fingerprint: bytes,
+    ) -> CommandResult:
+        """A retried request gets its original result; anything else is refused."""
+        replay = self._original(game_id, key, fingerprint)
+        if replay is not None:
+            return replay
+        self._observer.command(kind, getattr(error, "code", "version_conflict"))
+        raise error
+
+    def _append(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        state: State,
+        batch: Sequence[Envelope],
+        key: str | None,
+        fingerprint: bytes | None,
+    ) -> CommandResult:
+        """Append ``batch`` decided at ``loaded``, leading to ``state``, and record its effects."""
+        result = self._log.append(
+            game_id,
+            Head(loaded.version, loaded.hash),
+            batch,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            seed=loaded.seed if loaded.version == 0 else None,
+            kind=acting_seat(state) or "",  # the notification: who must act next, if anyone
+        )
+        if result.replayed:
+            return self._stored_result(game_id, result.first_version, result.last_version)
+        self._observer.appended(len(batch))
+        after = Loaded(result.last_version, result.head_hash, state, loaded.seed)
+        self._states.appended(game_id, loaded.version, after)
+        finished = state.phase == FINISHED
+        if finished:
+            self._seating.finished(game_id, result.last_version)
+        return CommandResult(result.last_version, tuple(batch), False, finished)
+
+    def _original(self, game_id: str, key: str | None, fingerprint: bytes) -> CommandResult | None:
+        """The original result of a retried request, if ``key`` already made one."""
+        if key is None:
+            return None
+        original = self._log.store.original_append(game_id, key, fingerprint)
+        if original is None:
+            return None
+        return self._stored_result(game_id, original.first_version, original.last_version)
+
+    def _stored_result(self, game_id: str, first: int, last: int) -> CommandResult:
+        batch = self._log.envelopes(game_id, first, last)
+        finished = self._states.load(game_id).state.phase == FINISHED
+        return CommandResult(last, batch, True, finished)
+
+
+def request_fingerprint(seat: str, command: dict[str, Any]) -> bytes:
+    """What makes two requests the same for an idempotency key: the seat and the command,
+    not the events (a retry decided again has new timestamps, so new bytes)."""
+    return hashlib.sha256(canonical({"seat": seat, "command": command})).digest()
+
+
+def _decide(
+    game_id: str, loaded: Loaded, command: Command, expected_version: int | None
+) -> tuple[list[Event], State]:
+    """The events and the state they lead to (a copy: the cached state is shared)."""
+    if expected_version is not None and expected_version != loaded.version:
+        raise VersionConflict(game_id, expected_version, loaded.version)
+    rng = GameRng(loaded.seed, game_id, loaded.version, loaded.state.player_seeds)
+    state = loaded.state.copy()
+    return execute(state, command, rng), state
