@@ -13,6 +13,10 @@ work on the caller's state directly: a rejection still changes nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+from riskcore.engine.evolve import follow
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
 from riskcore.protocol import events as ev
@@ -27,6 +31,13 @@ class Decision:
         self.rng = rng
         self.events: list[ev.Event] = []
         self._appliers = state.mode.appliers
+
+    def amend(self, **facts: Any) -> None:
+        """Complete the last event with facts worked out from the state it left
+        (the setup turn that follows a claim, say) and apply them as ``evolve``
+        will: the event stays one event, its facts inside it."""
+        self.events[-1] = replace(self.events[-1], **facts)
+        follow(self.state, facts.get("next_phase"), facts.get("setup_turn"))
 
     def emit(self, event: ev.Event) -> None:
         state = self.state
@@ -43,7 +54,8 @@ def check_can_act(state: State, seat: str) -> None:
     """The game runs, the seat exists and is still in it."""
     if state.phase == FINISHED:
         raise violation("game_finished", f"the game is over (winner {state.winner!r})")
-    if seat not in state.seats or not state.takes_turns(seat):
+    seats = state.seats
+    if seat not in seats or seats[seat].kind != "player":  # ``takes_turns``, inlined
         raise violation("unknown_seat", f"no player seat {seat!r} in this game")
     if seat in state.out:
         raise violation("player_out", f"seat {seat!r} is out of the game ({state.out[seat]})")
@@ -70,6 +82,6 @@ def check_territory(state: State, territory: str) -> None:
 
 def check_owns(state: State, seat: str, territory: str) -> None:
     check_territory(state, territory)
-    if state.controller(territory) != seat:
+    if state.owner.get(territory) != seat:  # ``controller``, inlined
         owner = state.owner.get(territory)
         raise violation("not_your_territory", f"{territory!r} is held by {owner!r}, not {seat!r}")

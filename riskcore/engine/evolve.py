@@ -21,8 +21,6 @@ from riskcore.model.state import (
     FINISHED,
     FORTIFY,
     OCCUPY,
-    REINFORCE,
-    SETUP_CLAIM,
     SETUP_PLACE,
     Occupation,
     PendingBattle,
@@ -30,6 +28,8 @@ from riskcore.model.state import (
     State,
 )
 from riskcore.protocol import events as ev
+from riskcore.protocol import legacy
+from riskcore.protocol.legacy import DERIVED
 
 Applier = Callable[[State, Any], None]
 # The appliers of the base events; a mode's table (``GameMode.appliers``)
@@ -99,26 +99,23 @@ def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
     return state
 
 
-def _next_setup_seat(state: State, after: str, *, including: bool = False) -> str | None:
-    """Next player clockwise (from ``after`` itself if ``including``) still to set up.
-
-    While territories are unclaimed every active player claims in turn,
-    armies left or not (only resignations can make armies run short): all
-    territories are claimed before anyone places (003: "Ga door tot alle 42
-    gebieden zijn opgeëist"). After that, only players with armies left.
-    """
-    claiming = len(state.owner) < len(state.board.territory_names)
-    i = state.order.index(after)
-    for step in range(0 if including else 1, len(state.order) + 1):
-        seat = state.order[(i + step) % len(state.order)]
-        if state.is_active(seat) and (claiming or state.reserve.get(seat, 0) > 0):
-            return seat
-    return None
+def follow(state: State, next_phase: str | None, setup_turn: Any) -> None:
+    """Apply the flow's facts of an event: the phase that follows, the setup turn
+    that begins. (``Decision.amend`` applies them the same way.)"""
+    if next_phase is not None:
+        state.phase = next_phase
+    if setup_turn is not None:
+        state.current = setup_turn["seat"]
+        state.setup_quota = dict(setup_turn["quota"])
 
 
-def _start_setup_turn(state: State, seat: str | None) -> None:
-    state.current = seat
-    state.setup_quota = state.mode.setup_quota(state, seat) if seat else {}
+def _follow_event(state: State, event: Any) -> None:
+    """``follow`` an event's facts; for a version 1 event, as its engine derived them."""
+    next_phase = getattr(event, "next_phase", None)
+    setup_turn = getattr(event, "setup_turn", None)
+    if DERIVED in (next_phase, setup_turn):
+        next_phase, setup_turn = legacy.flow_of(state, event)
+    follow(state, next_phase, setup_turn)
 
 
 @_applies(ev.GameCreated)
@@ -129,11 +126,9 @@ def _game_created(state: State, event: ev.GameCreated) -> None:  # pragma: no co
 @_applies(ev.OrderRolled)
 def _order_rolled(state: State, event: ev.OrderRolled) -> None:
     state.order = tuple(event.order)
-    if event.purpose == "setup":
-        state.phase = SETUP_PLACE if state.owner else SETUP_CLAIM
-        _start_setup_turn(state, _next_setup_seat(state, event.winner, including=True))
-    else:
+    if event.purpose != "setup":
         state.current = event.winner
+    _follow_event(state, event)
 
 
 @_applies(ev.TerritoriesDealt)
@@ -141,18 +136,14 @@ def _territories_dealt(state: State, event: ev.TerritoriesDealt) -> None:
     for territory, player in event.owners.items():
         state.gain(territory, player, 1)
         state.reserve[player] -= 1
-    state.phase = SETUP_PLACE
-    if state.current is not None:
-        _start_setup_turn(state, _next_setup_seat(state, state.current, including=True))
+    _follow_event(state, event)
 
 
 @_applies(ev.TerritoryClaimed)
 def _territory_claimed(state: State, event: ev.TerritoryClaimed) -> None:
     state.gain(event.territory, event.seat, 1)
     state.reserve[event.seat] = max(0, state.reserve[event.seat] - 1)
-    if len(state.owner) == len(state.board.territory_names):
-        state.phase = SETUP_PLACE
-    _start_setup_turn(state, _next_setup_seat(state, event.seat))
+    _follow_event(state, event)
 
 
 @_applies(ev.ArmiesPlaced)
@@ -162,10 +153,9 @@ def _armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
     if state.phase == SETUP_PLACE:
         quota = state.setup_quota
         quota[event.player] = quota.get(event.player, 0) - event.count
-        if not any(quota.values()):
-            _start_setup_turn(state, _next_setup_seat(state, event.seat))
-    elif state.reserve[event.player] == 0 and state.must_trade_until is None:
-        state.phase = ATTACK
+    next_phase = event.next_phase
+    if next_phase is not None or event.setup_turn is not None:  # (a placement seldom moves on)
+        _follow_event(state, event)
 
 
 @_applies(ev.DeckShuffled)
@@ -181,7 +171,10 @@ def _turn_started(state: State, event: ev.TurnStarted) -> None:
     state.current = event.seat
     state.turn = event.turn
     state.reserve[event.seat] = event.reinforcements
-    state.must_trade_until = len(state.hand(event.seat)) - 3 if event.must_trade else None
+    trade_down_to = event.trade_down_to
+    if isinstance(trade_down_to, str):  # DERIVED: a version 1 event
+        trade_down_to = legacy.trade_down_to(state, event)
+    state.must_trade_until = trade_down_to
     state.bonus_taken = False
     state.conquered = False
     state.fortified = False
@@ -211,8 +204,17 @@ def _attack_declared(state: State, event: ev.AttackDeclared) -> None:
 
 @_applies(ev.BattleResolved)
 def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
-    state.lose(event.source, event.seat, event.attacker_losses)
-    state.lose(event.target, event.defender, event.defender_losses)
+    # ``State.lose`` twice, written out: every battle comes here. The attacker
+    # holds the source and the defender the target, so only a shared
+    # territory can change hands by it.
+    armies = state.armies
+    armies[(event.source, event.seat)] -= event.attacker_losses
+    armies[(event.target, event.defender)] -= event.defender_losses
+    shared = state.shared
+    if shared:
+        for territory in (event.source, event.target):
+            if territory in shared:
+                state.settle(territory)
     state.last_battle_dice = len(event.attacker_dice)
     state.pending_battle = None
     state.phase = ATTACK
@@ -220,7 +222,7 @@ def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
 
 @_applies(ev.TerritoryConquered)
 def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
-    state.take_over(event.target, event.seat)
+    state.take_over(event.target, event.seat, event.defender)
     state.occupation = Occupation(event.source, event.target, event.min_move, event.max_move)
     state.conquered = True
     state.phase = OCCUPY
@@ -231,7 +233,11 @@ def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
     state.lose(event.source, event.seat, event.count)
     state.gain(event.target, event.seat, event.count)
     state.occupation = None
-    state.phase = REINFORCE if state.must_trade_until is not None else ATTACK
+    phase = event.next_phase
+    if phase == DERIVED:
+        phase = legacy.flow_of(state, event)[0]
+    if phase is not None:
+        state.phase = phase
 
 
 @_applies(ev.PlayerEliminated)
@@ -240,14 +246,17 @@ def _player_eliminated(state: State, event: ev.PlayerEliminated) -> None:
     captured = state.hands.get(state.hand_id(event.player), [])
     state.hands[state.hand_id(event.seat)].extend(captured)
     captured.clear()
-    if event.must_trade:
-        state.must_trade_until = 4
+    if event.trade_down_to is not None:
+        state.must_trade_until = event.trade_down_to
 
 
 @_applies(ev.PhaseEnded)
 def _phase_ended(state: State, event: ev.PhaseEnded) -> None:
-    if event.phase == ATTACK:
-        state.phase = FORTIFY
+    phase = event.next_phase
+    if phase == DERIVED:
+        phase = legacy.flow_of(state, event)[0]
+    if phase is not None:
+        state.phase = phase
 
 
 @_applies(ev.Fortified)
@@ -279,8 +288,7 @@ def _player_resigned(state: State, event: ev.PlayerResigned) -> None:
     for card in event.discarded:
         hand.remove(card)
     state.reserve[event.seat] = 0
-    if state.phase in (SETUP_CLAIM, SETUP_PLACE) and state.current == event.seat:
-        _start_setup_turn(state, _next_setup_seat(state, event.seat))
+    _follow_event(state, event)
 
 
 @_applies(ev.GameFinished)

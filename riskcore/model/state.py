@@ -193,27 +193,32 @@ class State:
         if holder != player:
             if holder and armies.get((territory, holder), 0) > 0:
                 self.shared.add(territory)
-            self._settle(territory)
+            self.settle(territory)
 
     def lose(self, territory: str, player: str, count: int) -> None:
-        """``count`` of ``player``'s armies leave ``territory`` (fall or move out)."""
-        key = (territory, player)
-        left = self.armies[key] - count
-        self.armies[key] = left
-        if left <= 0 or territory in self.shared or self.owner.get(territory) != player:
-            self._settle(territory)
+        """``count`` of ``player``'s armies leave ``territory`` (fall or move out).
 
-    def take_over(self, territory: str, conqueror: str) -> None:
+        A sole holder whose last army falls still holds the territory until
+        the conquest that follows in the same command (``take_over``).
+        """
+        self.armies[(territory, player)] -= count
+        if territory in self.shared or self.owner.get(territory) != player:
+            self.settle(territory)
+
+    def take_over(self, territory: str, conqueror: str, defender: str) -> None:
         """The last defender fell: the conqueror controls the empty territory
         until it moves in (RULES.md §1 "Conquest")."""
         armies = self.armies
-        for seat in self.seats:
-            armies.pop((territory, seat), None)
+        if territory in self.shared:
+            for seat in self.seats:
+                armies.pop((territory, seat), None)
+        else:
+            armies.pop((territory, defender), None)
         armies[(territory, conqueror)] = 0
         self.owner[territory] = conqueror
         self.shared.discard(territory)
 
-    def _settle(self, territory: str) -> None:
+    def settle(self, territory: str) -> None:
         """Recount who controls ``territory``: the most armies, nobody on a tie."""
         armies = self.armies
         best: str | None = None

@@ -10,7 +10,7 @@ Hooks, by where the game asks them:
 
 - setup: ``seat_list``, ``starting_armies``, ``open_game``, ``setup_quota``,
   ``setup_player``, ``after_setup``, ``rolls_for_first_turn``;
-- the turn: ``opening_phase``, ``reinforcements``, ``trade_value``,
+- the turn: ``opening_phase``, ``phase_after``, ``reinforcements``, ``trade_value``,
   ``attack_refusal``, ``defender_dice_cap``, ``battle_bonus``,
   ``defence_chooser``, ``after_battle``, ``after_conquest``,
   ``fortify_reach``, ``end_of_turn``;
@@ -36,7 +36,7 @@ from riskcore.engine.legal import Builder
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError, RuleViolation
 from riskcore.model.options import RuleSet
-from riskcore.model.state import REINFORCE, State
+from riskcore.model.state import ATTACK, DEFEND, FORTIFY, REINFORCE, State
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.rules import actions, battle, fortify, reinforce, setup, turns
@@ -44,6 +44,8 @@ from riskcore.rules.flow import start_turn
 
 Handler = Callable[[Decision, Any], None]
 
+# The turn of RULES.md §1: reinforce, attack, fortify (its end ends the turn).
+_CLASSIC_TURN = {REINFORCE: ATTACK, ATTACK: FORTIFY}
 # RULES.md §1 "Starting armies" (classic, 3-6 players).
 CLASSIC_STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
 
@@ -68,9 +70,15 @@ class GameMode:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
         self.appliers: Mapping[type[ev.Event], Applier] = self.event_appliers()
         self.actions_by_phase: Mapping[str, Sequence[tuple[str, Builder]]] = self.phase_actions()
-        # Listing attacks asks ``attack_refusal`` of each pair only when a mode
-        # refuses more than the classic game (which the listing already skips).
-        self.refuses_more_attacks = type(self).attack_refusal is not GameMode.attack_refusal
+        # The hooks this mode overrides. A hook asked on every battle or every
+        # listing of attacks is skipped where a mode keeps the classic default
+        # (which the caller then applies itself): a call saved per battle.
+        self.overridden = frozenset(
+            name
+            for name, default in vars(GameMode).items()
+            if callable(default) and getattr(type(self), name) is not default
+        )
+        self.refuses_more_attacks = "attack_refusal" in self.overridden
 
     def __repr__(self) -> str:
         return f"<game mode {self.name}>"
@@ -111,7 +119,7 @@ class GameMode:
     def waiting_for(self, state: State) -> str | None:
         """The seat whose decision the game waits for (the defender's, in a
         battle that waits for dice)."""
-        return battle.waiting_for(state)
+        return battle.defending_seat(state) if state.phase == DEFEND else state.current
 
     # Setup -------------------------------------------------------------
 
@@ -161,6 +169,10 @@ class GameMode:
     def opening_phase(self, state: State, seat: str) -> str:
         """The phase a turn starts in (a mode may put its own phase first)."""
         return REINFORCE
+
+    def phase_after(self, state: State, phase: str) -> str:
+        """The phase that follows ``phase`` of a turn: reinforce, attack, fortify."""
+        return _CLASSIC_TURN[phase]
 
     def reinforcements(self, state: State, seat: str) -> int:
         return reinforce.count_reinforcements(state, seat)

@@ -39,10 +39,15 @@ class OrderRolled(Event):
     """Dice rolled to pick who goes first; ``rounds`` holds re-rolls of ties."""
 
     TYPE = "order_rolled"
+    VERSION = 2
     purpose: str  # "setup" or "first_turn"
     rounds: tuple[dict[str, int], ...]
     winner: str
     order: tuple[str, ...]
+    # The flow's facts (version 2): the phase that follows this event (None:
+    # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
+    next_phase: str | None = None
+    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,14 +55,24 @@ class TerritoriesDealt(Event):
     """Setup by dealing: each territory gets one army of its new owner."""
 
     TYPE = "territories_dealt"
+    VERSION = 2
     owners: dict[str, str]
+    # The flow's facts (version 2): the phase that follows this event (None:
+    # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
+    next_phase: str | None = None
+    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoryClaimed(Event):
     TYPE = "territory_claimed"
+    VERSION = 2
     seat: str
     territory: str
+    # The flow's facts (version 2): the phase that follows this event (None:
+    # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
+    next_phase: str | None = None
+    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,10 +80,15 @@ class ArmiesPlaced(Event):
     """``player``'s armies placed by ``seat`` (they differ for neutral armies)."""
 
     TYPE = "armies_placed"
+    VERSION = 2
     seat: str
     player: str
     territory: str
     count: int
+    # The flow's facts (version 2): the phase that follows this event (None:
+    # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
+    next_phase: str | None = None
+    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +109,9 @@ class TurnStarted(Event):
     reinforcements: int
     must_trade: bool
     phase: str = "reinforce"
+    # With a forced trade: the hand size at which trading may stop (version 2;
+    # "derived" in version 1, see protocol.legacy).
+    trade_down_to: int | str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,10 +167,13 @@ class TerritoryConquered(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoryOccupied(Event):
     TYPE = "territory_occupied"
+    VERSION = 2
     seat: str
     source: str
     target: str
     count: int
+    # The phase that follows this event (version 2; None: unchanged).
+    next_phase: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,17 +181,23 @@ class PlayerEliminated(Event):
     """``player`` lost their last territory; ``seat`` takes their cards."""
 
     TYPE = "player_eliminated"
+    VERSION = 2
     seat: str
     player: str
     cards: tuple[int, ...]
     must_trade: bool
+    # With a forced trade: the hand size at which trading must stop (version 2).
+    trade_down_to: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PhaseEnded(Event):
     TYPE = "phase_ended"
+    VERSION = 2
     seat: str
     phase: str
+    # The phase that follows this event (version 2; None: unchanged).
+    next_phase: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,9 +233,12 @@ class PlayerResigned(Event):
     """
 
     TYPE = "player_resigned"
+    VERSION = 2
     seat: str
     reason: str
     discarded: tuple[int, ...]
+    # The setup turn that begins after it (version 2; None: unchanged).
+    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

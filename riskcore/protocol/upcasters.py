@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from riskcore.protocol.codec import upcaster
+from riskcore.protocol.codec import Upcaster, upcaster
+from riskcore.protocol.legacy import DERIVED
 
 # Starting armies of game_created v1 (RULES.md §1 table; §2 two players).
 _V1_CLASSIC_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
@@ -39,8 +40,15 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
 
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
-    """v1 turns always opened with reinforcing."""
-    return {**data, "v": 2, "phase": "reinforce"}
+    """v1 turns always opened with reinforcing, and left the forced trade's
+    extent to the engine."""
+    return {**data, "v": 2, "phase": "reinforce", "trade_down_to": DERIVED}
+
+
+@upcaster("player_eliminated", 1)
+def _player_eliminated_trade_down_to(data: dict[str, Any]) -> dict[str, Any]:
+    """v1: a forced trade after an elimination went down to 4 cards."""
+    return {**data, "v": 2, "trade_down_to": 4 if data["must_trade"] else None}
 
 
 @upcaster("game_finished", 1)
@@ -48,3 +56,20 @@ def _game_finished_winners(data: dict[str, Any]) -> dict[str, Any]:
     """v1 games had one winning seat at most."""
     winner = data.get("winner")
     return {**data, "v": 2, "winners": [winner] if winner else []}
+
+
+def _flow_left_to_the_engine(*facts: str) -> Upcaster:
+    """v1 of the flow's events: the phase and setup turn that follow were worked
+    out by the engine (``riskcore.protocol.legacy`` still does, for these)."""
+
+    def lift(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "v": 2, **dict.fromkeys(facts, DERIVED)}
+
+    return lift
+
+
+for _type in ("order_rolled", "territories_dealt", "territory_claimed", "armies_placed"):
+    upcaster(_type, 1)(_flow_left_to_the_engine("next_phase", "setup_turn"))
+for _type in ("territory_occupied", "phase_ended"):
+    upcaster(_type, 1)(_flow_left_to_the_engine("next_phase"))
+upcaster("player_resigned", 1)(_flow_left_to_the_engine("setup_turn"))

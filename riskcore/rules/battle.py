@@ -24,6 +24,10 @@ from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
 from riskcore.rules.flow import finish_if_decided
 from riskcore.rules.odds import compare_dice
 
+NO_BONUS = (0, 0)
+# 001_c708159c204162c3.txt: after an elimination, trade until you hold 4 or fewer.
+TRADE_DOWN_TO = 4
+
 
 def check_attack_phase(s: State) -> None:
     """Attacking needs the attack phase; say what is owed first if not."""
@@ -65,11 +69,6 @@ def defending_seat(s: State) -> str | None:
     if battle is None:
         return None
     return s.mode.defence_chooser(s, battle.defender, s.current)
-
-
-def waiting_for(s: State) -> str | None:
-    """Whose decision the game waits for: the defender's, or the current player's."""
-    return defending_seat(s) if s.phase == DEFEND else s.current
 
 
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
@@ -159,12 +158,14 @@ def battle(
 ) -> None:
     s = d.state
     mode = s.mode
+    hooked = mode.overridden
     defender = s.owner[target]
     assert defender is not None  # the attack was checked: someone else holds it
     if defender_dice is None:
-        defender_dice = min(mode.defender_dice_cap(s, target), s.armies[(target, defender)])
+        cap = mode.defender_dice_cap(s, target) if "defender_dice_cap" in hooked else 2
+        defender_dice = min(cap, s.armies[(target, defender)])
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
-    bonus = mode.battle_bonus(s, source, target)
+    bonus = mode.battle_bonus(s, source, target) if "battle_bonus" in hooked else NO_BONUS
     attacker_losses, defender_losses = _losses(attacker_roll, defender_roll, bonus)
     resolved = ev.BattleResolved(
         seat=seat,
@@ -177,7 +178,8 @@ def battle(
         defender_losses=defender_losses,
     )
     d.emit(resolved)
-    mode.after_battle(d, resolved)
+    if "after_battle" in hooked:
+        mode.after_battle(d, resolved)
     if s.armies[(target, defender)] == 0:
         conquer(d, seat, source, target, defender, dice - attacker_losses)
 
@@ -202,15 +204,18 @@ def conquer(
     if defender not in s.owner.values():
         captured = tuple(s.hand(defender))
         holding = len(s.hand(seat)) + len(captured)
+        forced = holding >= s.rules.elimination_trade_threshold
         d.emit(
             ev.PlayerEliminated(
                 seat=seat,
                 player=defender,
                 cards=captured,
-                must_trade=holding >= s.rules.elimination_trade_threshold,
+                must_trade=forced,
+                trade_down_to=TRADE_DOWN_TO if forced else None,
             )
         )
-    s.mode.after_conquest(d, seat, target, defender)
+    if "after_conquest" in s.mode.overridden:
+        s.mode.after_conquest(d, seat, target, defender)
 
 
 def occupy(d: Decision, command: Occupy) -> None:
@@ -230,7 +235,16 @@ def occupy(d: Decision, command: Occupy) -> None:
         )
     d.emit(
         ev.TerritoryOccupied(
-            seat=command.seat, source=occ.source, target=occ.target, count=command.count
+            seat=command.seat,
+            source=occ.source,
+            target=occ.target,
+            count=command.count,
+            next_phase=phase_after_occupying(s),
         )
     )
     finish_if_decided(d)
+
+
+def phase_after_occupying(s: State) -> str:
+    """Back to attacking, unless an elimination left cards to trade first."""
+    return REINFORCE if s.must_trade_until is not None else ATTACK

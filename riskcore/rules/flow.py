@@ -12,18 +12,25 @@ from riskcore.engine.decision import Decision
 from riskcore.model.state import FINISHED
 from riskcore.protocol import events as ev
 
+# RULES.md §1: with 5 or more cards at the start of a turn, a set must be traded.
+FORCED_TRADE_AT = 5
+
 
 def start_turn(d: Decision, seat: str) -> None:
     """Reinforcements counted now, with the forced trade at 5+ cards (RULES.md §1)."""
     s = d.state
     mode = s.mode
+    held = len(s.hand(seat))
+    forced = held >= FORCED_TRADE_AT
     d.emit(
         ev.TurnStarted(
             seat=seat,
             turn=s.turn + 1,
             reinforcements=mode.reinforcements(s, seat),
-            must_trade=len(s.hand(seat)) >= 5,
+            must_trade=forced,
             phase=mode.opening_phase(s, seat),
+            # One set: after it the hand is three cards smaller.
+            trade_down_to=held - 3 if forced else None,
         )
     )
 

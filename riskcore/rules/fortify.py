@@ -12,13 +12,15 @@ from riskcore.rules.battle import check_attack_phase
 def reachable(s: State, seat: str, source: str) -> set[str]:
     """Own territories a fortify from ``source`` may reach under the rule option."""
     if s.rules.fortify == "adjacent":
-        return {t for t in s.board.neighbours[source] if s.controller(t) == seat}
+        holder = s.owner.get  # ``controller``, kept at hand: asked of every neighbour
+        return {t for t in s.board.neighbours[source] if holder(t) == seat}
+    holder = s.owner.get
     seen = {source}
     frontier = [source]
     while frontier:
         here = frontier.pop()
         for nxt in s.board.neighbours[here]:
-            if nxt not in seen and s.controller(nxt) == seat:
+            if nxt not in seen and holder(nxt) == seat:
                 seen.add(nxt)
                 frontier.append(nxt)
     seen.discard(source)

@@ -82,9 +82,14 @@ def place(d: Decision, command: PlaceArmies) -> None:
         raise violation("too_many_armies", f"{command.count!r} armies; you have {left} to place")
     if command.count < 1:
         raise violation("invalid_count", f"place at least 1 army, not {command.count!r}")
+    done = command.count == left and s.must_trade_until is None
     d.emit(
         ev.ArmiesPlaced(
-            seat=command.seat, player=command.seat, territory=command.territory, count=command.count
+            seat=command.seat,
+            player=command.seat,
+            territory=command.territory,
+            count=command.count,
+            next_phase=s.mode.phase_after(s, REINFORCE) if done else None,
         )
     )
 

@@ -10,6 +10,7 @@ army is on the board; the deck is shuffled and the first turn starts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from riskcore.boards.board import WILD
 from riskcore.engine.decision import Decision, check_territory, check_turn, violation
@@ -38,10 +39,20 @@ def roll_for_order(d: Decision, purpose: str, contenders: Sequence[str]) -> None
         best = max(rolls.values())
         left = [seat for seat in left if rolls[seat] == best]
     winner = left[0]
-    seats = list(d.state.order)
+    s = d.state
+    seats = list(s.order)
     start = seats.index(winner)
     order = tuple(seats[start:] + seats[:start])
-    d.emit(ev.OrderRolled(purpose=purpose, rounds=tuple(rounds), winner=winner, order=order))
+    if purpose != "setup":
+        d.emit(ev.OrderRolled(purpose=purpose, rounds=tuple(rounds), winner=winner, order=order))
+        return
+    phase = SETUP_PLACE if s.owner else SETUP_CLAIM
+    d.emit(
+        ev.OrderRolled(
+            purpose=purpose, rounds=tuple(rounds), winner=winner, order=order, next_phase=phase
+        )
+    )
+    d.amend(setup_turn=next_setup_turn(s, winner, including=True))
 
 
 def deal(d: Decision, receivers: Sequence[str], counts: Sequence[int] | None) -> None:
@@ -63,7 +74,9 @@ def deal(d: Decision, receivers: Sequence[str], counts: Sequence[int] | None) ->
                 assert card.territory is not None
                 owners[card.territory] = receiver
             position += count
-    d.emit(ev.TerritoriesDealt(owners=owners))
+    d.emit(ev.TerritoriesDealt(owners=owners, next_phase=SETUP_PLACE))
+    if d.state.current is not None:
+        d.amend(setup_turn=next_setup_turn(d.state, d.state.current, including=True))
 
 
 def claim(d: Decision, command: ClaimTerritory) -> None:
@@ -78,7 +91,15 @@ def claim(d: Decision, command: ClaimTerritory) -> None:
             "territory_taken",
             f"{command.territory!r} is already held by {s.controller(command.territory)!r}",
         )
-    d.emit(ev.TerritoryClaimed(seat=command.seat, territory=command.territory))
+    last = len(s.owner) + 1 == len(s.board.territory_names)
+    d.emit(
+        ev.TerritoryClaimed(
+            seat=command.seat,
+            territory=command.territory,
+            next_phase=SETUP_PLACE if last else None,
+        )
+    )
+    d.amend(setup_turn=next_setup_turn(s, command.seat))
     begin_play_if_placed(d)
 
 
@@ -106,7 +127,28 @@ def place_in_setup(d: Decision, command: PlaceArmies) -> None:
             seat=command.seat, player=player, territory=command.territory, count=command.count
         )
     )
+    if not any(s.setup_quota.values()):
+        d.amend(setup_turn=next_setup_turn(s, command.seat))
     begin_play_if_placed(d)
+
+
+def next_setup_turn(s: State, after: str, *, including: bool = False) -> dict[str, Any]:
+    """The setup turn that begins after ``after``'s: the next player clockwise
+    (``after`` itself if ``including``) still to set up, and its quota
+    (``GameMode.setup_quota``); seat None once everyone has set up.
+
+    While territories are unclaimed every active player claims in turn,
+    armies left or not (only resignations can make armies run short): all
+    territories are claimed before anyone places (003: "Ga door tot alle 42
+    gebieden zijn opgeëist"). After that, only players with armies left.
+    """
+    claiming = len(s.owner) < len(s.board.territory_names)
+    i = s.order.index(after)
+    for step in range(0 if including else 1, len(s.order) + 1):
+        seat = s.order[(i + step) % len(s.order)]
+        if s.is_active(seat) and (claiming or s.reserve.get(seat, 0) > 0):
+            return {"seat": seat, "quota": s.mode.setup_quota(s, seat)}
+    return {"seat": None, "quota": {}}
 
 
 def check_phase_setup(s: State, phase: str) -> None:

@@ -27,7 +27,9 @@ def end_phase(d: Decision, command: EndPhase) -> None:
     s = d.state
     check_turn(s, command.seat)
     if s.phase == ATTACK:
-        d.emit(ev.PhaseEnded(seat=command.seat, phase=ATTACK))
+        d.emit(
+            ev.PhaseEnded(seat=command.seat, phase=ATTACK, next_phase=s.mode.phase_after(s, ATTACK))
+        )
     elif s.phase == FORTIFY:
         end_turn(d, command.seat)
     elif s.phase in (REINFORCE, OCCUPY, DEFEND):
@@ -74,9 +76,12 @@ def resign(d: Decision, seat: str, reason: str) -> None:
                 source=occupation.source,
                 target=occupation.target,
                 count=occupation.min_move,
+                next_phase=battle.phase_after_occupying(s),
             )
         )
     d.emit(ev.PlayerResigned(seat=seat, reason=reason, discarded=tuple(s.hand(seat))))
+    if s.phase in SETUP_PHASES and was_current:
+        d.amend(setup_turn=setup.next_setup_turn(s, seat))
     if finish_if_decided(d):
         return
     if s.phase in SETUP_PHASES:

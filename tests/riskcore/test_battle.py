@@ -331,7 +331,7 @@ def test_occupy_moves_at_least_the_dice_rolled_and_leaves_one_behind() -> None:
     game.reject(cmd.Occupy(seat="p1", count=6), "occupy_too_many")
     (occupied,) = game.do(cmd.Occupy(seat="p1", count=3))
     assert occupied == ev.TerritoryOccupied(
-        seat="p1", source="brazil", target="north_africa", count=3
+        seat="p1", source="brazil", target="north_africa", count=3, next_phase="attack"
     )
     assert (game.state.troops("brazil"), game.state.troops("north_africa")) == (3, 3)
     assert game.state.phase == ATTACK and game.state.occupation is None
@@ -469,7 +469,9 @@ def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:
     assert game.state.phase == OCCUPY
     finished = game.do(cmd.Occupy(seat="p1", count=3))
     assert finished == [
-        ev.TerritoryOccupied(seat="p1", source="brazil", target="north_africa", count=3),
+        ev.TerritoryOccupied(
+            seat="p1", source="brazil", target="north_africa", count=3, next_phase="attack"
+        ),
         ev.GameFinished(winner="p1", reason="conquest", seed=SEED.hex(), winners=("p1",)),
     ]
     assert game.state.phase == FINISHED and game.state.winner == "p1"

@@ -196,7 +196,9 @@ def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
         {"type": "turn_started", "v": 1, "seat": "p1", "turn": 1, "reinforcements": 3}
         | {"must_trade": False}
     )
-    assert turn == ev.TurnStarted(seat="p1", turn=1, reinforcements=3, must_trade=False)
+    assert turn == ev.TurnStarted(
+        seat="p1", turn=1, reinforcements=3, must_trade=False, trade_down_to="derived"
+    )
     finished = event_from_dict(
         {"type": "game_finished", "v": 1, "winner": "p2"} | {"reason": "conquest", "seed": "s"}
     )

@@ -111,7 +111,7 @@ def test_fortifying_comes_after_the_attack_phase_is_ended() -> None:
     game.place_all("brazil")
     game.reject(move, "wrong_phase")
     (ended,) = game.do(cmd.EndPhase(seat="p1"))
-    assert ended == ev.PhaseEnded(seat="p1", phase="attack")
+    assert ended == ev.PhaseEnded(seat="p1", phase="attack", next_phase="fortify")
     game.do(move)
 
 

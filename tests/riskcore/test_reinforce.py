@@ -324,7 +324,9 @@ def test_every_reinforcement_must_be_placed_before_attacking() -> None:
     game.reject(cmd.EndPhase(seat="p1"), "armies_to_place")
     game.reject(cmd.Fortify(seat="p1", source="peru", target="brazil", count=1), "armies_to_place")
     (placed,) = game.do(cmd.PlaceArmies(seat="p1", territory="brazil", count=1))
-    assert placed == ev.ArmiesPlaced(seat="p1", player="p1", territory="brazil", count=1)
+    assert placed == ev.ArmiesPlaced(
+        seat="p1", player="p1", territory="brazil", count=1, next_phase="attack"
+    )
     assert game.state.phase == ATTACK
     assert game.state.troops("peru") == 5 and game.state.troops("brazil") == 2
 

@@ -86,7 +86,9 @@ def test_claims_go_clockwise_one_at_a_time_until_all_42_are_claimed() -> None:
         assert game.state.phase == SETUP_CLAIM
         assert game.current == order[i % 4]
         (claimed,) = game.do(cmd.ClaimTerritory(seat=game.current, territory=territory))
-        assert claimed == ev.TerritoryClaimed(seat=order[i % 4], territory=territory)
+        assert (claimed.seat, claimed.territory) == (order[i % 4], territory)
+        # The event says who claims (or places) next: evolve only copies it.
+        assert claimed.setup_turn == {"seat": game.current, "quota": {game.current: 1}}
         assert game.state.troops(territory) == 1
     assert game.state.phase == SETUP_PLACE
     assert len(game.state.owner) == 42
@@ -234,7 +236,10 @@ def test_two_player_setup_alternates_3_own_and_1_per_neutral() -> None:
     game.do(cmd.PlaceArmies(seat=first, territory=p_own))
     assert game.current == first  # still owes the second neutral its army
     (placed,) = game.do(cmd.PlaceArmies(seat=first, territory=n2))
-    assert placed == ev.ArmiesPlaced(seat=first, player="n2", territory=n2, count=1)
+    turn = {"seat": other, "quota": {other: 3, "n1": 1, "n2": 1}}
+    assert placed == ev.ArmiesPlaced(
+        seat=first, player="n2", territory=n2, count=1, setup_turn=turn
+    )
     assert game.current == other
     assert game.state.setup_quota == {other: 3, "n1": 1, "n2": 1}
 
