@@ -1,4 +1,4 @@
-"""Build riskcore/maps/*.json from the reference data in ../shared/reference.
+"""Build riskcore/boards/maps/*.json from the reference data in ../shared/reference.
 
 The reference files are the facts (gathered from public sources); this
 script only changes their format. Run it again if they change:
@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "riskcore" / "maps"
+OUT = Path(__file__).resolve().parent.parent / "riskcore" / "boards" / "maps"
 SYMBOLS = {"I": "infantry", "C": "cavalry", "A": "artillery"}
 CLASSIC_GROUPS = {
     "NA": ("north_america", "North America", 5),

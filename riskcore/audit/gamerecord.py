@@ -5,7 +5,7 @@ Format ``risk-record`` version 1, JSON Lines, UTF-8:
 1. a header object::
 
        {"record": "risk-record", "format": 1, "game_id": ..., "board": ...,
-        "rules": {...}, "seats": [...], "seed_commitment": <sha256 hex>,
+        "mode": ..., "rules": {...}, "seats": [...], "seed_commitment": <sha256 hex>,
         "player_seeds": {...}, "engine": {"name": "riskcore", "codec": 1},
         "redacted": false, "complete": true}
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from riskcore.errors import RecordError
-from riskcore.protocol.codec import CODEC_VERSION, canonical
+from riskcore.protocol.codec import CODEC_VERSION, canonical, event_from_dict, event_to_dict
 
 RECORD_NAME = "risk-record"
 RECORD_FORMAT = 1
@@ -60,11 +60,13 @@ class GameRecord:
 
 def header_for(created: dict[str, Any], *, redacted: bool, complete: bool) -> dict[str, Any]:
     """The header, from the ``game_created`` event's fields."""
+    created = event_to_dict(event_from_dict(created))  # a game_created of any version
     return {
         "record": RECORD_NAME,
         "format": RECORD_FORMAT,
         "game_id": created["game_id"],
         "board": created["board"],
+        "mode": created["mode"],
         "rules": created["rules"],
         "seats": created["seats"],
         "seed_commitment": created["seed_commitment"],

@@ -24,7 +24,7 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
     first = next(iterator)
     assert isinstance(first, ev.GameCreated), "a game starts with game_created"
     state = initial_state(first)
-    players = [s for s, info in state.seats.items() if info.kind == "player"]
+    players = [s for s, info in state.seats.items() if info.plays]
     timeline: list[dict[str, Any]] = []
     battles = {p: _Battles() for p in state.seats}
     for event in iterator:

@@ -1,6 +1,6 @@
 """Boards as data: territories, groups, borders, cards and board features.
 
-A board is loaded from a JSON file shipped in ``riskcore/maps`` and
+A board is loaded from a JSON file shipped in ``riskcore/boards/maps`` and
 validated once; the engine then only reads it. The format carries what
 every board of RULES.md needs (border kinds, strongholds, sites of power,
 a Fellowship path) even where the classic board uses none of it.

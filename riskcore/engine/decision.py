@@ -55,7 +55,7 @@ def check_can_act(state: State, seat: str) -> None:
     if state.phase == FINISHED:
         raise violation("game_finished", f"the game is over (winner {state.winner!r})")
     seats = state.seats
-    if seat not in seats or seats[seat].kind != "player":  # ``takes_turns``, inlined
+    if seat not in seats or not seats[seat].plays:
         raise violation("unknown_seat", f"no player seat {seat!r} in this game")
     if seat in state.out:
         raise violation("player_out", f"seat {seat!r} is out of the game ({state.out[seat]})")

@@ -60,7 +60,7 @@ def initial_state(created: ev.GameCreated) -> State:
         seed_commitment=created.seed_commitment,
         player_seeds=dict(created.player_seeds),
         version=1,
-        order=tuple(s.id for s in seats.values() if s.kind == "player"),
+        order=tuple(s.id for s in seats.values() if s.plays),
     )
     for seat in created.seats:
         state.reserve[seat["id"]] = seat["armies"]

@@ -39,9 +39,23 @@ def _pairs(value: dict[Any, Any]) -> list[list[Any]]:
     return [[k, v] for k, v in value.items()]
 
 
-def _tagged(value: Any) -> tuple[str, Any]:
-    """A mode's value, with a tag saying whether it was a dictionary (kept as pairs)."""
-    return ("pairs", _pairs(value)) if isinstance(value, dict) else ("value", value)
+def _tagged(value: Any) -> list[Any]:
+    """A mode's JSON value with its dictionaries (at any depth) as ordered pairs,
+    each tagged so that it reads back as a dictionary, in its order."""
+    if isinstance(value, dict):
+        return ["dict", [[k, _tagged(v)] for k, v in value.items()]]
+    if isinstance(value, list):
+        return ["list", [_tagged(v) for v in value]]
+    return ["value", value]
+
+
+def _untagged(data: list[Any]) -> Any:
+    tag, value = data
+    if tag == "dict":
+        return {k: _untagged(v) for k, v in value}
+    if tag == "list":
+        return [_untagged(v) for v in value]
+    return value
 
 
 def _optional(cls: type) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
@@ -77,10 +91,7 @@ _FORMS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
         lambda leaders: [[k, list(v)] for k, v in leaders.items()],
         lambda data: {k: tuple(v) for k, v in data},
     ),
-    "mode_data": (
-        lambda data: [[k, *_tagged(v)] for k, v in data.items()],
-        lambda data: {k: dict(v) if tag == "pairs" else v for k, tag, v in data},
-    ),
+    "mode_data": (_tagged, _untagged),
 }
 _DICT_FIELDS = frozenset(f.name for f in FIELDS if str(f.type).startswith("dict"))
 

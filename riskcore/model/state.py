@@ -56,6 +56,11 @@ class Seat:
     team: str | None = None
     side: str | None = None
 
+    @property
+    def plays(self) -> bool:
+        """Players take turns; neutral seats only hold armies (and maybe cards)."""
+        return self.kind == "player"
+
 
 @dataclass(frozen=True, slots=True)
 class PendingBattle:
@@ -85,10 +90,12 @@ class Mission:
 
 
 # How a field is copied: shared (never mutated in place), a one-level copy,
-# or a copy of each value of a dict (dicts of lists, dicts of dicts).
+# a copy of each value of a dict (dicts of lists, dicts of dicts), or all the
+# way down (a mode's own JSON values).
 SHARED = "shared"
 FLAT = "flat"
 NESTED = "nested"
+DEEP = "deep"
 # What a seat may know of a field: public, secret (nobody until the end), or
 # per seat (its own entry only: hands, missions).
 PUBLIC = "public"
@@ -101,7 +108,7 @@ _VALUE = {"copying": SHARED, "secrecy": PUBLIC}
 _SECRET_VALUE = {"copying": SHARED, "secrecy": SECRET}
 _FLAT = {"copying": FLAT, "secrecy": PUBLIC}
 _SECRET_FLAT = {"copying": FLAT, "secrecy": SECRET}
-_NESTED = {"copying": NESTED, "secrecy": PUBLIC}
+_DEEP = {"copying": DEEP, "secrecy": PUBLIC}
 _PER_SEAT = {"copying": NESTED, "secrecy": PER_SEAT}
 
 
@@ -153,8 +160,9 @@ class State:
     adventure_hands: dict[str, list[int]] = field(default_factory=dict, metadata=_PER_SEAT)
     fellowship: int | None = field(default=None, metadata=_VALUE)
     scores: dict[str, int] = field(default_factory=dict, metadata=_FLAT)
-    # A mode's own state: names to JSON values (scalars, lists, string-keyed dicts).
-    mode_data: dict[str, Any] = field(default_factory=dict, metadata=_NESTED)
+    # A mode's own state: names to JSON values (scalars, lists, string-keyed
+    # dicts, nested as deep as it likes). Public: a secret belongs in a typed place.
+    mode_data: dict[str, Any] = field(default_factory=dict, metadata=_DEEP)
 
     def copy(self) -> State:
         """A copy safe to mutate (see ``_copier``)."""
@@ -248,20 +256,20 @@ class State:
         return hand
 
     def takes_turns(self, seat: str) -> bool:
-        """Players take turns; neutral seats only hold armies (and maybe cards)."""
-        return self.seats[seat].kind == "player"
+        """Whether ``seat`` is a player (``Seat.plays``)."""
+        return self.seats[seat].plays
 
     def is_active(self, seat: str) -> bool:
-        return seat not in self.out and self.seats[seat].kind == "player"
+        return seat not in self.out and self.seats[seat].plays
 
     def active_players(self) -> list[str]:
         # ``is_active`` inlined: asked after every conquest and occupation.
         out, seats = self.out, self.seats
-        return [s for s in self.order if s not in out and seats[s].kind == "player"]
+        return [s for s in self.order if s not in out and seats[s].plays]
 
     def non_players(self) -> list[str]:
         """Seats in the game that take no turns (the neutral armies)."""
-        return [s for s, info in self.seats.items() if info.kind != "player" and s not in self.out]
+        return [s for s, info in self.seats.items() if not info.plays and s not in self.out]
 
     def next_player(self, after: str) -> str:
         """The next active player clockwise from ``after``."""
@@ -280,6 +288,15 @@ FIELDS = fields(State)
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
 
+def copy_json(value: Any) -> Any:
+    """A copy of a JSON value all the way down (dicts keep their order)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
 def _copier() -> Callable[[State], State]:
     """``State.copy``, written out from the field declaration.
 
@@ -291,9 +308,10 @@ def _copier() -> Callable[[State], State]:
         SHARED: "s.{0}",
         FLAT: "s.{0}.copy()",
         NESTED: "{{k: v.copy() if hasattr(v, 'copy') else v for k, v in s.{0}.items()}}",
+        DEEP: "copy_json(s.{0})",
     }
     arguments = ", ".join(forms[f.metadata["copying"]].format(f.name) for f in FIELDS)
-    namespace: dict[str, Any] = {"State": State}
+    namespace: dict[str, Any] = {"State": State, "copy_json": copy_json}
     exec(f"def copy_state(s):\n    return State({arguments})\n", namespace)
     copy_state: Callable[[State], State] = namespace["copy_state"]
     return copy_state

@@ -17,7 +17,8 @@ Hooks, by where the game asks them:
 - the end: ``outcome``;
 - who acts and what they may do: ``waiting_for``, ``command_handlers``,
   ``event_appliers``, ``phase_actions``;
-- what viewers see: ``hand_of``, ``view``, ``redact``.
+- what viewers see: ``hand_of``, ``view`` (a mode's own event with a secret
+  hides it itself: ``Event.redacted_for``).
 
 Hooks that are called on every battle or placement are plain methods of
 one shared instance (``riskcore.engine.registry``), so a hook costs a method
@@ -184,8 +185,11 @@ class GameMode:
         self, state: State, seat: str, source: str, target: str
     ) -> RuleViolation | None:
         """Why ``seat`` may not attack ``target`` (None: it may)."""
-        if state.controller(target) == seat:
+        holder = state.controller(target)
+        if holder == seat:
             return RuleViolation("own_territory", f"{target!r} is yours; attack someone else")
+        if holder is None:
+            return RuleViolation("contested", f"nobody controls {target!r}; there is no defender")
         return None
 
     def defender_dice_cap(self, state: State, target: str) -> int:
@@ -237,7 +241,3 @@ class GameMode:
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         """The mode's own part of a view (nothing in classic)."""
         return {}
-
-    def redact(self, event: ev.Event, viewer: str | None) -> ev.Event:
-        """A mode's own event as ``viewer`` may see it (its events are public here)."""
-        return event

@@ -18,6 +18,15 @@ class Event:
     TYPE: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
 
+    def redacted_for(self, viewer: str | None) -> Event:
+        """The event as ``viewer`` may see it while the game runs.
+
+        The base events' secrets are hidden by ``riskcore.views.view.redact``;
+        a mode's own event with a secret overrides this (views call it for
+        every event, so a mode needs no hook of its own for it).
+        """
+        return self
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameCreated(Event):

@@ -86,7 +86,8 @@ def attack(d: Decision, command: Attack) -> None:
     defender = s.controller(command.target)
     assert defender is not None  # ``check_attack``: the target is held by someone else
     chooser = _chooser(s, defender, command.seat)
-    if s.rules.defender_chooses_dice and chooser is not None and s.troops(command.target) >= 2:
+    choice = min(s.mode.defender_dice_cap(s, command.target), s.troops(command.target)) > 1
+    if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
                 seat=command.seat,
@@ -180,8 +181,15 @@ def battle(
     d.emit(resolved)
     if "after_battle" in hooked:
         mode.after_battle(d, resolved)
-    if s.armies[(target, defender)] == 0:
+    if s.armies[(target, defender)] == 0 and _emptied(s, target, seat):
         conquer(d, seat, source, target, defender, dice - attacker_losses)
+
+
+def _emptied(s: State, target: str, attacker: str) -> bool:
+    """No army but the attacker's is left in ``target``: it is taken. (Where
+    another seat's armies remain, control passes to whoever has most.)"""
+    armies = s.armies
+    return all(armies.get((target, p), 0) <= 0 for p in s.seats if p != attacker)
 
 
 def conquer(

@@ -2,7 +2,7 @@
 
 They sit below the rule areas (setup, battle and turns all call them) so
 that those import each other in one direction only. What a turn starts with
-and how a game is decided are the mode's hooks (``GameMode.open_turn``,
+and how a game is decided are the mode's hooks (``GameMode.opening_phase``,
 ``GameMode.outcome``); these functions only emit what the mode decides.
 """
 

@@ -17,7 +17,8 @@ seeds) are never read, so a search on it cannot cheat.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, Field
 from types import MappingProxyType
 from typing import Any
 
@@ -174,7 +175,7 @@ class SeatView:
             secrecy = f.metadata["secrecy"]
             value = getattr(s, f.name)
             if secrecy == SECRET:
-                value = _BLANK.get(f.name, f.default)
+                value = _blank(f)
             elif secrecy == PER_SEAT:
                 value = {k: v for k, v in value.items() if k in own}
             values[f.name] = value
@@ -190,10 +191,22 @@ class SeatView:
         return state
 
 
-# What a determinised state holds in place of the secrets it may not know.
-_BLANK: dict[str, Any] = {
-    "game_id": "determinized",
-    "seed_commitment": "",
-    "player_seeds": {},
-    "deck": [],
+# What a determinised state holds in place of the secrets it may not know,
+# where the field's own default will not do.
+_BLANK: dict[str, Callable[[], Any]] = {
+    "game_id": lambda: "determinized",
+    "seed_commitment": str,
+    "player_seeds": dict,
 }
+
+
+def _blank(f: Field[Any]) -> Any:
+    """A fresh blank for a secret field: its entry above, else its own default."""
+    make = _BLANK.get(f.name)
+    if make is not None:
+        return make()
+    if f.default_factory is not MISSING:
+        return f.default_factory()
+    if f.default is not MISSING:
+        return f.default
+    raise TypeError(f"secret state field {f.name!r} needs a blank in seatview._BLANK")

@@ -9,12 +9,9 @@ public, so a finished game can be audited by anyone.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from riskcore.model.state import FINISHED, State
-
-if TYPE_CHECKING:
-    from riskcore.modes.base import GameMode
 from riskcore.protocol import events as ev
 from riskcore.rules.battle import defending_seat
 
@@ -47,7 +44,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "conquered_this_turn": s.conquered,
         "fortified_this_turn": s.fortified,
         "sets_traded": s.sets_traded,
-        "next_trade_value": s.rules.trade_value(s.sets_traded, ("infantry",) * 3)
+        "next_trade_value": s.mode.trade_value(s, ("infantry",) * 3)
         if s.rules.card_values == "progressive"
         else None,
         "deck_size": len(s.deck),
@@ -84,9 +81,7 @@ def _plain(value: Any) -> dict[str, Any] | None:
     return dataclasses.asdict(value) if value is not None else None
 
 
-def redact(
-    event: ev.Event, viewer: str | None, *, reveal: bool = False, mode: GameMode | None = None
-) -> ev.Event:
+def redact(event: ev.Event, viewer: str | None, *, reveal: bool = False) -> ev.Event:
     """The event as ``viewer`` may see it; secrets become ``-1`` or are emptied.
 
     ``reveal`` is true once the game has ended. Hidden card ids are -1 so
@@ -94,8 +89,6 @@ def redact(
     """
     if reveal:
         return event
-    if mode is not None:
-        event = mode.redact(event, viewer)
     if isinstance(event, ev.DeckShuffled):
         return dataclasses.replace(event, order=(-1,) * len(event.order))
     if isinstance(event, ev.CardDrawn) and event.seat != viewer:
@@ -104,4 +97,4 @@ def redact(
         # Only the conqueror: the cards are now in its hand (the player who
         # lost them knew them, but need not be told who holds them now).
         return dataclasses.replace(event, cards=(-1,) * len(event.cards))
-    return event
+    return event.redacted_for(viewer)

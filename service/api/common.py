@@ -244,6 +244,19 @@ def event_json(envelope: Envelope, viewer: str | None, reveal: bool) -> dict[str
     }
 
 
+def with_variant(rules: Mapping[str, Any], mode: str) -> dict[str, Any]:
+    """Rule options as served: with ``variant``, the mode's name from before
+    game modes existed, so clients that read it keep working (deprecated)."""
+    return {**rules, "variant": mode}
+
+
+def game_document(document: dict[str, Any], seats: Mapping[str, SeatInfo]) -> None:
+    """What the API adds to the engine's view: who controls each seat, the old
+    ``rules.variant``."""
+    add_controllers(document, seats)
+    document["rules"] = with_variant(document["rules"], document["mode"])
+
+
 def add_controllers(document: dict[str, Any], seats: Mapping[str, SeatInfo]) -> None:
     """Say in a view which seats people play and which bots do; neutrals are nobody's."""
     for entry in document["seats"]:
@@ -260,7 +273,7 @@ def summary(info: GameInfo) -> dict[str, Any]:
         "version": info.version,
         "board": info.board,
         "mode": info.mode,
-        "rules": info.rules,
+        "rules": with_variant(info.rules, info.mode),
         "clock": info.clock,
         "created": iso_time(info.created_ms),
         "seats": [s.public() for s in info.seats],

@@ -7,8 +7,8 @@ from flask import Blueprint, Response, request
 from riskcore.model.state import FINISHED
 from riskcore.views.view import view
 from service.api.common import (
-    add_controllers,
     body,
+    game_document,
     game_id,
     games,
     query,
@@ -68,7 +68,7 @@ def get_game(game: str) -> Response:
         return reply_not_modified(loaded.version)
     document = view(loaded.state, seat)
     document["status"] = "finished" if loaded.state.phase == FINISHED else "running"
-    add_controllers(document, games().seat_info(gid))
+    game_document(document, games().seat_info(gid))
     if info.clock:
         document["deadline"] = deadline(services().redis, games().keys, gid, loaded.state)
     return reply(document, version=loaded.version)

@@ -8,8 +8,8 @@ from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
 from riskcore.views.view import view
 from service.api.common import (
-    add_controllers,
     event_json,
+    game_document,
     game_id,
     games,
     idempotency_key,
@@ -67,5 +67,5 @@ def get_state_at(game: str) -> Response:
     state = games().state_at(gid, version)
     document = view(state, who)
     document["status"] = "finished" if state.phase == FINISHED else "running"
-    add_controllers(document, games().seat_info(gid))
+    game_document(document, games().seat_info(gid))
     return reply(document, version=version)

@@ -32,7 +32,8 @@ def test_the_old_variant_rule_still_chooses_the_mode(api: ApiClient) -> None:
     game, _ = api.create(2, rules={"variant": "two_player", "fortify": "connected"})
     view = api.get(f"/v1/games/{game}").json
     assert view["mode"] == "two_player"
-    assert view["rules"]["fortify"] == "connected" and "variant" not in view["rules"]
+    assert view["rules"]["fortify"] == "connected"
+    assert view["rules"]["variant"] == "two_player"  # still served, deprecated
 
 
 def test_a_variant_that_contradicts_the_mode_is_refused(api: ApiClient) -> None:
