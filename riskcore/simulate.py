@@ -82,8 +82,9 @@ def play_game(
     # One generator per seat and turn (setup is turn 0), made when first needed.
     generators: dict[str, random.Random] = {}
     generators_turn = -1
+    waiting_for = state.mode.waiting_for
     while state.phase != FINISHED and commands < max_commands:
-        seat = acting_seat(state)
+        seat = waiting_for(state)
         assert seat is not None, f"nobody to act in {state.summary()}"
         if generators_turn != state.turn:
             generators_turn = state.turn

@@ -54,8 +54,7 @@ def check_can_act(state: State, seat: str) -> None:
     """The game runs, the seat exists and is still in it."""
     if state.phase == FINISHED:
         raise violation("game_finished", f"the game is over (winner {state.winner!r})")
-    seats = state.seats
-    if seat not in seats or not seats[seat].plays:
+    if seat not in state.order:  # the players, in turn order (neutrals take no turns)
         raise violation("unknown_seat", f"no player seat {seat!r} in this game")
     if seat in state.out:
         raise violation("player_out", f"seat {seat!r} is out of the game ({state.out[seat]})")

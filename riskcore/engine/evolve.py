@@ -109,11 +109,9 @@ def follow(state: State, next_phase: str | None, setup_turn: Any) -> None:
         state.setup_quota = dict(setup_turn["quota"])
 
 
-def _follow_event(state: State, event: Any) -> None:
+def _follow_event(state: State, event: Any, next_phase: Any, setup_turn: Any) -> None:
     """``follow`` an event's facts; for a version 1 event, as its engine derived them."""
-    next_phase = getattr(event, "next_phase", None)
-    setup_turn = getattr(event, "setup_turn", None)
-    if DERIVED in (next_phase, setup_turn):
+    if next_phase == DERIVED or setup_turn == DERIVED:
         next_phase, setup_turn = legacy.flow_of(state, event)
     follow(state, next_phase, setup_turn)
 
@@ -128,7 +126,7 @@ def _order_rolled(state: State, event: ev.OrderRolled) -> None:
     state.order = tuple(event.order)
     if event.purpose != "setup":
         state.current = event.winner
-    _follow_event(state, event)
+    _follow_event(state, event, event.next_phase, event.setup_turn)
 
 
 @_applies(ev.TerritoriesDealt)
@@ -136,14 +134,14 @@ def _territories_dealt(state: State, event: ev.TerritoriesDealt) -> None:
     for territory, player in event.owners.items():
         state.gain(territory, player, 1)
         state.reserve[player] -= 1
-    _follow_event(state, event)
+    _follow_event(state, event, event.next_phase, event.setup_turn)
 
 
 @_applies(ev.TerritoryClaimed)
 def _territory_claimed(state: State, event: ev.TerritoryClaimed) -> None:
     state.gain(event.territory, event.seat, 1)
     state.reserve[event.seat] = max(0, state.reserve[event.seat] - 1)
-    _follow_event(state, event)
+    _follow_event(state, event, event.next_phase, event.setup_turn)
 
 
 @_applies(ev.ArmiesPlaced)
@@ -155,7 +153,7 @@ def _armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
         quota[event.player] = quota.get(event.player, 0) - event.count
     next_phase = event.next_phase
     if next_phase is not None or event.setup_turn is not None:  # (a placement seldom moves on)
-        _follow_event(state, event)
+        _follow_event(state, event, event.next_phase, event.setup_turn)
 
 
 @_applies(ev.DeckShuffled)
@@ -230,8 +228,16 @@ def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
 
 @_applies(ev.TerritoryOccupied)
 def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
-    state.lose(event.source, event.seat, event.count)
-    state.gain(event.target, event.seat, event.count)
+    # ``lose`` and ``gain``, written out (every conquest comes here): the
+    # conqueror holds both territories, so only a shared one can change hands.
+    armies = state.armies
+    armies[(event.source, event.seat)] -= event.count
+    armies[(event.target, event.seat)] += event.count
+    shared = state.shared
+    if shared:
+        for territory in (event.source, event.target):
+            if territory in shared:
+                state.settle(territory)
     state.occupation = None
     phase = event.next_phase
     if phase == DERIVED:
@@ -288,7 +294,7 @@ def _player_resigned(state: State, event: ev.PlayerResigned) -> None:
     for card in event.discarded:
         hand.remove(card)
     state.reserve[event.seat] = 0
-    _follow_event(state, event)
+    _follow_event(state, event, None, event.setup_turn)
 
 
 @_applies(ev.GameFinished)

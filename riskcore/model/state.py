@@ -220,11 +220,11 @@ class State:
         if territory in self.shared:
             for seat in self.seats:
                 armies.pop((territory, seat), None)
+            self.shared.discard(territory)
         else:
             armies.pop((territory, defender), None)
         armies[(territory, conqueror)] = 0
         self.owner[territory] = conqueror
-        self.shared.discard(territory)
 
     def settle(self, territory: str) -> None:
         """Recount who controls ``territory``: the most armies, nobody on a tie."""
@@ -257,15 +257,15 @@ class State:
 
     def takes_turns(self, seat: str) -> bool:
         """Whether ``seat`` is a player (``Seat.plays``)."""
-        return self.seats[seat].plays
+        return self.seats[seat].kind == "player"
 
     def is_active(self, seat: str) -> bool:
-        return seat not in self.out and self.seats[seat].plays
+        return seat not in self.out and self.seats[seat].kind == "player"  # ``plays``
 
     def active_players(self) -> list[str]:
         # ``is_active`` inlined: asked after every conquest and occupation.
         out, seats = self.out, self.seats
-        return [s for s in self.order if s not in out and seats[s].plays]
+        return [s for s in self.order if s not in out and seats[s].kind == "player"]
 
     def non_players(self) -> list[str]:
         """Seats in the game that take no turns (the neutral armies)."""

@@ -184,12 +184,8 @@ class GameMode:
     def attack_refusal(
         self, state: State, seat: str, source: str, target: str
     ) -> RuleViolation | None:
-        """Why ``seat`` may not attack ``target`` (None: it may)."""
-        holder = state.controller(target)
-        if holder == seat:
-            return RuleViolation("own_territory", f"{target!r} is yours; attack someone else")
-        if holder is None:
-            return RuleViolation("contested", f"nobody controls {target!r}; there is no defender")
+        """Why ``seat`` may not attack ``target``, beyond the rules every game has
+        (not your own territory, not one nobody controls); None: it may."""
         return None
 
     def defender_dice_cap(self, state: State, target: str) -> int:

@@ -89,7 +89,7 @@ def _reinforcements(s: State, seat: str) -> Sequence[Action]:
     return ActionGroup(_placements(s.territories_of(seat), left), _placement, _PLACEMENT_FIELDS)
 
 
-def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str]]:
+def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
     """(source, target, armies in source, defender) for every attack ``seat`` could make."""
     owner = s.owner
     armies = s.armies
@@ -99,8 +99,10 @@ def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str]]:
         for source in s.territories_of(seat)
         if (in_source := armies[(source, seat)]) > 1
         for target in neighbours[source]
-        if (defender := owner.get(target)) != seat and defender is not None
+        if (defender := owner.get(target)) != seat
     ]
+    if s.shared:  # only where armies share a territory can nobody control one
+        entries = [e for e in entries if e[3] is not None]
     mode = s.mode
     if mode.refuses_more_attacks:
         refusal = mode.attack_refusal
@@ -108,7 +110,7 @@ def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str]]:
     return entries
 
 
-def _attack_action(entry: tuple[str, str, int, str]) -> Action:
+def _attack_action(entry: tuple[str, str, int, str | None]) -> Action:
     source, target, armies, _ = entry
     dice = 3 if armies > 3 else armies - 1
     return {
@@ -117,7 +119,7 @@ def _attack_action(entry: tuple[str, str, int, str]) -> Action:
     }
 
 
-def _blitz_action(entry: tuple[str, str, int, str]) -> Action:
+def _blitz_action(entry: tuple[str, str, int, str | None]) -> Action:
     source, target, armies, _ = entry
     return {
         "command": {"type": "blitz", "source": source, "target": target, "stop_at": 1},
@@ -133,7 +135,7 @@ def _blitzes(s: State, seat: str) -> Sequence[Action]:
     """Blitz needs no defender's choice: every attack unless defenders choose dice."""
     entries = _attackable(s, seat)
     if s.rules.defender_chooses_dice:
-        entries = [e for e in entries if _chooser(s, e[3], seat) is None]
+        entries = [e for e in entries if e[3] is None or _chooser(s, e[3], seat) is None]
     return ActionGroup(entries, _blitz_action)
 
 

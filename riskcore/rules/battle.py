@@ -24,7 +24,6 @@ from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
 from riskcore.rules.flow import finish_if_decided
 from riskcore.rules.odds import compare_dice
 
-NO_BONUS = (0, 0)
 # 001_c708159c204162c3.txt: after an elimination, trade until you hold 4 or fewer.
 TRADE_DOWN_TO = 4
 
@@ -53,9 +52,16 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     check_territory(s, target)
     if not s.board.adjacent(source, target):
         raise violation("not_adjacent", f"{source!r} does not border {target!r}")
-    refusal = s.mode.attack_refusal(s, seat, source, target)
-    if refusal is not None:
-        raise refusal
+    holder = s.owner.get(target)
+    if holder == seat:
+        raise violation("own_territory", f"{target!r} is yours; attack someone else")
+    if holder is None:
+        raise violation("contested", f"nobody controls {target!r}; there is no defender")
+    mode = s.mode
+    if mode.refuses_more_attacks:
+        refusal = mode.attack_refusal(s, seat, source, target)
+        if refusal is not None:
+            raise refusal
     armies = s.troops(source)
     if armies < 2:
         raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
@@ -83,7 +89,7 @@ def attack(d: Decision, command: Attack) -> None:
         raise violation("too_many_dice", f"{dice!r} dice; {command.source!r} allows at most {most}")
     if dice < 1:
         raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
-    defender = s.controller(command.target)
+    defender = s.owner[command.target]
     assert defender is not None  # ``check_attack``: the target is held by someone else
     chooser = _chooser(s, defender, command.seat)
     choice = min(s.mode.defender_dice_cap(s, command.target), s.troops(command.target)) > 1
@@ -108,7 +114,7 @@ def blitz(d: Decision, command: Blitz) -> None:
     check_attack(s, command.seat, command.source, command.target)
     if command.stop_at < 1:
         raise violation("invalid_stop_at", f"stop_at {command.stop_at!r} must be at least 1")
-    defender = s.controller(command.target)
+    defender = s.owner.get(command.target)
     if s.rules.defender_chooses_dice and defender and _chooser(s, defender, command.seat):
         raise violation(
             "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
@@ -147,10 +153,16 @@ def resolve_pending_with_max_dice(d: Decision) -> None:
 
 
 @cache
-def _losses(
+def _losses(attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...]) -> tuple[int, int]:
+    """``compare_dice``, remembered: there are only 1,554 sorted rolls."""
+    return compare_dice(attacker_roll, defender_roll)
+
+
+@cache
+def _losses_with(
     attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...], bonus: tuple[int, int]
 ) -> tuple[int, int]:
-    """``compare_dice``, remembered: there are only 1,554 sorted rolls (per bonus)."""
+    """``_losses`` with a bonus on each side's highest die."""
     return compare_dice(attacker_roll, defender_roll, *bonus)
 
 
@@ -166,8 +178,11 @@ def battle(
         cap = mode.defender_dice_cap(s, target) if "defender_dice_cap" in hooked else 2
         defender_dice = min(cap, s.armies[(target, defender)])
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
-    bonus = mode.battle_bonus(s, source, target) if "battle_bonus" in hooked else NO_BONUS
-    attacker_losses, defender_losses = _losses(attacker_roll, defender_roll, bonus)
+    if "battle_bonus" in hooked:
+        bonus = mode.battle_bonus(s, source, target)
+        attacker_losses, defender_losses = _losses_with(attacker_roll, defender_roll, bonus)
+    else:
+        attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
     resolved = ev.BattleResolved(
         seat=seat,
         source=source,
@@ -181,13 +196,13 @@ def battle(
     d.emit(resolved)
     if "after_battle" in hooked:
         mode.after_battle(d, resolved)
-    if s.armies[(target, defender)] == 0 and _emptied(s, target, seat):
+    if s.armies[(target, defender)] == 0 and (target not in s.shared or _emptied(s, target, seat)):
         conquer(d, seat, source, target, defender, dice - attacker_losses)
 
 
 def _emptied(s: State, target: str, attacker: str) -> bool:
-    """No army but the attacker's is left in ``target``: it is taken. (Where
-    another seat's armies remain, control passes to whoever has most.)"""
+    """No army but the attacker's is left in a shared ``target``: it is taken.
+    (Where another seat's armies remain, control passes to whoever has most.)"""
     armies = s.armies
     return all(armies.get((target, p), 0) <= 0 for p in s.seats if p != attacker)
 
@@ -247,7 +262,8 @@ def occupy(d: Decision, command: Occupy) -> None:
             source=occ.source,
             target=occ.target,
             count=command.count,
-            next_phase=phase_after_occupying(s),
+            # ``phase_after_occupying``, inlined: every conquest comes here.
+            next_phase=REINFORCE if s.must_trade_until is not None else ATTACK,
         )
     )
     finish_if_decided(d)
