@@ -12,6 +12,10 @@ anything.
 ``--against REV`` also plays another revision's engine (checked out in a
 temporary git worktree) in the same rounds: "is the ratio lower than
 before this change" is then answered in one run.
+
+``--instructions N`` adds a figure the machine's load cannot move: the
+instructions each engine executes for N games, counted by valgrind's
+callgrind (less those of starting the interpreter and importing), per game.
 """
 
 from __future__ import annotations
@@ -51,6 +55,33 @@ print({games} / (time.perf_counter() - started))
 """
 
 
+def instructions(code: str) -> int:
+    """Instructions ``code`` executes in a fresh interpreter, counted by callgrind."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={scratch}/out",
+                sys.executable,
+                "-c",
+                code,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    counted = [line for line in out.stderr.splitlines() if "Collected" in line]
+    return int(counted[-1].split(":")[-1].replace(",", "").strip())
+
+
+def instructions_per_game(tree: Path, games: int) -> int:
+    """Callgrind's count for ``games`` games less that for none, per game."""
+    played = instructions(_ENGINE_ROUND.format(tree=str(tree), games=games))
+    idle = instructions(_ENGINE_ROUND.format(tree=str(tree), games=0))
+    return (played - idle) // games
+
+
 def timed(code: str) -> float:
     """Games/s printed by ``code`` run in a fresh interpreter (start-up not timed)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -67,13 +98,15 @@ def worktree(rev: str, into: Path) -> Path:
     return into
 
 
-def run(games: int, rounds: int, against: str | None) -> dict[str, object]:
+def run(games: int, rounds: int, against: str | None, counted: int) -> dict[str, object]:
     trees = {"engine": ROOT}
     with tempfile.TemporaryDirectory() as scratch:
         if against:
             trees[f"engine@{against}"] = worktree(against, Path(scratch) / "against")
         try:
             per_round = [one_round(trees, games) for _ in range(rounds)]
+            counts = {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
+            counts = counts if counted else {}
         finally:
             if against:
                 subprocess.run(
@@ -97,6 +130,8 @@ def run(games: int, rounds: int, against: str | None) -> dict[str, object]:
     for name in trees:
         ratios = [r[name] / r["minimal"] for r in per_round]
         result[f"{name}_over_minimal"] = round(statistics.median(ratios), 3)
+    if counts:
+        result["instructions_per_game"] = counts
     return result
 
 
@@ -112,9 +147,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--against", default=None, help="another git revision to time as well")
+    parser.add_argument(
+        "--instructions", type=int, default=0, metavar="N", help="count instructions of N games"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
-    result = run(args.games, args.rounds, args.against)
+    result = run(args.games, args.rounds, args.against, args.instructions)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 

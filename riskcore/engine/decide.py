@@ -23,9 +23,10 @@ from riskcore.protocol.dice import GameRng, commitment
 
 def decide(state: State, command: cmd.Command, rng: GameRng) -> list[ev.Event]:
     """The events ``command`` causes in ``state``, or a RuleViolation."""
-    handler = state.mode.handlers.get(type(command))
-    if handler is None:
-        raise _not_in_this_game(state, command)
+    try:
+        handler = state.mode.handlers[type(command)]
+    except KeyError:
+        raise _not_in_this_game(state, command) from None
     decision = Decision(state, rng)
     handler(decision, command)
     return decision.events
@@ -37,9 +38,10 @@ def execute(state: State, command: cmd.Command, rng: GameRng) -> list[ev.Event]:
     For callers that own ``state`` (simulations, bots' look-ahead). A
     rejected command raises before any change, as with ``decide``.
     """
-    handler = state.mode.handlers.get(type(command))
-    if handler is None:
-        raise _not_in_this_game(state, command)
+    try:
+        handler = state.mode.handlers[type(command)]
+    except KeyError:
+        raise _not_in_this_game(state, command) from None
     decision = Decision(state, rng, in_place=True)
     handler(decision, command)
     return decision.events

@@ -13,7 +13,6 @@ work on the caller's state directly: a rejection still changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from riskcore.engine.evolve import follow
@@ -35,8 +34,15 @@ class Decision:
     def amend(self, **facts: Any) -> None:
         """Complete the last event with facts worked out from the state it left
         (the setup turn that follows a claim, say) and apply them as ``evolve``
-        will: the event stays one event, its facts inside it."""
-        self.events[-1] = replace(self.events[-1], **facts)
+        will: the event stays one event, its facts inside it.
+
+        The event has not left this decision yet (events are immutable once
+        ``decide`` returns them), so it is completed in place: setup amends
+        every placement, and a copy of the event would cost more than the rule.
+        """
+        event = self.events[-1]
+        for name, value in facts.items():
+            object.__setattr__(event, name, value)
         follow(self.state, facts.get("next_phase"), facts.get("setup_turn"))
 
     def emit(self, event: ev.Event) -> None:

@@ -220,7 +220,16 @@ def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
 
 @_applies(ev.TerritoryConquered)
 def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
-    state.take_over(event.target, event.seat, event.defender)
+    # ``State.take_over``, written out for a territory its defender held alone
+    # (every conquest comes here).
+    target = event.target
+    if target in state.shared:
+        state.take_over(target, event.seat, event.defender)
+    else:
+        armies = state.armies
+        del armies[(target, event.defender)]
+        armies[(target, event.seat)] = 0
+        state.owner[target] = event.seat
     state.occupation = Occupation(event.source, event.target, event.min_move, event.max_move)
     state.conquered = True
     state.phase = OCCUPY
