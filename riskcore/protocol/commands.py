@@ -11,6 +11,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
 from riskcore.errors import MalformedCommand
+from riskcore.protocol.frozen import fast_init
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,6 +112,8 @@ BASE_COMMAND_TYPES: tuple[type[Command], ...] = (
     EndPhase,
     Resign,
 )
+for _cls in BASE_COMMAND_TYPES:
+    fast_init(_cls)
 # Every command type by wire name: the base ones, and those modes register.
 COMMAND_TYPES: dict[str, type[Command]] = {cls.TYPE: cls for cls in BASE_COMMAND_TYPES}
 
@@ -166,7 +169,7 @@ def register_command(cls: C) -> C:
     if existing is not None and existing is not cls:
         raise ValueError(f"command type {cls.TYPE!r} is already registered")
     _SHAPES[cls] = _shape(cls)
-    COMMAND_TYPES[cls.TYPE] = cls
+    COMMAND_TYPES[cls.TYPE] = fast_init(cls)
     return cls
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from riskcore.protocol.frozen import fast_init
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
@@ -288,6 +290,8 @@ BASE_EVENT_TYPES: tuple[type[Event], ...] = (
     GameFinished,
 )
 
+for _cls in BASE_EVENT_TYPES:
+    fast_init(_cls)
 # Every event type by wire name: the base ones, and those modes register.
 EVENT_CLASSES: dict[str, type[Event]] = {cls.TYPE: cls for cls in BASE_EVENT_TYPES}
 E = TypeVar("E", bound=type[Event])
@@ -298,5 +302,5 @@ def register_event(cls: E) -> E:
     existing = EVENT_CLASSES.get(cls.TYPE)
     if existing is not None and existing is not cls:
         raise ValueError(f"event type {cls.TYPE!r} is already registered")
-    EVENT_CLASSES[cls.TYPE] = cls
+    EVENT_CLASSES[cls.TYPE] = fast_init(cls)
     return cls

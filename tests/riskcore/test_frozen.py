@@ -1,0 +1,56 @@
+"""Events and commands keep every dataclass promise with their fast constructors
+(``riskcore.protocol.frozen``): the same fields and defaults, equality, and
+immutability (DESIGN.md §2: events are "immutable, past-tense facts")."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+
+
+def test_an_event_is_built_with_its_fields_and_defaults() -> None:
+    shuffled = ev.DeckShuffled(order=(3, 1, 2))
+    assert shuffled.reshuffle is False and shuffled.order == (3, 1, 2)
+    assert shuffled == ev.DeckShuffled(order=(3, 1, 2), reshuffle=False)
+    assert repr(shuffled) == "DeckShuffled(order=(3, 1, 2), reshuffle=False)"
+
+
+def test_events_and_commands_stay_frozen() -> None:
+    event = ev.TurnEnded(seat="p1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.seat = "p2"  # type: ignore[misc]
+    command = cmd.PlaceArmies(seat="p1", territory="peru")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        command.count = 3  # type: ignore[misc]
+    assert command.count == 1
+
+
+def test_missing_or_unknown_fields_are_refused_as_before() -> None:
+    with pytest.raises(TypeError):
+        ev.TurnEnded()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        ev.TurnEnded(seat="p1", extra=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        ev.TurnEnded("p1")  # type: ignore[misc]
+
+
+def test_replace_and_pickle_still_work() -> None:
+    battle = ev.BattleResolved(
+        seat="p1",
+        source="peru",
+        target="brazil",
+        defender="p2",
+        attacker_dice=(6, 5, 1),
+        defender_dice=(4, 4),
+        attacker_losses=1,
+        defender_losses=1,
+    )
+    assert dataclasses.replace(battle, attacker_losses=0).attacker_losses == 0
+    assert pickle.loads(pickle.dumps(battle)) == battle
+    attack = cmd.Attack(seat="p1", source="peru", target="brazil")
+    assert pickle.loads(pickle.dumps(attack)) == attack and attack.dice is None
