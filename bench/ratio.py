@@ -130,6 +130,10 @@ def run(games: int, rounds: int, against: str | None, counted: int) -> dict[str,
     for name in trees:
         ratios = [r[name] / r["minimal"] for r in per_round]
         result[f"{name}_over_minimal"] = round(statistics.median(ratios), 3)
+    if against:
+        # The two engines side by side, round by round: the steadiest wall-clock figure.
+        paired = [r["engine"] / r[f"engine@{against}"] for r in per_round]
+        result[f"engine_over_engine@{against}"] = round(statistics.median(paired), 3)
     if counts:
         result["instructions_per_game"] = counts
     return result
