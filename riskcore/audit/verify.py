@@ -236,21 +236,68 @@ def _replay(
         )
     except RiskError as error:
         raise _fail("replay", f"cannot set the game up again: {error.message}", version=1) from None
-    _compare(opening, envelopes, 0)
+    legacy = _legacy_facts(record, envelopes)
+    _compare(opening, envelopes, 0, legacy)
     state = fold(opening)
+    # An old record left some facts to the engine: fold it beside the replay and
+    # compare the two states after every batch that has one, so the derivation
+    # (riskcore.protocol.legacy) is checked, not only the final state.
+    shadow = _recorded_fold(envelopes[: len(opening)]) if legacy else None
     index = len(opening)
     while index < len(envelopes):
         batch = _decide_again(state, envelopes[index], seed)
-        _compare(batch, envelopes, index)  # the next batch must start with a command
+        _compare(batch, envelopes, index, legacy)  # the next batch must start with a command
         for event in batch:
             apply(state, event)
+        if shadow is not None:
+            _follow_record(shadow, envelopes, index, len(batch))
+            if any(i in legacy for i in range(index, index + len(batch))) and shadow != state:
+                raise _fail(
+                    "replay",
+                    f"the state after event {index + len(batch)} differs from the replayed one",
+                    version=index + len(batch),
+                )
         index += len(batch)
         if progress is not None:
             progress(len(batch))
-    recorded = fold(e.event for e in envelopes)
-    if recorded != state:
+    if _recorded_fold(envelopes) != state:
         raise _fail("replay", "the record's final state differs from the replayed one")
     return state
+
+
+# The facts a version of an event may leave to the engine (upcast as DERIVED).
+_LEGACY_FACTS = frozenset({"next_phase", "setup_turn", "trade_down_to"})
+
+
+def _legacy_facts(record: GameRecord, envelopes: list[Envelope]) -> dict[int, set[str]]:
+    """Per event index, the fields its *recorded* version left to the engine: only
+    these may read DERIVED; anywhere else DERIVED is a divergence like any value."""
+    legacy: dict[int, set[str]] = {}
+    for index, (entry, envelope) in enumerate(zip(record.entries, envelopes, strict=True)):
+        recorded_version = entry.payload.get("e", {}).get("v", 1)
+        if recorded_version >= envelope.event.VERSION:
+            continue
+        keys = {k for k, v in event_to_dict(envelope.event).items() if v == DERIVED} & _LEGACY_FACTS
+        if keys:
+            legacy[index] = keys
+    return legacy
+
+
+def _recorded_fold(envelopes: list[Envelope]) -> State:
+    try:
+        return fold(e.event for e in envelopes)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as error:
+        raise _fail("replay", f"the record's events do not fold: {error!r}") from None
+
+
+def _follow_record(shadow: State, envelopes: list[Envelope], start: int, count: int) -> None:
+    try:
+        for envelope in envelopes[start : start + count]:
+            apply(shadow, envelope.event)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as error:
+        raise _fail(
+            "replay", f"event {start + 1} does not apply: {error!r}", version=start + 1
+        ) from None
 
 
 def _decide_again(state: State, envelope: Envelope, seed: bytes) -> list[ev.Event]:
@@ -275,7 +322,9 @@ def _decide_again(state: State, envelope: Envelope, seed: bytes) -> list[ev.Even
         ) from None
 
 
-def _compare(replayed: list[ev.Event], envelopes: list[Envelope], start: int) -> None:
+def _compare(
+    replayed: list[ev.Event], envelopes: list[Envelope], start: int, legacy: dict[int, set[str]]
+) -> None:
     for offset, event in enumerate(replayed):
         index = start + offset
         if index >= len(envelopes):
@@ -287,9 +336,9 @@ def _compare(replayed: list[ev.Event], envelopes: list[Envelope], start: int) ->
             )
         expected = event_to_dict(event)
         found = event_to_dict(envelopes[index].event)
-        # A fact an old event left to the engine cannot be compared; the replay
-        # works it out, and the final state is compared below.
-        for key in [k for k, v in found.items() if v == DERIVED]:
+        # A fact an old event left to the engine cannot be compared here; the
+        # states are compared after its batch instead (``_replay``).
+        for key in legacy.get(index, ()):
             expected[key] = DERIVED
         if expected != found:
             key = next(

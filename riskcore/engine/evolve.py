@@ -228,7 +228,7 @@ def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
     else:
         armies = state.armies
         del armies[(target, event.defender)]
-        armies[(target, event.seat)] = 0
+        armies.setdefault((target, event.seat), 0)
         state.owner[target] = event.seat
     state.occupation = Occupation(event.source, event.target, event.min_move, event.max_move)
     state.conquered = True

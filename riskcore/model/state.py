@@ -219,11 +219,12 @@ class State:
         armies = self.armies
         if territory in self.shared:
             for seat in self.seats:
-                armies.pop((territory, seat), None)
+                if seat != conqueror:
+                    armies.pop((territory, seat), None)
             self.shared.discard(territory)
         else:
             armies.pop((territory, defender), None)
-        armies[(territory, conqueror)] = 0
+        armies.setdefault((territory, conqueror), 0)  # the conqueror's own armies stay
         self.owner[territory] = conqueror
 
     def settle(self, territory: str) -> None:

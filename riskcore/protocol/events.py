@@ -114,14 +114,14 @@ class DeckShuffled(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStarted(Event):
     TYPE = "turn_started"
-    VERSION = 2  # 2: the phase the turn opens with
+    VERSION = 3  # 2: the phase the turn opens with; 3: how far a forced trade goes
     seat: str
     turn: int
     reinforcements: int
     must_trade: bool
     phase: str = "reinforce"
-    # With a forced trade: the hand size at which trading may stop (version 2;
-    # "derived" in version 1, see protocol.legacy).
+    # With a forced trade: the hand size at which trading may stop (version 3;
+    # "derived" before, see protocol.legacy).
     trade_down_to: int | str | None = None
 
 

@@ -18,12 +18,20 @@ T = TypeVar("T", bound=type)
 
 
 def fast_init(cls: T) -> T:
-    """Replace a frozen, slotted, keyword-only dataclass's ``__init__``."""
+    """Replace a frozen, slotted, keyword-only dataclass's ``__init__``.
+
+    Refuses what it could not build the same way: a ``__post_init__``, a field
+    left out of ``__init__``, a default factory, a class without slots.
+    """
+    if "__slots__" not in cls.__dict__:
+        raise TypeError(f"{cls.__name__}: fast_init needs @dataclass(slots=True)")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: fast_init does not run __post_init__")
     namespace: dict[str, Any] = {}
     parameters = []
     body = []
     for f in fields(cls):
-        if f.default_factory is not MISSING or not f.kw_only:
+        if f.default_factory is not MISSING or not f.kw_only or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: fast_init needs plain keyword fields")
         namespace[f"_set_{f.name}"] = _slot(cls, f.name).__set__
         if f.default is MISSING:

@@ -40,9 +40,14 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
 
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
-    """v1 turns always opened with reinforcing, and left the forced trade's
-    extent to the engine."""
-    return {**data, "v": 2, "phase": "reinforce", "trade_down_to": DERIVED}
+    """v1 turns always opened with reinforcing."""
+    return {**data, "v": 2, "phase": "reinforce"}
+
+
+@upcaster("turn_started", 2)
+def _turn_started_trade_down_to(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 and v2 left the forced trade's extent to the engine."""
+    return {**data, "v": 3, "trade_down_to": DERIVED}
 
 
 @upcaster("player_eliminated", 1)

@@ -193,10 +193,11 @@ def battle(
         attacker_losses=attacker_losses,
         defender_losses=defender_losses,
     )
+    was_shared = target in s.shared  # (before the battle's losses settle control)
     d.emit(resolved)
     if "after_battle" in hooked:
         mode.after_battle(d, resolved)
-    if s.armies[(target, defender)] == 0 and (target not in s.shared or _emptied(s, target, seat)):
+    if s.armies[(target, defender)] == 0 and (not was_shared or _emptied(s, target, seat)):
         conquer(d, seat, source, target, defender, dice - attacker_losses)
 
 

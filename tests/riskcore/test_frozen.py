@@ -11,6 +11,7 @@ import pytest
 
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
+from riskcore.protocol.frozen import fast_init
 
 
 def test_an_event_is_built_with_its_fields_and_defaults() -> None:
@@ -54,3 +55,25 @@ def test_replace_and_pickle_still_work() -> None:
     assert pickle.loads(pickle.dumps(battle)) == battle
     attack = cmd.Attack(seat="p1", source="peru", target="brazil")
     assert pickle.loads(pickle.dumps(attack)) == attack and attack.dice is None
+
+
+def test_fast_init_refuses_what_it_could_not_build_the_same_way() -> None:
+    """A mode's own event with validation or a computed field keeps the plain
+    dataclass constructor: registering it says why instead."""
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Checked(ev.Event):
+        TYPE = "checked_test_event"
+        n: int
+
+        def __post_init__(self) -> None:
+            assert self.n >= 0
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Computed(ev.Event):
+        TYPE = "computed_test_event"
+        n: int = dataclasses.field(default=0, init=False)
+
+    for cls in (Checked, Computed):
+        with pytest.raises(TypeError):
+            fast_init(cls)

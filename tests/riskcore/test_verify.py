@@ -179,3 +179,57 @@ def test_records_written_before_game_modes_still_verify(name: str) -> None:
     verdict = verify_text((FIXTURE.parent / name).read_text())
     assert verdict.ok, verdict.divergence
     assert verdict.winner is not None
+
+
+def _rechained(objs: list[dict]) -> str:
+    from riskcore.audit.chain import GENESIS, event_hash
+    from riskcore.protocol.codec import canonical
+
+    prev = GENESIS
+    for o in objs[1:]:
+        if "payload" in o:
+            o["prev"] = prev.hex()
+            prev = event_hash(prev, canonical(o["payload"]))
+            o["hash"] = prev.hex()
+    return text(objs)
+
+
+def test_a_fact_marked_derived_in_a_current_event_is_a_divergence(record: list[str]) -> None:
+    """Only an old event version may leave a fact to the engine: a forger who writes
+    "derived" into today's events (and rehashes) is caught at that event."""
+    objs = lines_of(record)
+    i = first_of(objs, "territory_occupied")
+    objs[i]["payload"]["e"]["next_phase"] = "derived"
+    verdict = verify_text(_rechained(objs))
+    assert verdict.divergence is not None
+    assert (verdict.divergence.version, verdict.divergence.field) == (objs[i]["n"], "e.next_phase")
+
+
+def test_an_old_records_derived_facts_are_checked_event_by_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The flow an old record left to the engine (protocol/legacy.py) is checked after
+    every batch that has it, not only in the final state: a wrong derivation of a setup
+    quota, which later events would hide, is caught."""
+    from riskcore.protocol import legacy
+
+    right = legacy._turn
+
+    def one_more(state: object, seat: str | None) -> dict:
+        turn = right(state, seat)  # type: ignore[arg-type]
+        return {**turn, "quota": {k: v + 1 for k, v in turn["quota"].items()}}
+
+    monkeypatch.setattr(legacy, "_turn", one_more)
+    verdict = verify_text(FIXTURE.read_text())
+    assert not verdict.ok and verdict.divergence is not None
+    assert verdict.divergence.check == "replay" and verdict.divergence.version is not None
+
+
+def test_a_record_whose_events_do_not_fold_is_a_divergence_not_a_crash(
+    record: list[str],
+) -> None:
+    objs = lines_of(record)
+    i = first_of(objs, "territory_claimed")
+    objs[i]["payload"]["e"]["seat"] = "derived"
+    verdict = verify_text(_rechained(objs))
+    assert verdict.divergence is not None and not verdict.ok
