@@ -248,11 +248,7 @@ def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
             if territory in shared:
                 state.settle(territory)
     state.occupation = None
-    phase = event.next_phase
-    if phase == DERIVED:
-        phase = legacy.flow_of(state, event)[0]
-    if phase is not None:
-        state.phase = phase
+    _follow_event(state, event, event.next_phase, None)
 
 
 @_applies(ev.PlayerEliminated)
@@ -267,11 +263,7 @@ def _player_eliminated(state: State, event: ev.PlayerEliminated) -> None:
 
 @_applies(ev.PhaseEnded)
 def _phase_ended(state: State, event: ev.PhaseEnded) -> None:
-    phase = event.next_phase
-    if phase == DERIVED:
-        phase = legacy.flow_of(state, event)[0]
-    if phase is not None:
-        state.phase = phase
+    _follow_event(state, event, event.next_phase, None)
 
 
 @_applies(ev.Fortified)

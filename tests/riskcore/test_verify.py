@@ -83,20 +83,11 @@ def test_edited_die_breaks_the_chain_at_that_event(record: list[str]) -> None:
 
 def test_edited_die_with_recomputed_chain_fails_replay(record: list[str]) -> None:
     """A forger who rehashes everything is still caught: the dice follow from the seed."""
-    from riskcore.audit.chain import GENESIS, event_hash
-    from riskcore.protocol.codec import canonical
-
     objs = lines_of(record)
     i = first_of(objs, "battle_resolved")
     dice = objs[i]["payload"]["e"]["attacker_dice"]
     dice[0] = 6 if dice[0] != 6 else 5
-    prev = GENESIS
-    for o in objs[1:]:
-        if "payload" in o:
-            o["prev"] = prev.hex()
-            prev = event_hash(prev, canonical(o["payload"]))
-            o["hash"] = prev.hex()
-    verdict = verify_text(text(objs))
+    verdict = verify_text(_rechained(objs))
     assert verdict.divergence is not None
     assert verdict.checks["chain"] == "passed"
     assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
