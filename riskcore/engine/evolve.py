@@ -151,8 +151,7 @@ def _armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
     if state.phase == SETUP_PLACE:
         quota = state.setup_quota
         quota[event.player] = quota.get(event.player, 0) - event.count
-    next_phase = event.next_phase
-    if next_phase is not None or event.setup_turn is not None:  # (a placement seldom moves on)
+    if event.next_phase is not None or event.setup_turn is not None:  # seldom: the turn moves on
         _follow_event(state, event, event.next_phase, event.setup_turn)
 
 
@@ -220,16 +219,7 @@ def _battle_resolved(state: State, event: ev.BattleResolved) -> None:
 
 @_applies(ev.TerritoryConquered)
 def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
-    # ``State.take_over``, written out for a territory its defender held alone
-    # (every conquest comes here).
-    target = event.target
-    if target in state.shared:
-        state.take_over(target, event.seat, event.defender)
-    else:
-        armies = state.armies
-        del armies[(target, event.defender)]
-        armies.setdefault((target, event.seat), 0)
-        state.owner[target] = event.seat
+    state.take_over(event.target, event.seat, event.defender)
     state.occupation = Occupation(event.source, event.target, event.min_move, event.max_move)
     state.conquered = True
     state.phase = OCCUPY
@@ -237,16 +227,8 @@ def _territory_conquered(state: State, event: ev.TerritoryConquered) -> None:
 
 @_applies(ev.TerritoryOccupied)
 def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
-    # ``lose`` and ``gain``, written out (every conquest comes here): the
-    # conqueror holds both territories, so only a shared one can change hands.
-    armies = state.armies
-    armies[(event.source, event.seat)] -= event.count
-    armies[(event.target, event.seat)] += event.count
-    shared = state.shared
-    if shared:
-        for territory in (event.source, event.target):
-            if territory in shared:
-                state.settle(territory)
+    state.lose(event.source, event.seat, event.count)
+    state.gain(event.target, event.seat, event.count)
     state.occupation = None
     _follow_event(state, event, event.next_phase, None)
 

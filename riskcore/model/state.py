@@ -1,7 +1,7 @@
 """Game state, shaped for every game mode of the rule books.
 
 Armies are kept per (territory, player) so that team-mates can share a
-territory (RULES.md §4). *Control* follows them: the controller of a
+territory (the team game, docs/rules.md). *Control* follows them: the controller of a
 territory is the player with the most armies there, nobody on a tie
 (``owner`` maps it to ``None``), and a territory nobody has claimed yet is
 simply absent from ``owner``. ``owner`` is a cache of that rule, kept by
@@ -80,7 +80,7 @@ class Occupation:
 
 @dataclass(frozen=True, slots=True)
 class Mission:
-    """A secret mission (RULES.md §3): its card id, grade, and whether it is
+    """A secret mission (the mission games): its card id, grade, and whether it is
     claimed (done) and revealed (shown to everyone)."""
 
     card: str
@@ -149,7 +149,8 @@ class State:
     winners: tuple[str, ...] = field(default=(), metadata=_VALUE)  # a team, or a ranking by score
     finish_reason: str | None = field(default=None, metadata=_VALUE)
     revealed_seed: str | None = field(default=None, metadata=_SECRET_VALUE)
-    # Places of the other modes (RULES.md §2-5); empty in the classic game.
+    # Places of the other modes (active neutrals, missions, teams, Lord of the
+    # Rings); empty in the classic game.
     alliances: dict[str, str | None] = field(
         default_factory=dict, metadata=_FLAT
     )  # active neutral -> allied player
@@ -215,7 +216,7 @@ class State:
 
     def take_over(self, territory: str, conqueror: str, defender: str) -> None:
         """The last defender fell: the conqueror controls the empty territory
-        until it moves in (RULES.md §1 "Conquest")."""
+        until it moves in (docs/rules.md, "A turn")."""
         armies = self.armies
         if territory in self.shared:
             for seat in self.seats:
@@ -308,7 +309,7 @@ def _copier() -> Callable[[State], State]:
     forms = {
         SHARED: "s.{0}",
         FLAT: "s.{0}.copy()",
-        NESTED: "{{k: v.copy() if hasattr(v, 'copy') else v for k, v in s.{0}.items()}}",
+        NESTED: "{{k: v.copy() for k, v in s.{0}.items()}}",
         DEEP: "copy_json(s.{0})",
     }
     arguments = ", ".join(forms[f.metadata["copying"]].format(f.name) for f in FIELDS)

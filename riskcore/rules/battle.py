@@ -263,8 +263,7 @@ def occupy(d: Decision, command: Occupy) -> None:
             source=occ.source,
             target=occ.target,
             count=command.count,
-            # ``phase_after_occupying``, inlined: every conquest comes here.
-            next_phase=REINFORCE if s.must_trade_until is not None else ATTACK,
+            next_phase=phase_after_occupying(s),
         )
     )
     finish_if_decided(d)

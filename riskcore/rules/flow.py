@@ -40,10 +40,7 @@ def finish_if_decided(d: Decision) -> bool:
     s = d.state
     if s.phase == FINISHED:
         return True
-    mode = s.mode
-    if "outcome" not in mode.overridden and len(s.active_players()) > 1:
-        return False  # the classic outcome's first test, inlined: asked after every conquest
-    outcome = mode.outcome(s)
+    outcome = s.mode.outcome(s)
     if outcome is None:
         return False
     d.emit(

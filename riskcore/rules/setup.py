@@ -9,7 +9,7 @@ army is on the board; the deck is shuffled and the first turn starts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from riskcore.boards.board import WILD
@@ -18,7 +18,6 @@ from riskcore.errors import RuleOptionError
 from riskcore.model.state import SETUP_CLAIM, SETUP_PHASES, SETUP_PLACE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import ClaimTerritory, PlaceArmies
-from riskcore.protocol.dice import GameRng
 from riskcore.rules.flow import start_turn
 
 
@@ -176,8 +175,3 @@ def start_play(d: Decision) -> None:
         first = next(p for p in s.order if s.is_active(p))
     assert first is not None
     start_turn(d, first)
-
-
-def new_game_rng(seed: bytes, game_id: str, player_seeds: Mapping[str, str] | None) -> GameRng:
-    """The generator for the opening events (decided at version 0)."""
-    return GameRng(seed, game_id, 0, player_seeds)

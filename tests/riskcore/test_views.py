@@ -191,3 +191,25 @@ def test_every_other_event_is_public() -> None:
             elif isinstance(event, ev.CardDrawn) and event.seat != viewer:
                 assert hidden == dataclasses.replace(event, card=-1)
     assert {ev.BattleResolved, ev.CardsTraded, ev.TurnStarted} <= kinds
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _Sighted(ev.Event):
+    """A mode's own event with a secret: only ``seat`` may see which card."""
+
+    TYPE = "sighted_test_event"
+    seat: str
+    card: int
+
+    def redacted_for(self, viewer: str | None) -> ev.Event:
+        return self if viewer == self.seat else dataclasses.replace(self, card=-1)
+
+
+def test_a_modes_own_event_hides_its_secret_through_redact() -> None:
+    """DESIGN.md §2 "Views hide secrets": ``redact`` asks every event for its own
+    secrets, so a mode's event is hidden on every feed without a hook of the mode."""
+    sighted = _Sighted(seat="p1", card=7)
+    assert redact(sighted, "p1") == sighted
+    assert redact(sighted, "p2").card == -1  # type: ignore[attr-defined]
+    assert redact(sighted, None).card == -1  # type: ignore[attr-defined]
+    assert redact(sighted, None, reveal=True) == sighted
