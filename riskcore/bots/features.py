@@ -84,6 +84,7 @@ class Position:
         "me",
         "mine",
         "owner",
+        "side",
         "troops",
         "view",
     )
@@ -95,6 +96,8 @@ class Position:
         self.owner = view.owners()
         self.troops = view.troop_map()
         self.mine = [t for t, p in self.owner.items() if p == me]
+        # Seat -> team where seats play in teams (a team-mate is no enemy).
+        self.side = view.sides()
         self._count: dict[str, dict[str, int]] | None = None
         self._territories: dict[str, int] = {}
         self._held: dict[str, str] = {}
@@ -153,11 +156,26 @@ class Position:
         if found is None:
             owner = self.owner
             me = owner.get(territory, self.me)
-            found = [n for n in self.info.neighbours[territory] if owner.get(n, me) != me]
+            neighbours = self.info.neighbours[territory]
+            side = self.side
+            if side is None:
+                found = [n for n in neighbours if owner.get(n, me) != me]
+            else:
+                ours = side.get(me or "")
+                found = [n for n in neighbours if side.get(owner.get(n, me) or "") != ours]
             self._enemies[territory] = found
         return found
 
+    def is_friend(self, seat: str | None) -> bool:
+        """Whether ``seat`` is this seat or, in a team game, a team-mate."""
+        if seat == self.me:
+            return True
+        side = self.side
+        return side is not None and seat is not None and side.get(seat) == side[self.me]
+
     def is_border(self, territory: str) -> bool:
+        if self.side is not None:
+            return bool(self.enemies_near(territory))
         owner = self.owner
         me = owner[territory]
         return any(owner.get(n, me) != me for n in self.info.neighbours[territory])

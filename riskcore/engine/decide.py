@@ -65,8 +65,8 @@ def new_game(
 ) -> list[ev.Event]:
     """The opening events of a game: creation, then what the mode opens with
     (the order roll, any deal)."""
-    rules = rules or RuleSet()
     game_mode = mode_named(mode)
+    rules = rules or game_mode.rule_set()
     rng = GameRng(seed, game_id, 0, player_seeds)
     seats = game_mode.seat_list(players, rules)
     created = ev.GameCreated(

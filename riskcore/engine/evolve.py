@@ -236,9 +236,12 @@ def _territory_occupied(state: State, event: ev.TerritoryOccupied) -> None:
 @_applies(ev.PlayerEliminated)
 def _player_eliminated(state: State, event: ev.PlayerEliminated) -> None:
     state.out[event.player] = "eliminated"
-    captured = state.hands.get(state.hand_id(event.player), [])
-    state.hands[state.hand_id(event.seat)].extend(captured)
-    captured.clear()
+    # The cards the event names (``GameMode.cards_captured``): in classic, the
+    # whole hand; a team's hand stays with the team.
+    lost = state.hands.get(state.hand_id(event.player), [])
+    state.hands[state.hand_id(event.seat)].extend(event.cards)
+    for card in event.cards:
+        lost.remove(card)
     if event.trade_down_to is not None:
         state.must_trade_until = event.trade_down_to
 

@@ -88,6 +88,11 @@ class RuleSet:
         False, (False, True), "defenders pick 1 or 2 dice (else they always roll the most)"
     )
     neutrals: str = _option("passive", ("passive",), "how neutral armies play (two players)")
+    team_placement: str = _option(
+        "controlled",
+        ("controlled", "present"),
+        "team game: reinforce territories you control, or any where you have armies",
+    )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
     )

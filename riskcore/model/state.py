@@ -190,6 +190,17 @@ class State:
         holder = self.owner.get(territory)
         return self.armies.get((territory, holder), 0) if holder else 0
 
+    def wiped_out(self, player: str) -> bool:
+        """No army of ``player`` is left on the board (docs/rules.md, "Elimination").
+
+        Only a shared territory can hold armies of a player who controls it
+        not, so those are the only ones looked at beyond ``owner``.
+        """
+        if player in self.owner.values():
+            return False
+        armies = self.armies
+        return not any(armies.get((t, player), 0) > 0 for t in self.shared)
+
     def territories_of(self, player: str) -> list[str]:
         return [t for t, p in self.owner.items() if p == player]
 

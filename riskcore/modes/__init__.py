@@ -6,11 +6,15 @@ that differ. ``docs/engine.md`` walks through adding one.
 """
 
 from riskcore.engine.registry import mode_named, mode_names, register_mode
-from riskcore.modes import classic, two_player
+from riskcore.modes import classic, team, two_player
 from riskcore.modes.base import GameMode, Outcome
 
 # The modes this package ships (a test may register more).
-BUILT_IN_MODES: tuple[str, ...] = (classic.Classic.name, two_player.TwoPlayer.name)
+BUILT_IN_MODES: tuple[str, ...] = (
+    classic.Classic.name,
+    two_player.TwoPlayer.name,
+    team.TeamGame.name,
+)
 
 __all__ = [
     "BUILT_IN_MODES",
@@ -20,5 +24,6 @@ __all__ = [
     "mode_named",
     "mode_names",
     "register_mode",
+    "team",
     "two_player",
 ]

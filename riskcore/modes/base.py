@@ -10,10 +10,11 @@ Hooks, by where the game asks them:
 
 - setup: ``seat_list``, ``starting_armies``, ``open_game``, ``setup_quota``,
   ``setup_player``, ``after_setup``, ``rolls_for_first_turn``;
-- the turn: ``opening_phase``, ``phase_after``, ``reinforcements``, ``trade_value``,
-  ``attack_refusal``, ``defender_dice_cap``, ``battle_bonus``,
-  ``defence_chooser``, ``after_battle``, ``after_conquest``,
-  ``fortify_reach``, ``end_of_turn``;
+- the rules a game starts with: ``rule_defaults`` (``rule_set``);
+- the turn: ``opening_phase``, ``phase_after``, ``reinforcements``, ``placeable``,
+  ``trade_value``, ``attack_refusal``, ``defender_of``, ``defender_dice_cap``,
+  ``battle_bonus``, ``defence_chooser``, ``after_battle``, ``after_conquest``,
+  ``cards_captured``, ``fortify_reach``, ``end_of_turn``;
 - the end: ``outcome``;
 - who acts and what they may do: ``waiting_for``, ``command_handlers``,
   ``event_appliers``, ``phase_actions``;
@@ -66,6 +67,9 @@ class GameMode:
     name: ClassVar[str] = "classic"
     title: ClassVar[str] = "Classic Risk"
     players: ClassVar[tuple[int, int]] = (3, 6)
+    # Rule options this mode plays by unless a game sets them (the rule
+    # book of the mode says so); recorded in the first event like any other.
+    rule_defaults: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self) -> None:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
@@ -91,6 +95,11 @@ class GameMode:
 
     def __reduce__(self) -> tuple[Callable[[str], GameMode], tuple[str]]:
         return (mode_named, (self.name,))
+
+    def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
+        """The rule options of a new game: ``given``, else this mode's defaults,
+        else the classic ones."""
+        return RuleSet.from_dict({**self.rule_defaults, **(given or {})})
 
     # Commands, events and actions: a mode extends the base tables -----
 
@@ -178,6 +187,10 @@ class GameMode:
     def reinforcements(self, state: State, seat: str) -> int:
         return reinforce.count_reinforcements(state, seat)
 
+    def placeable(self, state: State, seat: str) -> list[str]:
+        """Where ``seat`` may place its reinforcements: the territories it controls."""
+        return state.territories_of(seat)
+
     def trade_value(self, state: State, symbols: tuple[str, ...]) -> int:
         return state.rules.trade_value(state.sets_traded, symbols)
 
@@ -186,6 +199,11 @@ class GameMode:
     ) -> RuleViolation | None:
         """Why ``seat`` may not attack ``target``, beyond the rules every game has
         (not your own territory, not one nobody controls); None: it may."""
+        return None
+
+    def defender_of(self, state: State, target: str) -> str | None:
+        """Whose armies defend ``target`` when nobody controls it (a tie of
+        armies); None: it cannot be attacked. Ties never happen in classic."""
         return None
 
     def defender_dice_cap(self, state: State, target: str) -> int:
@@ -204,6 +222,10 @@ class GameMode:
 
     def after_conquest(self, d: Decision, seat: str, target: str, defender: str) -> None:
         """Steps after a conquest and any elimination (none in classic)."""
+
+    def cards_captured(self, state: State, player: str) -> tuple[int, ...]:
+        """The cards an eliminated ``player`` hands to its conqueror: all it held."""
+        return tuple(state.hand(player))
 
     def fortify_reach(self, state: State, seat: str, source: str) -> set[str]:
         return fortify.reachable(state, seat, source)

@@ -35,7 +35,9 @@ class GameCreated(Event):
     """The first event: board, rule options, seats and the seed commitment."""
 
     TYPE = "game_created"
-    VERSION = 2  # 2: the mode by name, and each seat's starting armies
+    # 2: the mode by name, and each seat's starting armies; 3: rules name
+    # ``team_placement`` (every option is in ``rules``, so a replay compares them)
+    VERSION = 3
     game_id: str
     board: str
     mode: str

@@ -38,6 +38,13 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "v": 2, "mode": mode, "rules": rules, "seats": seats}
 
 
+@upcaster("game_created", 2)
+def _game_created_team_placement(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 games came before the team game's placement option: its default."""
+    rules = {**data["rules"], "team_placement": data["rules"].get("team_placement", "controlled")}
+    return {**data, "v": 3, "rules": rules}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

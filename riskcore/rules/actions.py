@@ -86,7 +86,8 @@ def _reinforcements(s: State, seat: str) -> Sequence[Action]:
     left = s.reserve.get(seat, 0)
     if s.must_trade_until is not None or left < 1:
         return []
-    return ActionGroup(_placements(s.territories_of(seat), left), _placement, _PLACEMENT_FIELDS)
+    where = s.mode.placeable(s, seat)
+    return ActionGroup(_placements(where, left), _placement, _PLACEMENT_FIELDS)
 
 
 def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
@@ -102,6 +103,10 @@ def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
         if (defender := owner.get(target)) != seat
     ]
     if s.shared:  # only where armies share a territory can nobody control one
+        defender_of = s.mode.defender_of
+        entries = [
+            e if e[3] is not None else (e[0], e[1], e[2], defender_of(s, e[1])) for e in entries
+        ]
         entries = [e for e in entries if e[3] is not None]
     mode = s.mode
     if mode.refuses_more_attacks:
@@ -149,8 +154,8 @@ def _resign(s: State, seat: str) -> list[Action]:
 
 def _defend(s: State, seat: str) -> list[Action]:
     assert s.pending_battle is not None
-    target = s.pending_battle.target
-    most = min(s.mode.defender_dice_cap(s, target), s.troops(target))
+    target, defender = s.pending_battle.target, s.pending_battle.defender
+    most = min(s.mode.defender_dice_cap(s, target), s.armies[(target, defender)])
     return [_action({"type": "defend", "dice": most}, dice=(1, most))]
 
 

@@ -55,7 +55,7 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     holder = s.owner.get(target)
     if holder == seat:
         raise violation("own_territory", f"{target!r} is yours; attack someone else")
-    if holder is None:
+    if holder is None and s.mode.defender_of(s, target) is None:
         raise violation("contested", f"nobody controls {target!r}; there is no defender")
     mode = s.mode
     if mode.refuses_more_attacks:
@@ -66,6 +66,14 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     if armies < 2:
         raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
     return min(3, armies - 1)
+
+
+def defender_of(s: State, target: str) -> str:
+    """Whose armies defend ``target``: its controller, or where nobody controls
+    it (a tie), the one the mode names (``GameMode.defender_of``)."""
+    defender = s.owner.get(target) or s.mode.defender_of(s, target)
+    assert defender is not None  # ``check_attack``: someone defends the target
+    return defender
 
 
 def defending_seat(s: State) -> str | None:
@@ -89,10 +97,10 @@ def attack(d: Decision, command: Attack) -> None:
         raise violation("too_many_dice", f"{dice!r} dice; {command.source!r} allows at most {most}")
     if dice < 1:
         raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
-    defender = s.owner[command.target]
-    assert defender is not None  # ``check_attack``: the target is held by someone else
+    defender = defender_of(s, command.target)
     chooser = _chooser(s, defender, command.seat)
-    choice = min(s.mode.defender_dice_cap(s, command.target), s.troops(command.target)) > 1
+    defending = s.armies[(command.target, defender)]
+    choice = min(s.mode.defender_dice_cap(s, command.target), defending) > 1
     if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
@@ -114,8 +122,8 @@ def blitz(d: Decision, command: Blitz) -> None:
     check_attack(s, command.seat, command.source, command.target)
     if command.stop_at < 1:
         raise violation("invalid_stop_at", f"stop_at {command.stop_at!r} must be at least 1")
-    defender = s.owner.get(command.target)
-    if s.rules.defender_chooses_dice and defender and _chooser(s, defender, command.seat):
+    defender = defender_of(s, command.target)
+    if s.rules.defender_chooses_dice and _chooser(s, defender, command.seat):
         raise violation(
             "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
         )
@@ -136,7 +144,8 @@ def defend(d: Decision, command: Defend) -> None:
     if defending_seat(s) != command.seat:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
     battle_ = s.pending_battle
-    most = min(s.mode.defender_dice_cap(s, battle_.target), s.troops(battle_.target))
+    defending = s.armies[(battle_.target, battle_.defender)]
+    most = min(s.mode.defender_dice_cap(s, battle_.target), defending)
     if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     if command.dice < 1:
@@ -172,8 +181,7 @@ def battle(
     s = d.state
     mode = s.mode
     hooked = mode.overridden
-    defender = s.owner[target]
-    assert defender is not None  # the attack was checked: someone else holds it
+    defender = s.owner[target] or defender_of(s, target)
     if defender_dice is None:
         cap = mode.defender_dice_cap(s, target) if "defender_dice_cap" in hooked else 2
         defender_dice = min(cap, s.armies[(target, defender)])
@@ -225,8 +233,8 @@ def conquer(
             max_move=most,
         )
     )
-    if defender not in s.owner.values():
-        captured = tuple(s.hand(defender))
+    if s.wiped_out(defender):
+        captured = s.mode.cards_captured(s, defender)
         holding = len(s.hand(seat)) + len(captured)
         forced = holding >= s.rules.elimination_trade_threshold
         d.emit(

@@ -27,15 +27,20 @@ def reachable(s: State, seat: str, source: str) -> set[str]:
     return seen
 
 
-def fortify(d: Decision, command: Fortify) -> None:
-    s = d.state
-    check_turn(s, command.seat)
+def check_may_fortify(s: State, seat: str) -> None:
+    """Fortifying needs the seat's turn and its fortify phase, once a turn."""
+    check_turn(s, seat)
     if s.phase == FORTIFY and s.fortified:
         raise violation("already_fortified", "you have fortified this turn; end your turn")
     if s.phase == ATTACK:
         raise violation("wrong_phase", "end the attack phase before fortifying")
     if s.phase != FORTIFY:
         check_attack_phase(s)
+
+
+def fortify(d: Decision, command: Fortify) -> None:
+    s = d.state
+    check_may_fortify(s, command.seat)
     check_owns(s, command.seat, command.source)
     check_owns(s, command.seat, command.target)
     if command.target not in s.mode.fortify_reach(s, command.seat, command.source):

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.engine.decision import (
+    Decision,
+    check_owns,
+    check_territory,
+    check_turn,
+    violation,
+)
 from riskcore.model.state import REINFORCE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import PlaceArmies, TradeCards
@@ -76,7 +82,7 @@ def place(d: Decision, command: PlaceArmies) -> None:
     if s.must_trade_until is not None:
         held = len(s.hand(command.seat))
         raise violation("must_trade_cards", f"with {held} cards you must trade a set first")
-    check_owns(s, command.seat, command.territory)
+    _check_placeable(s, command.seat, command.territory)
     left = s.reserve.get(command.seat, 0)
     if command.count > left:
         raise violation("too_many_armies", f"{command.count!r} armies; you have {left} to place")
@@ -92,6 +98,18 @@ def place(d: Decision, command: PlaceArmies) -> None:
             next_phase=s.mode.phase_after(s, REINFORCE) if done else None,
         )
     )
+
+
+def _check_placeable(s: State, seat: str, territory: str) -> None:
+    """Reinforcements go where the mode says (``GameMode.placeable``): classic,
+    the territories the seat controls."""
+    mode = s.mode
+    if "placeable" not in mode.overridden:
+        check_owns(s, seat, territory)
+        return
+    check_territory(s, territory)
+    if territory not in mode.placeable(s, seat):
+        raise violation("not_your_territory", f"{seat!r} may not place armies on {territory!r}")
 
 
 def count_reinforcements(state: State, seat: str) -> int:

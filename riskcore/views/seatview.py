@@ -84,17 +84,51 @@ class SeatView:
         return self._state.controller(territory)
 
     def owners(self) -> Mapping[str, str | None]:
-        """Territory -> controlling seat, read-only (no copy)."""
-        return MappingProxyType(self._state.owner)
+        """Territory -> controlling seat, read-only. Where armies of several
+        seats stand and nobody controls it (a tie), the seat that would defend
+        it (``GameMode.defender_of``): bots read every territory as someone's."""
+        s = self._state
+        if not s.shared:
+            return MappingProxyType(s.owner)
+        owners = dict(s.owner)
+        for territory in s.shared:
+            if owners.get(territory) is None:
+                owners[territory] = s.mode.defender_of(s, territory)
+        return owners
 
     def troops(self, territory: str) -> int:
         return self._state.troops(territory)
 
     def troop_map(self) -> dict[str, int]:
-        """Territory -> armies of its controller, a fresh dict."""
+        """Territory -> armies of its controller, a fresh dict. A shared territory
+        counts every army in it (all must fall to take it), except one this seat
+        controls, which counts its own (those are what it can move)."""
         s = self._state
         armies = s.armies
-        return {t: armies.get((t, p), 0) for t, p in s.owner.items() if p is not None}
+        troops = {t: armies.get((t, p), 0) for t, p in s.owner.items() if p is not None}
+        for territory in s.shared:
+            if s.owner.get(territory) != self.seat:
+                troops[territory] = sum(armies.get((territory, p), 0) for p in s.seats)
+        return troops
+
+    def armies_of(self, territory: str, seat: str) -> int:
+        """``seat``'s own armies in ``territory`` (``view()["territories"][t]["stacks"]``)."""
+        return self._state.armies.get((territory, seat), 0)
+
+    def shared(self) -> frozenset[str]:
+        """Territories where armies of several seats stand (the team game)."""
+        return frozenset(self._state.shared)
+
+    def team_of(self, seat: str) -> str | None:
+        """``view()["seats"][i]["team"]``."""
+        return self._state.seats[seat].team
+
+    def sides(self) -> dict[str, str] | None:
+        """Seat -> its side (its team) where seats play in teams; None otherwise."""
+        seats = self._state.seats
+        if all(info.team is None for info in seats.values()):
+            return None
+        return {seat: info.team or seat for seat, info in seats.items()}
 
     def territories_of(self, player: str) -> list[str]:
         return self._state.territories_of(player)

@@ -55,13 +55,20 @@ def expected_change(event: ev.Event) -> int:
 
 
 def check_invariants(state: State) -> None:
+    """Every territory is occupied and controlled by whoever has most armies there
+    (nobody on a tie, the team game; docs/rules.md); armies of one team only."""
     occupied = state.occupation.target if state.phase == OCCUPY and state.occupation else None
     for territory, holder in state.owner.items():
-        armies = state.armies.get((territory, holder), 0)
+        stacks = {p: n for (t, p), n in state.armies.items() if t == territory and n > 0}
         if territory == occupied:
-            assert armies == 0
-        else:
-            assert armies >= 1, (territory, holder, state.summary())
+            assert not stacks
+            continue
+        assert stacks, (territory, holder, state.summary())
+        most = max(stacks.values())
+        leaders = [p for p, n in stacks.items() if n == most]
+        assert holder == (leaders[0] if len(leaders) == 1 else None), (territory, stacks)
+        assert (len(stacks) > 1) == (territory in state.shared), (territory, stacks)
+        assert len({state.seats[p].team or p for p in stacks}) == 1, (territory, stacks)
     assert all(n >= 0 for n in state.armies.values())
     cards = state.deck + state.discard + [c for hand in state.hands.values() for c in hand]
     assert sorted(cards) == list(ALL_CARDS), state.summary()
@@ -103,12 +110,22 @@ def test_random_legal_play_keeps_the_invariants(
     finished = [e for e in game.events if isinstance(e, ev.GameFinished)]
     assert finished == [game.events[-1]]
     winner = game.state.winner
-    assert winner is not None and game.state.seats[winner].kind == "player"
-    assert game.state.winners == (winner,)
+    winners = game.state.winners
+    assert winners and all(game.state.seats[w].kind == "player" for w in winners)
+    if winner is None:  # a team won (the team game): one player of the other is out
+        team = {game.state.seats[w].team for w in winners}
+        assert len(team) == 1 and None not in team
+        losers = [s for s in game.state.order if s not in winners]
+        assert any(s in game.state.out for s in losers)
+        assert not any(w in game.state.out for w in winners)
+    else:
+        assert game.state.seats[winner].kind == "player" and winners == (winner,)
     # The end is the mode's outcome of the final position.
     outcome = game.state.mode.outcome(game.state)
     assert outcome is not None
     assert (outcome.winner, outcome.reason) == (winner, game.state.finish_reason)
+    if winner is None:
+        return
     if game.state.finish_reason not in ("conquest", "resignation"):
         return  # a mode's own way to win
     assert game.state.active_players() == [winner]

@@ -27,6 +27,7 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "fortify": "adjacent",
         "defender_chooses_dice": False,
         "neutrals": "passive",
+        "team_placement": "controlled",
         "starting_armies": 0,
     }
 
@@ -42,6 +43,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "fortify": ["adjacent", "connected"],
         "defender_chooses_dice": [False, True],
         "neutrals": ["passive"],
+        "team_placement": ["controlled", "present"],
         "starting_armies": [0, 1, 200],
     }
     for name, values in choices.items():
