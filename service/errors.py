@@ -98,6 +98,12 @@ class GameFull(ServiceError):
         self.game_id = game_id
 
 
+class InvalidTeams(ServiceError):
+    """Teams asked for that the game cannot seat (service.seating)."""
+
+    code = "invalid_team"
+
+
 class GameNotStarted(ServiceError):
     """The game is a lobby: it has no events, so no state, until its seats are filled."""
 

@@ -59,6 +59,7 @@ class SeatPlan:
     name: str | None = None
     bot: str | None = None
     seed: str | None = None
+    team: str | None = None  # the team game: which team the seat plays for
 
 
 class Loaded(NamedTuple):

@@ -122,9 +122,11 @@ class GameService:
         seat: str | None = None,
         name: str | None = None,
         seed: str | None = None,
+        team: str | None = None,
     ) -> Joined:
-        """Claim ``seat`` (or the first open one) for a new human; the token is shown once."""
-        claimed, token = self._seating.join(game_id, seat=seat, name=name, seed=seed)
+        """Claim ``seat`` (or the first open one, of ``team`` if named) for a new human;
+        the token is shown once."""
+        claimed, token = self._seating.join(game_id, seat=seat, name=name, seed=seed, team=team)
         info = self._commands.start_if_full(self.lobby.get(game_id))
         return Joined(info, claimed, token)
 

@@ -11,7 +11,7 @@ status. The mapping, in one table, from what goes wrong to a status::
     ApiProblem (raised by views only)                          its own status
     riskcore MalformedCommand, RuleOptionError, BoardError     400
     riskcore RuleViolation                                     422, the engine's code
-    service UnknownBoard, UnknownBot                           400
+    service UnknownBoard, UnknownBot, InvalidTeams             400
     service InvalidSeatToken                                   401 + WWW-Authenticate
     service UnknownSeat, VersionNotFound                       404
     service SeatTaken, GameFull, GameNotStarted                409
@@ -43,6 +43,7 @@ from service.errors import (
     GameFull,
     GameNotStarted,
     InvalidSeatToken,
+    InvalidTeams,
     SeatTaken,
     ServiceError,
     UnknownBoard,
@@ -90,6 +91,7 @@ _HTTP_CODES = {
 SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     UnknownBoard: 400,
     UnknownBot: 400,
+    InvalidTeams: 400,
     InvalidSeatToken: 401,
     UnknownSeat: 404,
     VersionNotFound: 404,

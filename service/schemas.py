@@ -24,6 +24,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from riskcore.model.options import OPTIONS, OptionSpec
 from riskcore.modes import BUILT_IN_MODES
+from riskcore.modes.team import TEAMS
 from riskcore.protocol.commands import COMMAND_TYPES
 
 __all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_command"]
@@ -69,7 +70,7 @@ def _option_field(spec: OptionSpec) -> fields.Field:
 # the mode's name from before game modes, still accepted (service.seating).
 Rules = Schema.from_dict(
     {spec.name: _option_field(spec) for spec in OPTIONS}
-    | {"variant": fields.String(validate=validate.OneOf(["classic", "two_player"]))},
+    | {"variant": fields.String(validate=validate.OneOf(BUILT_IN_MODES))},
     name="Rules",
 )
 
@@ -79,6 +80,7 @@ class SeatRequest(Schema):
     name = fields.String(validate=NAME)
     bot = fields.String(validate=validate.Length(min=1, max=40))
     seed = fields.String(validate=validate.Regexp(HEX_SEED))
+    team = fields.String(validate=validate.OneOf(TEAMS))
 
     @validates_schema
     def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -107,6 +109,7 @@ class JoinGame(Schema):
     seat = fields.String(validate=validate.Regexp(SEAT_ID))
     name = fields.String(validate=NAME)
     seed = fields.String(validate=validate.Regexp(HEX_SEED))
+    team = fields.String(validate=validate.OneOf(TEAMS))
 
 
 # -- commands: one schema per type, chosen by ``type`` ---------------------------------
@@ -209,6 +212,7 @@ class SeatSummary(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "open"]))
     name = fields.String(required=True, allow_none=True)
     bot = fields.String(required=True, allow_none=True)
+    team = fields.String(required=True, allow_none=True)
 
 
 class GameSummary(Schema):

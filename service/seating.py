@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from riskcore.boards.board import board_names
 from riskcore.bots import bot_names
 from riskcore.engine.decide import new_game
+from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
 from riskcore.model.options import RuleSet
 from riskcore.protocol.dice import commitment
@@ -28,6 +30,7 @@ from service import auth
 from service.errors import (
     GameFull,
     InvalidSeatToken,
+    InvalidTeams,
     SeatTaken,
     UnknownBoard,
     UnknownBot,
@@ -70,8 +73,9 @@ class Seating:
         player chooses a seed of their own.
         """
         mode, options = resolve_mode(mode, rules)
-        ruleset = RuleSet.from_dict(options)
+        ruleset = mode_named(mode).rule_set(options)
         _check_setup(board, mode, ruleset, seats)
+        seats = arranged(seats, seat_teams(mode, len(seats)))
         game_id = "g" + secrets.token_hex(8)
         seed = self._new_seed()
         tokens = {f"p{i}": auth.new_token() for i, s in enumerate(seats, 1) if s.kind == "human"}
@@ -90,14 +94,27 @@ class Seating:
         return info, tokens
 
     def join(
-        self, game_id: str, *, seat: str | None, name: str | None, seed: str | None
+        self,
+        game_id: str,
+        *,
+        seat: str | None,
+        name: str | None,
+        seed: str | None,
+        team: str | None = None,
     ) -> tuple[str, str]:
-        """Claim ``seat`` (or the first open one) for a new human: (the seat, its token)."""
+        """Claim ``seat`` (or the first open one, of ``team`` if named) for a new
+        human: (the seat, its token)."""
         info = self._lobby.get(game_id)
         if seat is not None and info.seat(seat) is None:
             raise UnknownSeat(game_id, seat)
+        candidates = [seat] if seat is not None else info.open_seats
+        if team is not None:
+            teams = seat_teams(info.mode, len(info.seats))
+            if team not in teams.values():
+                raise InvalidTeams(f"game {game_id!r} has no team {team!r}")
+            candidates = [s for s in candidates if teams[s] == team]
         token = auth.new_token()
-        for candidate in [seat] if seat is not None else info.open_seats:
+        for candidate in candidates:
             claimed = SeatInfo(candidate, "human", name, None, seed, auth.hash_token(token))
             if info.version == 0 and self._lobby.claim(game_id, claimed):
                 return candidate, token
@@ -158,7 +175,7 @@ def opening_events(info: GameInfo, seed: bytes) -> list[Event]:
         seed=seed,
         board=info.board,
         mode=info.mode,
-        rules=RuleSet.from_dict(info.rules),
+        rules=RuleSet.from_dict(info.rules),  # as set at creation, the mode's defaults included
         player_seeds={s.seat: s.seed for s in info.seats if s.seed},
     )
 
@@ -174,6 +191,36 @@ def resolve_mode(mode: str | None, rules: Mapping[str, Any] | None) -> tuple[str
     if mode is not None and variant is not None and variant != mode:
         raise RuleOptionError(f"rules.variant {variant!r} contradicts mode {mode!r}")
     return mode or variant or "classic", options
+
+
+@cache
+def seat_teams(mode: str, players: int) -> dict[str, str | None]:
+    """Seat id -> the team the mode seats it in (None outside team games)."""
+    game_mode = mode_named(mode)
+    names = [f"p{i}" for i in range(1, players + 1)]
+    seats = game_mode.seat_list(names, game_mode.rule_set())
+    return {s["id"]: s.get("team") for s in seats if s["kind"] == "player"}
+
+
+def arranged(plans: Sequence[SeatPlan], teams: Mapping[str, str | None]) -> list[SeatPlan]:
+    """The seats in the order that puts each where its team sits (the team game
+    alternates teams); seats that name no team fill the places left, in order."""
+    if all(plan.team is None for plan in plans):
+        return list(plans)
+    named = {team for team in teams.values() if team is not None}
+    if not named:
+        raise InvalidTeams("teams are chosen only in a game played in teams (mode team)")
+    placed: dict[str, SeatPlan] = {}
+    for team in sorted({plan.team for plan in plans if plan.team is not None}):
+        if team not in named:
+            raise InvalidTeams(f"no team {team!r}; the teams are {sorted(named)}")
+        places = [seat for seat, t in teams.items() if t == team]
+        chosen = [plan for plan in plans if plan.team == team]
+        if len(chosen) > len(places):
+            raise InvalidTeams(f"team {team!r} has {len(places)} seats, not {len(chosen)}")
+        placed.update(zip(places, chosen, strict=False))
+    rest = iter(plan for plan in plans if plan.team is None)
+    return [placed.get(seat) or next(rest) for seat in teams]
 
 
 def _check_setup(board: str, mode: str, rules: RuleSet, seats: Sequence[SeatPlan]) -> None:

@@ -33,9 +33,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "viewer": viewer,
         "seats": [_seat(s, seat, viewer, reveal) for seat in s.seats],
         "order": list(s.order),
-        "territories": {
-            t: {"owner": s.controller(t), "armies": s.troops(t)} for t in s.board.territory_names
-        },
+        "territories": _territories(s),
         "reinforcements": s.reserve.get(s.current, 0) if s.current else 0,
         "setup_quota": dict(s.setup_quota),
         "must_trade": s.must_trade_until is not None,
@@ -57,6 +55,23 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "seed": s.revealed_seed,
         "mode_state": s.mode.view(s, viewer),
     }
+
+
+def _territories(s: State) -> dict[str, dict[str, Any]]:
+    """Each territory's controller and armies; where armies of several seats
+    stand (the team game), every army there and each seat's ``stacks``."""
+    territories = {
+        t: {"owner": s.controller(t), "armies": s.troops(t)} for t in s.board.territory_names
+    }
+    armies = s.armies
+    for t in s.shared:
+        stacks = {p: n for p in s.seats if (n := armies.get((t, p), 0)) > 0}
+        territories[t] = {
+            "owner": s.controller(t),
+            "armies": sum(stacks.values()),
+            "stacks": stacks,
+        }
+    return territories
 
 
 def _seat(s: State, seat: str, viewer: str | None, reveal: bool) -> dict[str, Any]:

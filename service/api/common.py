@@ -29,6 +29,7 @@ from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
 from service.problems import BEARER_CHALLENGE, ApiProblem
 from service.ratelimit import RateLimiter
+from service.seating import seat_teams
 from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
@@ -267,6 +268,7 @@ def add_controllers(document: dict[str, Any], seats: Mapping[str, SeatInfo]) -> 
 
 def summary(info: GameInfo) -> dict[str, Any]:
     """Public facts about a game, as listed (never a token hash or a seed)."""
+    teams = seat_teams(info.mode, len(info.seats))
     return {
         "game_id": info.game_id,
         "status": info.status,
@@ -276,7 +278,7 @@ def summary(info: GameInfo) -> dict[str, Any]:
         "rules": with_variant(info.rules, info.mode),
         "clock": info.clock,
         "created": iso_time(info.created_ms),
-        "seats": [s.public() for s in info.seats],
+        "seats": [s.public() | {"team": teams.get(s.seat)} for s in info.seats],
         "open_seats": info.open_seats,
         "seed_commitment": info.seed_commitment,
     }

@@ -66,3 +66,50 @@ def test_the_rules_schema_is_the_option_declaration() -> None:
 
 def test_the_modes_schema_lists_the_built_in_modes() -> None:
     assert SCHEMAS["Mode"]["enum"] == list(BUILT_IN_MODES)
+
+
+def test_a_team_game_seats_each_team_where_it_alternates(api: ApiClient) -> None:
+    """000_ed9208fe5525be2d.txt ("lagspelet"): "Spelarna ska sitta så att de två lagen kan
+    turas om att spela": seats that name their team are put in its places (p1 and p3
+    play for A, p2 and p4 for B), and the team game's own defaults apply."""
+    seats = [
+        {"kind": "bot", "bot": "random", "name": "Ada", "team": "A"},
+        {"kind": "bot", "bot": "random", "name": "Bo", "team": "A"},
+        {"kind": "open", "team": "B"},
+        {"kind": "open"},
+    ]
+    created = api.post("/v1/games", json={"mode": "team", "seats": seats})
+    assert created.status_code == 201, created.json
+    game = created.json["game"]
+    assert [(s["seat"], s["name"], s["team"]) for s in game["seats"]] == [
+        ("p1", "Ada", "A"),
+        ("p2", None, "B"),
+        ("p3", "Bo", "A"),
+        ("p4", None, "B"),
+    ]
+    assert game["rules"]["card_values"] == "fixed" and game["rules"]["fortify"] == "connected"
+    gid = game["game_id"]
+    problem(api.post(f"/v1/games/{gid}/join", json={"team": "A"}), 409, "game_full")
+    problem(api.post(f"/v1/games/{gid}/join", json={"team": "C"}), 400, "invalid_body")
+    joined = api.post(f"/v1/games/{gid}/join", json={"team": "B", "name": "Cy"})
+    assert joined.status_code == 200 and joined.json["seat"] == "p2"
+    api.post(f"/v1/games/{gid}/join", json={"name": "Di"})
+    view = api.get(f"/v1/games/{gid}", headers={"Authorization": f"Bearer {joined.json['token']}"})
+    assert view.json["mode"] == "team"
+    assert {s["id"]: s["team"] for s in view.json["seats"]} == {
+        "p1": "A",
+        "p2": "B",
+        "p3": "A",
+        "p4": "B",
+    }
+    teams = view.json["mode_state"]["teams"]
+    assert teams["A"]["players"] == ["p1", "p3"] and teams["B"]["players"] == ["p2", "p4"]
+
+
+def test_teams_that_cannot_be_seated_are_refused(api: ApiClient) -> None:
+    three = [{"kind": "human", "team": "A"}] * 3 + [{"kind": "human"}]
+    problem(api.post("/v1/games", json={"mode": "team", "seats": three}), 400, "invalid_team")
+    classic = [{"kind": "human", "team": "A"}] + [{"kind": "human"}] * 2
+    problem(api.post("/v1/games", json={"seats": classic}), 400, "invalid_team")
+    wrong = api.post("/v1/games", json={"mode": "team", "seats": [{"kind": "human"}] * 3})
+    problem(wrong, 400, "invalid_rule_option")
