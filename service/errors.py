@@ -104,6 +104,16 @@ class InvalidTeams(ServiceError):
     code = "invalid_team"
 
 
+class TeamNotInGame(ServiceError):
+    """A join names a team the game does not have (it is not a team game)."""
+
+    code = "team_not_in_game"
+
+    def __init__(self, game_id: str, team: str) -> None:
+        super().__init__(f"game {game_id!r} has no team {team!r}")
+        self.game_id = game_id
+
+
 class GameNotStarted(ServiceError):
     """The game is a lobby: it has no events, so no state, until its seats are filled."""
 

@@ -14,7 +14,7 @@ status. The mapping, in one table, from what goes wrong to a status::
     service UnknownBoard, UnknownBot, InvalidTeams             400
     service InvalidSeatToken                                   401 + WWW-Authenticate
     service UnknownSeat, VersionNotFound                       404
-    service SeatTaken, GameFull, GameNotStarted                409
+    service SeatTaken, GameFull, GameNotStarted, TeamNotInGame 409
     store GameNotFound                                         404
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
@@ -46,6 +46,7 @@ from service.errors import (
     InvalidTeams,
     SeatTaken,
     ServiceError,
+    TeamNotInGame,
     UnknownBoard,
     UnknownBot,
     UnknownSeat,
@@ -98,6 +99,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     SeatTaken: 409,
     GameFull: 409,
     GameNotStarted: 409,
+    TeamNotInGame: 409,
 }
 
 

@@ -32,6 +32,7 @@ from service.errors import (
     InvalidSeatToken,
     InvalidTeams,
     SeatTaken,
+    TeamNotInGame,
     UnknownBoard,
     UnknownBot,
     UnknownSeat,
@@ -111,7 +112,7 @@ class Seating:
         if team is not None:
             teams = seat_teams(info.mode, len(info.seats))
             if team not in teams.values():
-                raise InvalidTeams(f"game {game_id!r} has no team {team!r}")
+                raise TeamNotInGame(game_id, team)
             candidates = [s for s in candidates if teams[s] == team]
         token = auth.new_token()
         for candidate in candidates:

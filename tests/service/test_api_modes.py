@@ -113,3 +113,9 @@ def test_teams_that_cannot_be_seated_are_refused(api: ApiClient) -> None:
     problem(api.post("/v1/games", json={"seats": classic}), 400, "invalid_team")
     wrong = api.post("/v1/games", json={"mode": "team", "seats": [{"kind": "human"}] * 3})
     problem(wrong, 400, "invalid_rule_option")
+
+
+def test_joining_a_team_of_a_game_without_teams_is_a_conflict(api: ApiClient) -> None:
+    created = api.post("/v1/games", json={"seats": [{"kind": "open"}] * 3}).json["game"]
+    joined = api.post(f"/v1/games/{created['game_id']}/join", json={"team": "A"})
+    problem(joined, 409, "team_not_in_game")
