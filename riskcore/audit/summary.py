@@ -37,9 +37,35 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
         "game_id": state.game_id,
         "version": state.version,
         "winner": state.winner,
+        "winners": list(state.winners),
         "turns": state.turn,
         "timeline": timeline,
         "players": {p: battles[p].to_dict() for p in state.seats},
+        "teams": _teams(state, timeline),
+    }
+
+
+def _teams(state: State, timeline: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per team (where seats play in teams): its players, and the timeline's
+    territories and armies added up over them. Empty in games without teams."""
+    teams: dict[str, list[str]] = {}
+    for seat, info in state.seats.items():
+        if info.team is not None:
+            teams.setdefault(info.team, []).append(seat)
+    return {
+        team: {
+            "players": members,
+            "timeline": [
+                {
+                    "turn": point["turn"],
+                    "version": point["version"],
+                    "territories": sum(point["territories"].get(p, 0) for p in members),
+                    "armies": sum(point["armies"].get(p, 0) for p in members),
+                }
+                for point in timeline
+            ],
+        }
+        for team, members in teams.items()
     }
 
 

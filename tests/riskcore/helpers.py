@@ -222,26 +222,36 @@ def position(
     deck: Sequence[int] | None = None,
     first: str = "p1",
     seed: bytes = SEED,
+    mode: str | None = None,
+    stacks: Mapping[str, Mapping[str, int]] | None = None,
 ) -> Game:
     """A game whose setup left exactly this position, at the start of ``first``'s turn.
 
     ``owners`` maps every territory to a seat; ``armies`` gives counts (1 if
-    absent). ``hands`` are drawn from the top of the pile; ``deck`` is the
-    draw pile left afterwards (default: every other card, in id order).
+    absent). ``stacks`` adds armies of other seats to a territory (team-mates
+    sharing it, the team game). ``hands`` are drawn from the top of the pile
+    (a hand is named by a seat, or a team's hand by one of its seats);
+    ``deck`` is the draw pile left afterwards (default: every other card, in
+    id order).
     """
-    rules = rules or RuleSet()
     count = n or len({s for s in owners.values() if s.startswith("p")})
+    mode = mode or mode_for(count)
+    rules = rules or mode_named(mode).rule_set()
     armies = dict(armies or {})
+    stacks = {t: dict(more) for t, more in (stacks or {}).items()}
     hands = {seat: list(cards) for seat, cards in (hands or {}).items()}
     totals: dict[str, int] = {}
     for territory, seat in owners.items():
         totals[seat] = totals.get(seat, 0) + armies.get(territory, 1)
+    for more in stacks.values():
+        for seat, extra in more.items():
+            totals[seat] = totals.get(seat, 0) + extra
     table = 24 if count == 2 else mode_named("classic").starting_armies(rules, count)
     if max(totals.values()) > table:
         rules = RuleSet(**{**rules.to_dict(), "starting_armies": max(totals.values())})
-    created = new_game(
-        game_id=GAME_ID, players=players(count), seed=seed, mode=mode_for(count), rules=rules
-    )[0]
+    created = new_game(game_id=GAME_ID, players=players(count), seed=seed, mode=mode, rules=rules)[
+        0
+    ]
     state = fold([created])
     assert set(owners) == set(state.board.territory_names), "owners must cover the board"
     order = tuple(seats(count))
@@ -260,6 +270,11 @@ def position(
     for territory, seat in owners.items():
         extra = armies.get(territory, 1) - 1
         if extra > 0:
+            events.append(
+                ev.ArmiesPlaced(seat=first, player=seat, territory=territory, count=extra)
+            )
+    for territory, more in stacks.items():
+        for seat, extra in more.items():
             events.append(
                 ev.ArmiesPlaced(seat=first, player=seat, territory=territory, count=extra)
             )
