@@ -60,7 +60,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
 def _territories(s: State) -> dict[str, dict[str, Any]]:
     """Each territory's controller and armies; where armies of several seats
     stand (the team game), every army there and each seat's ``stacks``."""
-    territories = {
+    territories: dict[str, dict[str, Any]] = {
         t: {"owner": s.controller(t), "armies": s.troops(t)} for t in s.board.territory_names
     }
     armies = s.armies
