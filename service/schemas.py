@@ -190,6 +190,14 @@ class StreamQuery(Schema):
     since = fields.Integer(validate=validate.Range(0, MAX_VERSION))
 
 
+class VerifyQuery(Schema):
+    """``expect_head``: a head hash (hex) the record must contain."""
+
+    expect_head = fields.String(
+        load_default=None, validate=validate.Regexp(r"^[0-9a-fA-F]{64}$", error="64 hex digits")
+    )
+
+
 class StateQuery(Schema):
     version = fields.Integer(required=True, validate=validate.Range(1, MAX_VERSION))
 

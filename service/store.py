@@ -84,10 +84,12 @@ _IDEMPOTENCY_RECORD = ["r", "e", "f", "l", "h"]
 # Named tuples, not dataclasses: a load builds thousands of StoredEvents and
 # tuple construction is several times cheaper; they are just as immutable.
 class NewEvent(NamedTuple):
-    """An event to append: its canonical payload and its chain hash."""
+    """An event to append: its canonical payload and its chain hash, and the bytes
+    that hash covers when they are not the payload (they are not stored)."""
 
     payload: bytes
     hash: bytes
+    hashed: bytes | None = None
 
 
 class StoredEvent(NamedTuple):
@@ -151,9 +153,18 @@ class Notification(NamedTuple):
         )
 
 
-def new_events(prev: bytes, payloads: Sequence[bytes]) -> list[NewEvent]:
-    """Chain ``payloads`` after the event hashing to ``prev``, ready to append."""
-    return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
+def new_events(
+    prev: bytes, payloads: Sequence[bytes], hashed: Sequence[bytes] | None = None
+) -> list[NewEvent]:
+    """Chain ``payloads`` after the event hashing to ``prev``, ready to append.
+
+    ``hashed`` are the bytes each hash covers when they are not the payload
+    (a format-2 event with secrets: ``riskcore.audit.record.hashed_bytes``).
+    """
+    if hashed is None:
+        return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
+    hashes = chain(prev, hashed)
+    return [NewEvent(*e) for e in zip(payloads, hashes, hashed, strict=True)]
 
 
 def _translated(method: Callable[P, R]) -> Callable[P, R]:
@@ -237,7 +248,7 @@ class EventStore:
         args: list[Any] = [game_id, expected_version, prev, fingerprint, ttl_ms]
         args += [seed or b"", kind, self._outbox_maxlen]
         for event in events:
-            args += event
+            args += event[:2]
         script_keys = [keys.events, keys.meta, idem_key, keys.seed, keys.outbox, keys.games]
         try:
             reply = self._append(keys=script_keys, args=args)
@@ -268,7 +279,7 @@ class EventStore:
                 raise MalformedAppend(
                     f"event {index}: payload must be 1..{self._max_payload} bytes: {payload!r:.80}"
                 )
-        broken = verify_chain(prev, events)
+        broken = verify_chain(prev, [(e[0] if e[2] is None else e[2], e[1]) for e in events])
         if broken is not None:
             bad = events[broken][1]
             raise MalformedAppend(f"event {broken}: hash {bad!r} is not SHA-256(prev || payload)")

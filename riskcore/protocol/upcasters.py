@@ -38,6 +38,12 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "v": 2, "mode": mode, "rules": rules, "seats": seats}
 
 
+@upcaster("game_created", 2)
+def _game_created_record_format(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 games hashed each event whole: record format 1 (docs/records.md)."""
+    return {**data, "v": 3, "record_format": 1}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""
