@@ -62,6 +62,7 @@ class GameLog:
             fingerprint=fingerprint,
             seed=seed,
             kind=kind,
+            hashed=hashed,
         )
 
     def envelopes(

@@ -193,9 +193,7 @@ class StreamQuery(Schema):
 class VerifyQuery(Schema):
     """``expect_head``: a head hash (hex) the record must contain."""
 
-    expect_head = fields.String(
-        load_default=None, validate=validate.Regexp(r"^[0-9a-fA-F]{64}$", error="64 hex digits")
-    )
+    expect_head = fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{64}$"))
 
 
 class StateQuery(Schema):
@@ -262,9 +260,13 @@ class EventEnvelope(Schema):
     event = fields.Dict(required=True)
 
 
+HEAD = r"^[0-9a-f]{64}$"
+
+
 class EventPage(Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
+    head = fields.String(required=True, allow_none=True, validate=validate.Regexp(HEAD))
     events = fields.List(fields.Nested(EventEnvelope), required=True)
     finished = fields.Boolean(required=True)
 
@@ -272,6 +274,7 @@ class EventPage(Schema):
 class CommandAccepted(Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
+    head = fields.String(required=True, allow_none=True, validate=validate.Regexp(HEAD))
     events = fields.List(fields.Nested(EventEnvelope), required=True)
 
 
@@ -299,6 +302,7 @@ QUERIES: dict[str, type[Schema]] = {
     "streamEvents": StreamQuery,
     "getStateAt": StateQuery,
     "getOdds": OddsQuery,
+    "verifyRecord": VerifyQuery,
 }
 
 COMPONENTS: dict[str, type[Schema]] = {

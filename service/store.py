@@ -84,12 +84,10 @@ _IDEMPOTENCY_RECORD = ["r", "e", "f", "l", "h"]
 # Named tuples, not dataclasses: a load builds thousands of StoredEvents and
 # tuple construction is several times cheaper; they are just as immutable.
 class NewEvent(NamedTuple):
-    """An event to append: its canonical payload and its chain hash, and the bytes
-    that hash covers when they are not the payload (they are not stored)."""
+    """An event to append: its canonical payload and its chain hash."""
 
     payload: bytes
     hash: bytes
-    hashed: bytes | None = None
 
 
 class StoredEvent(NamedTuple):
@@ -161,10 +159,8 @@ def new_events(
     ``hashed`` are the bytes each hash covers when they are not the payload
     (a format-2 event with secrets: ``riskcore.audit.record.hashed_bytes``).
     """
-    if hashed is None:
-        return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
-    hashes = chain(prev, hashed)
-    return [NewEvent(*e) for e in zip(payloads, hashes, hashed, strict=True)]
+    hashes = chain(prev, payloads if hashed is None else hashed)
+    return [NewEvent(p, h) for p, h in zip(payloads, hashes, strict=True)]
 
 
 def _translated(method: Callable[P, R]) -> Callable[P, R]:
@@ -226,8 +222,12 @@ class EventStore:
         fingerprint: bytes | None = None,
         seed: bytes | None = None,
         kind: str = "",
+        hashed: Sequence[bytes] | None = None,
     ) -> AppendResult:
         """Append ``events`` after version ``expected_version``, whose hash is ``prev``.
+
+        ``hashed``: the bytes each event's hash covers, where they are not its
+        payload (``new_events``); they are checked, not stored.
 
         ``fingerprint`` identifies the request behind an idempotency key; it
         defaults to a digest of the batch. Callers that re-run ``decide`` on
@@ -237,7 +237,7 @@ class EventStore:
         ``kind`` travels in the outbox notification (say, whose turn is next).
         """
         keys = self.keys.game(game_id)
-        self._check_batch(expected_version, events, prev, seed, kind)
+        self._check_batch(expected_version, events, prev, seed, kind, hashed)
         key, idem_key, ttl_ms = self._idempotency(keys, idempotency_key)
         if fingerprint is None:
             fingerprint = _fingerprint(expected_version, events)
@@ -248,7 +248,7 @@ class EventStore:
         args: list[Any] = [game_id, expected_version, prev, fingerprint, ttl_ms]
         args += [seed or b"", kind, self._outbox_maxlen]
         for event in events:
-            args += event[:2]
+            args += event
         script_keys = [keys.events, keys.meta, idem_key, keys.seed, keys.outbox, keys.games]
         try:
             reply = self._append(keys=script_keys, args=args)
@@ -265,6 +265,7 @@ class EventStore:
         prev: bytes,
         seed: bytes | None,
         kind: str,
+        hashed: Sequence[bytes] | None = None,
     ) -> None:
         """Refuse what the script would refuse, with a precise message and no round trip."""
         if type(expected_version) is not int or expected_version < 0:
@@ -279,7 +280,10 @@ class EventStore:
                 raise MalformedAppend(
                     f"event {index}: payload must be 1..{self._max_payload} bytes: {payload!r:.80}"
                 )
-        broken = verify_chain(prev, [(e[0] if e[2] is None else e[2], e[1]) for e in events])
+        if hashed is not None and len(hashed) != len(events):
+            raise MalformedAppend(f"{len(hashed)} hashed byte strings for {len(events)} events")
+        covered = events if hashed is None else zip(hashed, (e[1] for e in events), strict=True)
+        broken = verify_chain(prev, covered)
         if broken is not None:
             bad = events[broken][1]
             raise MalformedAppend(f"event {broken}: hash {bad!r} is not SHA-256(prev || payload)")

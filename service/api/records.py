@@ -49,6 +49,6 @@ def verify_record() -> Response:
         raise ApiProblem(
             415, "unsupported_media_type", f"send the record as {RECORD_TYPE} (JSON Lines)"
         )
-    head = query(_VERIFY)["expect_head"]
+    head = query(_VERIFY).get("expect_head")
     text = request.get_data(cache=False).decode("utf-8", errors="replace")
     return reply(verify_text(text, expect_heads=[head] if head else []).to_dict())
