@@ -19,7 +19,9 @@ another (HMAC is a pseudorandom function of the seed). The format and its
 threat model are in docs/records.md.
 
 Everything here works on envelope *dicts* as stored, not on decoded events,
-so an event written today hashes the same after its schema gains a version.
+so an event written today hashes the same after its schema gains a version
+(which is why a secret field must keep its name in later versions: the
+current ``SECRET`` declaration finds it in old events too).
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def public_envelope(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def matches(secret: dict[str, Any], event_salt: bytes, commitment: str) -> bool:
+    """Whether ``secret`` opens ``commitment`` under ``event_salt`` (constant time)."""
     return hmac.compare_digest(commit(event_salt, secret), commitment)
 
 
