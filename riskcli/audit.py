@@ -17,49 +17,73 @@ import click
 from riskcore.audit.gamerecord import parse_record
 from riskcore.audit.record import envelope_from_dict
 from riskcore.audit.summary import summarize
-from riskcore.audit.verify import Verdict, verify_record, verify_text
+from riskcore.audit.verify import NOT_FINAL, Verdict, verify_record, verify_text
 from riskcore.engine.evolve import fold
 from riskcore.errors import RiskError
 from riskcore.views.view import view
+
+EXIT_VERIFIED, EXIT_FAILED, EXIT_NOT_FINAL = 0, 1, 2
 
 
 @click.command()
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def verify(record: Path, as_json: bool) -> None:
-    """Check a game record offline: chain, seed commitment, every roll, replay.
+@click.option(
+    "--expect-head",
+    "heads",
+    multiple=True,
+    metavar="HASH",
+    help="A head hash you saw (command response, event feed): the record must contain it.",
+)
+def verify(record: Path, as_json: bool, heads: tuple[str, ...]) -> None:
+    """Check a game record offline: chain, header, seed commitment, hidden cards, replay.
 
-    Exits 0 when the record verifies, 1 when it does not (naming the first
-    divergence: version, field, expected, found).
+    Exits 0 when the whole record verifies (VERIFIED), 1 when it does not
+    (naming the first divergence: version, field, expected, found), and 2
+    when nothing failed but the game has not ended (no seed revealed), so
+    dice and hidden cards could not be checked: "chain valid, not final".
     """
     text = record.read_text(encoding="utf-8", errors="replace")
-    verdict = _verify_with_progress(text, as_json)
+    verdict = _verify_with_progress(text, as_json, heads)
     if as_json:
         click.echo(json.dumps(verdict.to_dict(), indent=2, default=str))
     else:
-        click.echo(f"record of game {verdict.game_id}: {verdict.events} events")
-        for check, outcome in verdict.checks.items():
-            click.echo(f"  {check:<11} {outcome}")
-        if verdict.divergence:
-            d = verdict.divergence
-            click.echo(f"FAILED at version {d.version}: {d.message}")
-            if d.field:
-                click.echo(f"  field {d.field}: expected {d.expected!r}, found {d.found!r}")
-        else:
-            click.echo(f"VERIFIED (winner {verdict.winner})" if verdict.winner else "VERIFIED")
-    sys.exit(0 if verdict.ok else 1)
+        _print(verdict)
+    sys.exit(_exit_status(verdict))
 
 
-def _verify_with_progress(text: str, quiet: bool) -> Verdict:
+def _print(verdict: Verdict) -> None:
+    click.echo(f"record of game {verdict.game_id}: {verdict.events} events")
+    for check, outcome in verdict.checks.items():
+        click.echo(f"  {check:<11} {outcome}")
+    if verdict.divergence:
+        d = verdict.divergence
+        click.echo(f"FAILED at version {d.version}: {d.message}")
+        if d.field:
+            click.echo(f"  field {d.field}: expected {d.expected!r}, found {d.found!r}")
+    elif verdict.status == NOT_FINAL:
+        click.echo(f"CHAIN VALID, NOT FINAL (head {verdict.head}): the game has not ended,")
+        click.echo("  so its dice and hidden cards cannot be checked yet")
+    else:
+        click.echo(f"VERIFIED (winner {verdict.winner})" if verdict.winner else "VERIFIED")
+
+
+def _exit_status(verdict: Verdict) -> int:
+    if verdict.ok:
+        return EXIT_VERIFIED
+    return EXIT_NOT_FINAL if verdict.status == NOT_FINAL else EXIT_FAILED
+
+
+def _verify_with_progress(text: str, quiet: bool, heads: tuple[str, ...]) -> Verdict:
     """Long records get a progress bar on stderr (not in --json mode)."""
     try:
         record = parse_record(text)
     except RiskError:
         return verify_text(text)
     if quiet or len(record.entries) < 20_000:
-        return verify_record(record)
+        return verify_record(record, expect_heads=heads)
     with click.progressbar(length=len(record.entries), label="replaying", file=sys.stderr) as bar:
-        return verify_record(record, progress=bar.update)
+        return verify_record(record, progress=bar.update, expect_heads=heads)
 
 
 @click.command()
@@ -79,7 +103,7 @@ def replay(
     try:
         parsed = parse_record(record.read_text(encoding="utf-8"))
         entries = parsed.entries[:version] if version else parsed.entries
-        events = [envelope_from_dict(e.payload).event for e in entries]
+        events = [envelope_from_dict(e.envelope()).event for e in entries]
         state = fold(events)
     except (RiskError, StopIteration) as error:
         raise click.ClickException(f"cannot replay {record}: {error}") from None

@@ -115,10 +115,13 @@ def play_game(
 def record_of(result: GameResult, seed: bytes, *, start_ms: int = 1_764_000_000_000) -> str:
     """The game as a verifiable record (``riskcore.audit.gamerecord``), one ms per command."""
     from riskcore.audit.chain import GENESIS, event_hash
-    from riskcore.audit.gamerecord import header_for, record_lines
-    from riskcore.audit.record import SYSTEM, envelopes
+    from riskcore.audit.gamerecord import Reader, event_lines, header_for, record_lines
+    from riskcore.audit.record import SYSTEM, envelopes, hashed_bytes
+    from riskcore.audit.sealing import seal
     from riskcore.protocol.codec import event_to_dict
 
+    created = result.events[0]
+    assert isinstance(created, ev.GameCreated)
     wrapped = envelopes(
         result.events[: result.opening], first_version=1, time_ms=start_ms, actor=SYSTEM
     )
@@ -129,12 +132,17 @@ def record_of(result: GameResult, seed: bytes, *, start_ms: int = 1_764_000_000_
             batch, first_version=position + 1, time_ms=start_ms + tick, actor=seat, command=body
         )
         position += count
-    lines = []
+    if created.record_format >= 2:
+        wrapped = seal(wrapped, seed, result.game_id)
+    stored = []
     prev = GENESIS
     for envelope in wrapped:
-        digest = event_hash(prev, envelope.encode())
-        lines.append((envelope.version, digest, prev, envelope.to_dict()))
+        payload = envelope.encode()
+        digest = event_hash(prev, hashed_bytes(envelope, payload, created.record_format))
+        stored.append((envelope.version, digest, prev, payload))
         prev = digest
-    header = header_for(event_to_dict(result.events[0]), redacted=False, complete=True)
     finished = result.winner is not None
+    reader = Reader(result.game_id, created.record_format, complete=True)
+    header = header_for(event_to_dict(created), redacted=False, complete=finished)
+    lines = event_lines(stored, reader)
     return "\n".join(record_lines(header, lines, seed.hex() if finished else None)) + "\n"

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from riskcore.audit.record import SYSTEM, Envelope, envelopes
+from riskcore.audit.sealing import seal
 from riskcore.engine.decide import execute
 from riskcore.engine.evolve import fold
 from riskcore.errors import RuleViolation
@@ -40,10 +41,10 @@ from riskcore.simulate import acting_seat
 from service.errors import VersionConflict
 from service.game_log import NO_EVENTS, GameLog
 from service.game_states import GameStates
-from service.game_types import CommandResult, Loaded, Observer
+from service.game_types import CommandResult, Loaded, Observer, published_head
 from service.lobby import RUNNING, GameInfo
 from service.seating import Seating, opening_events
-from service.store import Head
+from service.store import AppendResult, Head
 
 __all__ = ["RETRIES_WITHOUT_IF_MATCH", "Commands", "request_fingerprint"]
 
@@ -154,6 +155,8 @@ class Commands:
         fingerprint: bytes | None,
     ) -> CommandResult:
         """Append ``batch`` decided at ``loaded``, leading to ``state``, and record its effects."""
+        if state.record_format >= 2:
+            batch = seal(batch, loaded.seed, game_id)
         result = self._log.append(
             game_id,
             Head(loaded.version, loaded.hash),
@@ -162,16 +165,18 @@ class Commands:
             fingerprint=fingerprint,
             seed=loaded.seed if loaded.version == 0 else None,
             kind=acting_seat(state) or "",  # the notification: who must act next, if anyone
+            record_format=state.record_format,
         )
         if result.replayed:
-            return self._stored_result(game_id, result.first_version, result.last_version)
+            return self._stored_result(game_id, result)
         self._observer.appended(len(batch))
         after = Loaded(result.last_version, result.head_hash, state, loaded.seed)
         self._states.appended(game_id, loaded.version, after)
         finished = state.phase == FINISHED
         if finished:
             self._seating.finished(game_id, result.last_version)
-        return CommandResult(result.last_version, tuple(batch), False, finished)
+        head = published_head(result.head_hash, state)
+        return CommandResult(result.last_version, tuple(batch), False, finished, head)
 
     def _original(self, game_id: str, key: str | None, fingerprint: bytes) -> CommandResult | None:
         """The original result of a retried request, if ``key`` already made one."""
@@ -180,12 +185,14 @@ class Commands:
         original = self._log.store.original_append(game_id, key, fingerprint)
         if original is None:
             return None
-        return self._stored_result(game_id, original.first_version, original.last_version)
+        return self._stored_result(game_id, original)
 
-    def _stored_result(self, game_id: str, first: int, last: int) -> CommandResult:
-        batch = self._log.envelopes(game_id, first, last)
-        finished = self._states.load(game_id).state.phase == FINISHED
-        return CommandResult(last, batch, True, finished)
+    def _stored_result(self, game_id: str, original: AppendResult) -> CommandResult:
+        last = original.last_version
+        batch = self._log.envelopes(game_id, original.first_version, last)
+        state = self._states.load(game_id).state
+        head = published_head(original.head_hash, state)
+        return CommandResult(last, batch, True, state.phase == FINISHED, head)
 
 
 def request_fingerprint(seat: str, command: dict[str, Any]) -> bytes:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from riskcore.audit.chain import GENESIS
-from riskcore.audit.record import Envelope, decode_envelope
+from riskcore.audit.record import Envelope, decode_envelope, hashed_bytes
 from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.model.state import State
 from riskcore.protocol.events import Event
@@ -47,18 +47,22 @@ class GameLog:
         fingerprint: bytes | None = None,
         seed: bytes | None = None,
         kind: str = "",
+        record_format: int,
     ) -> AppendResult:
-        """Encode and chain ``batch`` after the ``after`` head (see ``EventStore.append``)."""
+        """Encode and chain ``batch`` after the ``after`` head (see ``EventStore.append``);
+        a format-2 game's batch must be sealed (``riskcore.audit.sealing.seal``)."""
         payloads = [envelope.encode() for envelope in batch]
+        hashed = [hashed_bytes(e, p, record_format) for e, p in zip(batch, payloads, strict=True)]
         return self.store.append(
             game_id,
             after.version,
-            new_events(after.hash, payloads),
+            new_events(after.hash, payloads, hashed),
             prev=after.hash,
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
             seed=seed,
             kind=kind,
+            hashed=hashed,
         )
 
     def envelopes(

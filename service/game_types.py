@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from riskcore.audit.record import Envelope
-from riskcore.model.state import State
+from riskcore.model.state import FINISHED, State
 from service.lobby import GameInfo
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Observer",
     "Quiet",
     "SeatPlan",
+    "published_head",
 ]
 
 T = TypeVar("T")
@@ -86,19 +87,33 @@ class Joined:
 
 @dataclass(frozen=True, slots=True)
 class CommandResult:
-    """The batch a command made (or made the first time, when ``replayed``)."""
+    """The batch a command made (or made the first time, when ``replayed``), and
+    the hash of its last event: the head a client can later find in the record
+    (None while it may not be published, see ``published_head``)."""
 
     version: int
     envelopes: tuple[Envelope, ...]
     replayed: bool
     finished: bool
+    head: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
 class EventPage:
+    """Events after a version; ``head`` is the hash at ``version`` when it may be
+    published (``published_head``)."""
+
     envelopes: tuple[Envelope, ...]
     version: int
     finished: bool
+    head: bytes | None = None
+
+
+def published_head(head: bytes, state: State) -> bytes | None:
+    """``head`` if a client may hold it as an anchor: any head of a format-2 game
+    (its hashes cover no secret), a format-1 game's only once it is over (its
+    hashes cover the hidden cards, so they are withheld until then)."""
+    return head if state.record_format >= 2 or state.phase == FINISHED else None
 
 
 class Lru(Generic[T]):

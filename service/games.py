@@ -39,6 +39,7 @@ from service.game_types import (
     Observer,
     Quiet,
     SeatPlan,
+    published_head,
 )
 from service.keys import KeySpace
 from service.lobby import FINISHED as DONE
@@ -224,7 +225,8 @@ class GameService:
         if not batch and not started:
             return EventPage(batch, 0, False)
         loaded = self.load(game_id)  # read after the events: never older than they are
-        return EventPage(batch, loaded.version, loaded.state.phase == FINISHED)
+        finished = loaded.state.phase == FINISHED
+        return EventPage(batch, loaded.version, finished, published_head(loaded.hash, loaded.state))
 
     def state_at(self, game_id: str, version: int) -> State:
         """The game as it was after ``version`` events (1 = just created)."""

@@ -10,21 +10,18 @@ the game ends, so the first download of a long game is not slow.
 
 from __future__ import annotations
 
-import json
 import zlib
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from riskcore.audit.gamerecord import header_for, record_lines
-from riskcore.audit.record import SYSTEM, decode_envelope, envelopes
+from riskcore.audit.gamerecord import Reader, event_lines, header_for, record_lines
+from riskcore.audit.record import SYSTEM, envelopes
+from riskcore.audit.sealing import seal
 from riskcore.engine.evolve import apply, fold
 from riskcore.model.state import FINISHED
-from riskcore.protocol.codec import event_to_dict
 from riskcore.simulate import GameResult
-from riskcore.views.view import redact
 from service.game_log import NO_EVENTS, GameLog
 from service.games import GameService
-from service.store import EventStore, Head, StoredEvent
+from service.store import EventStore, Head
 
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -33,7 +30,8 @@ def record_text(service: GameService, game_id: str, viewer: str | None) -> str:
     """The record as ``viewer`` may have it now (complete once the game is over)."""
     loaded = service.load(game_id)
     if loaded.state.phase != FINISHED:
-        return "".join(line + "\n" for line in _lines(service, game_id, viewer, None))
+        reader = Reader(game_id, loaded.state.record_format, False, viewer, loaded.seed)
+        return "".join(line + "\n" for line in _lines(service, reader, None))
     return export(service, game_id)
 
 
@@ -46,29 +44,21 @@ def export(service: GameService, game_id: str) -> str:
         return zlib.decompress(cached).decode()
     loaded = service.load(game_id)
     assert loaded.state.phase == FINISHED, "only a finished game has a complete record"
-    text = "".join(line + "\n" for line in _lines(service, game_id, None, loaded.seed.hex()))
+    reader = Reader(game_id, loaded.state.record_format, complete=True)
+    text = "".join(line + "\n" for line in _lines(service, reader, loaded.seed.hex()))
     client.set(key, zlib.compress(text.encode(), 6), ex=CACHE_SECONDS)
     return text
 
 
-def _lines(
-    service: GameService, game_id: str, viewer: str | None, seed: str | None
-) -> Iterator[str]:
-    complete = seed is not None
-    entries = list(_entries(service.store.iter_events(game_id), viewer, complete))
-    header = header_for(entries[0][3]["e"], redacted=not complete, complete=complete)
-    yield from record_lines(header, entries, seed)
-
-
-def _entries(
-    stored: Iterable[StoredEvent], viewer: str | None, complete: bool
-) -> Iterator[tuple[int, bytes, bytes, dict[str, Any]]]:
-    """(version, hash, prev, payload) per event, redacted for ``viewer`` unless complete."""
-    for event in stored:
-        payload = json.loads(event.payload)
-        if not complete:
-            payload["e"] = event_to_dict(redact(decode_envelope(event.payload).event, viewer))
-        yield event.version, event.hash, event.prev, payload
+def _lines(service: GameService, reader: Reader, seed: str | None) -> Iterator[str]:
+    stored = (
+        (e.version, e.hash, e.prev, e.payload) for e in service.store.iter_events(reader.game_id)
+    )
+    lines = list(event_lines(stored, reader))
+    header = header_for(
+        lines[0]["payload"]["e"], redacted=not reader.complete, complete=reader.complete
+    )
+    yield from record_lines(header, lines, seed)
 
 
 def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
@@ -82,6 +72,7 @@ def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
     for seat, body, count in result.batches:
         batches.append((seat, body, result.events[position : position + count]))
         position += count
+    record_format = fold(opening).record_format
     log, head, state = GameLog(store), NO_EVENTS, None
     for tick, (actor, body, events) in enumerate(batches):
         wrapped = envelopes(
@@ -91,7 +82,15 @@ def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
             actor=actor,
             command=body,
         )
-        stored = log.append(game, head, wrapped, seed=seed if head.version == 0 else None)
+        if record_format >= 2:
+            wrapped = seal(wrapped, seed, game)
+        stored = log.append(
+            game,
+            head,
+            wrapped,
+            seed=seed if head.version == 0 else None,
+            record_format=record_format,
+        )
         if state is None:
             state = fold(events)
         else:

@@ -193,6 +193,12 @@ class StreamQuery(Schema):
     since = fields.Integer(validate=validate.Range(0, MAX_VERSION))
 
 
+class VerifyQuery(Schema):
+    """``expect_head``: a head hash (hex) the record must contain."""
+
+    expect_head = fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{64}$"))
+
+
 class StateQuery(Schema):
     version = fields.Integer(required=True, validate=validate.Range(1, MAX_VERSION))
 
@@ -258,9 +264,13 @@ class EventEnvelope(Schema):
     event = fields.Dict(required=True)
 
 
+HEAD = r"^[0-9a-f]{64}$"
+
+
 class EventPage(Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
+    head = fields.String(required=True, allow_none=True, validate=validate.Regexp(HEAD))
     events = fields.List(fields.Nested(EventEnvelope), required=True)
     finished = fields.Boolean(required=True)
 
@@ -268,6 +278,7 @@ class EventPage(Schema):
 class CommandAccepted(Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
+    head = fields.String(required=True, allow_none=True, validate=validate.Regexp(HEAD))
     events = fields.List(fields.Nested(EventEnvelope), required=True)
 
 
@@ -295,6 +306,7 @@ QUERIES: dict[str, type[Schema]] = {
     "streamEvents": StreamQuery,
     "getStateAt": StateQuery,
     "getOdds": OddsQuery,
+    "verifyRecord": VerifyQuery,
 }
 
 COMPONENTS: dict[str, type[Schema]] = {

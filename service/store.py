@@ -151,9 +151,16 @@ class Notification(NamedTuple):
         )
 
 
-def new_events(prev: bytes, payloads: Sequence[bytes]) -> list[NewEvent]:
-    """Chain ``payloads`` after the event hashing to ``prev``, ready to append."""
-    return [NewEvent(p, h) for p, h in zip(payloads, chain(prev, payloads), strict=True)]
+def new_events(
+    prev: bytes, payloads: Sequence[bytes], hashed: Sequence[bytes] | None = None
+) -> list[NewEvent]:
+    """Chain ``payloads`` after the event hashing to ``prev``, ready to append.
+
+    ``hashed`` are the bytes each hash covers when they are not the payload
+    (a format-2 event with secrets: ``riskcore.audit.record.hashed_bytes``).
+    """
+    hashes = chain(prev, payloads if hashed is None else hashed)
+    return [NewEvent(p, h) for p, h in zip(payloads, hashes, strict=True)]
 
 
 def _translated(method: Callable[P, R]) -> Callable[P, R]:
@@ -215,8 +222,12 @@ class EventStore:
         fingerprint: bytes | None = None,
         seed: bytes | None = None,
         kind: str = "",
+        hashed: Sequence[bytes] | None = None,
     ) -> AppendResult:
         """Append ``events`` after version ``expected_version``, whose hash is ``prev``.
+
+        ``hashed``: the bytes each event's hash covers, where they are not its
+        payload (``new_events``); they are checked, not stored.
 
         ``fingerprint`` identifies the request behind an idempotency key; it
         defaults to a digest of the batch. Callers that re-run ``decide`` on
@@ -226,7 +237,7 @@ class EventStore:
         ``kind`` travels in the outbox notification (say, whose turn is next).
         """
         keys = self.keys.game(game_id)
-        self._check_batch(expected_version, events, prev, seed, kind)
+        self._check_batch(expected_version, events, prev, seed, kind, hashed)
         key, idem_key, ttl_ms = self._idempotency(keys, idempotency_key)
         if fingerprint is None:
             fingerprint = _fingerprint(expected_version, events)
@@ -254,6 +265,7 @@ class EventStore:
         prev: bytes,
         seed: bytes | None,
         kind: str,
+        hashed: Sequence[bytes] | None = None,
     ) -> None:
         """Refuse what the script would refuse, with a precise message and no round trip."""
         if type(expected_version) is not int or expected_version < 0:
@@ -268,7 +280,10 @@ class EventStore:
                 raise MalformedAppend(
                     f"event {index}: payload must be 1..{self._max_payload} bytes: {payload!r:.80}"
                 )
-        broken = verify_chain(prev, events)
+        if hashed is not None and len(hashed) != len(events):
+            raise MalformedAppend(f"{len(hashed)} hashed byte strings for {len(events)} events")
+        covered = events if hashed is None else zip(hashed, (e[1] for e in events), strict=True)
+        broken = verify_chain(prev, covered)
         if broken is not None:
             bad = events[broken][1]
             raise MalformedAppend(f"event {broken}: hash {bad!r} is not SHA-256(prev || payload)")

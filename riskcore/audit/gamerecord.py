@@ -1,54 +1,85 @@
 """The game record: a documented, versioned file an auditor can check offline.
 
-Format ``risk-record`` version 1, JSON Lines, UTF-8:
+Format ``risk-record`` (docs/records.md has both versions, what the chain
+proves and what it does not), JSON Lines, UTF-8:
 
 1. a header object::
 
-       {"record": "risk-record", "format": 1, "game_id": ..., "board": ...,
+       {"record": "risk-record", "format": 2, "game_id": ..., "board": ...,
         "mode": ..., "rules": {...}, "seats": [...], "seed_commitment": <sha256 hex>,
         "player_seeds": {...}, "engine": {"name": "riskcore", "codec": 1},
         "redacted": false, "complete": true}
 
+   Its game facts are copies of the ``game_created`` event's, and ``format``
+   is that event's ``record_format``: the verifier checks them;
+
 2. one line per event, in version order::
 
-       {"n": <version>, "hash": <hex>, "prev": <hex>, "payload": <envelope>}
+       {"n": <version>, "hash": <hex>, "prev": <hex>, "payload": <envelope>,
+        "secret": {...}?, "salt": <hex>?}
 
-   ``payload`` is the stored envelope (``riskcore.audit.record``) as a JSON
-   object; its canonical encoding is exactly the bytes that were hashed
-   (``riskcore.audit.chain``), so the chain is checked without trusting the server;
+   ``payload`` is the envelope (``riskcore.audit.record``) as a JSON object
+   whose canonical encoding is exactly the bytes that were hashed
+   (``riskcore.audit.chain``), so the chain is checked without trusting the
+   server. In format 2 an event with secret fields shows them hidden in
+   ``payload``, which carries the commitment ``x`` to them; ``secret`` gives
+   their values, to everyone once the game is over and to the seats that may
+   see them before, with that event's ``salt`` so the seat can check the
+   commitment at once (``riskcore.audit.sealing``). In format 1 ``payload``
+   is the whole stored envelope;
 
 3. for a finished game, a trailer ``{"seed": <hex>}`` revealing the server
    seed (it is also inside the final ``game_finished`` event).
 
-While a game runs, a record is redacted for its reader (hidden cards are
--1) and says so with ``"redacted": true``: its hash chain cannot be checked
-then, since hashes cover the unredacted events.
+While a game runs its record is redacted for its reader and says so with
+``"redacted": true``. In format 2 its chain is checked like a finished
+game's; in format 1 the hashes cover the unredacted events, so they are
+withheld (``hash`` and ``prev`` left out) until the end.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from riskcore.audit.sealing import public_envelope, salt, secret_of
 from riskcore.errors import RecordError
-from riskcore.protocol.codec import CODEC_VERSION, canonical, event_from_dict, event_to_dict
+from riskcore.protocol.codec import (
+    CODEC_VERSION,
+    canonical,
+    event_from_dict,
+    event_to_dict,
+)
+from riskcore.protocol.events import RECORD_FORMAT
+from riskcore.views.view import redact
 
 RECORD_NAME = "risk-record"
-RECORD_FORMAT = 1
+RECORD_FORMATS = (1, RECORD_FORMAT)
+# The header's copies of game_created's fields.
+HEADER_FACTS = ("game_id", "board", "mode", "rules", "seats", "seed_commitment", "player_seeds")
 
 
 @dataclass(frozen=True, slots=True)
 class RecordEntry:
     version: int
-    hash: str
-    prev: str
+    hash: str | None  # None: withheld (a running format-1 game)
+    prev: str | None
     payload: dict[str, Any]
     line: int
+    secret: dict[str, Any] | None = None
+    salt: str | None = None
 
     def payload_bytes(self) -> bytes:
+        """The bytes the chain hashed."""
         return canonical(self.payload)
+
+    def envelope(self) -> dict[str, Any]:
+        """The envelope with the secret fields the record reveals (all, once complete)."""
+        if not self.secret:
+            return self.payload
+        return {**self.payload, "e": {**self.payload["e"], **self.secret}}
 
 
 @dataclass(slots=True)
@@ -63,7 +94,7 @@ def header_for(created: dict[str, Any], *, redacted: bool, complete: bool) -> di
     created = event_to_dict(event_from_dict(created))  # a game_created of any version
     return {
         "record": RECORD_NAME,
-        "format": RECORD_FORMAT,
+        "format": created["record_format"],
         "game_id": created["game_id"],
         "board": created["board"],
         "mode": created["mode"],
@@ -78,17 +109,63 @@ def header_for(created: dict[str, Any], *, redacted: bool, complete: bool) -> di
 
 
 def record_lines(
-    header: dict[str, Any],
-    events: Iterable[tuple[int, bytes, bytes, dict[str, Any]]],
-    seed: str | None,
+    header: dict[str, Any], lines: Iterable[dict[str, Any]], seed: str | None
 ) -> Iterable[str]:
-    """Lines of a record: ``events`` are (version, hash, prev, payload object)."""
+    """Lines of a record: the header, the event lines (``event_lines``), the seed."""
     yield json.dumps(header, sort_keys=True, ensure_ascii=False)
-    for version, digest, prev, payload in events:
-        line = {"n": version, "hash": digest.hex(), "prev": prev.hex(), "payload": payload}
+    for line in lines:
         yield json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     if seed is not None:
         yield json.dumps({"seed": seed})
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Who a record is for: ``viewer`` (None: a spectator) while the game runs, or
+    everyone once it is ``complete``. ``seed`` gives the salts of the secrets the
+    viewer may see; ``record_format`` is the game's."""
+
+    game_id: str
+    record_format: int
+    complete: bool
+    viewer: str | None = None
+    seed: bytes | None = None
+
+
+def event_lines(
+    stored: Iterable[tuple[int, bytes, bytes, bytes]], reader: Reader
+) -> Iterator[dict[str, Any]]:
+    """Record lines from stored events ``(version, hash, prev, payload bytes)``."""
+    withheld = reader.record_format < 2 and not reader.complete
+    for version, digest, prev, raw in stored:
+        envelope = json.loads(raw)
+        line: dict[str, Any] = {"n": version}
+        if not withheld:
+            line["hash"], line["prev"] = digest.hex(), prev.hex()
+        if "x" in envelope:
+            line["payload"] = public_envelope(envelope)
+            secret = secret_of(envelope["e"])
+            if reader.complete:
+                line["secret"] = secret
+            elif _sees_all(envelope["e"], reader.viewer) and reader.seed is not None:
+                line["secret"] = secret
+                line["salt"] = salt(reader.seed, reader.game_id, version).hex()
+        elif reader.complete:
+            line["payload"] = envelope
+        else:
+            line["payload"] = {**envelope, "e": _redacted(envelope["e"], reader.viewer)}
+        yield line
+
+
+def _sees_all(event: dict[str, Any], viewer: str | None) -> bool:
+    decoded = event_from_dict(event)
+    return viewer is not None and redact(decoded, viewer) == decoded
+
+
+def _redacted(event: dict[str, Any], viewer: str | None) -> dict[str, Any]:
+    decoded = event_from_dict(event)
+    seen = redact(decoded, viewer)
+    return event if seen is decoded else event_to_dict(seen)
 
 
 def parse_record(text: str) -> GameRecord:
@@ -99,9 +176,10 @@ def parse_record(text: str) -> GameRecord:
     header = _json_line(*lines[0])
     if header.get("record") != RECORD_NAME:
         raise RecordError("line 1: not a risk-record header")
-    if header.get("format") != RECORD_FORMAT:
+    if header.get("format") not in RECORD_FORMATS:
         raise RecordError(f"line 1: unknown record format {header.get('format')!r}")
     record = GameRecord(header)
+    withheld = header.get("redacted") is True
     for number, line in lines[1:]:
         obj = _json_line(number, line)
         if "seed" in obj and "payload" not in obj:
@@ -109,7 +187,7 @@ def parse_record(text: str) -> GameRecord:
             continue
         if record.seed is not None:
             raise RecordError(f"line {number}: event after the seed trailer")
-        record.entries.append(_entry(obj, number))
+        record.entries.append(_entry(obj, number, withheld))
     return record
 
 
@@ -123,16 +201,21 @@ def _json_line(number: int, line: str) -> dict[str, Any]:
     return obj
 
 
-def _entry(obj: dict[str, Any], number: int) -> RecordEntry:
+def _entry(obj: dict[str, Any], number: int, may_withhold: bool) -> RecordEntry:
     version = obj.get("n")
     payload = obj.get("payload")
+    secret = obj.get("secret")
     if not isinstance(version, int) or isinstance(version, bool):
         raise RecordError(f"line {number}: missing event version 'n'")
-    if not isinstance(payload, dict):
+    if not isinstance(payload, dict) or not isinstance(payload.get("e"), dict):
         raise RecordError(f"line {number}: missing event payload")
-    return RecordEntry(
-        version, _text(obj, "hash", number), _text(obj, "prev", number), payload, number
-    )
+    if secret is not None and not isinstance(secret, dict):
+        raise RecordError(f"line {number}: 'secret' must be an object")
+    salt_hex = _text(obj, "salt", number) if "salt" in obj else None
+    if may_withhold and "hash" not in obj and "prev" not in obj:
+        return RecordEntry(version, None, None, payload, number, secret, salt_hex)
+    digest, prev = _text(obj, "hash", number), _text(obj, "prev", number)
+    return RecordEntry(version, digest, prev, payload, number, secret, salt_hex)
 
 
 def _text(obj: dict[str, Any], key: str, number: int) -> str:

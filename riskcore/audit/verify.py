@@ -2,31 +2,41 @@
 
 Checks, in order, stopping at the first failure and naming where it is:
 
-1. ``structure``: versions run 1, 2, 3... and each payload says its own version;
+1. ``structure``: versions run 1, 2, 3... and each payload says its own
+   version; a record that says it is complete ends in ``game_finished``;
 2. ``chain``: every ``prev`` is the hash before it and every ``hash`` is
    SHA-256(prev || canonical payload) (``riskcore.audit.chain``);
-3. ``decode``: every payload is an event this engine knows (old schema
+3. ``anchor`` (when asked): the record holds each head hash a client saw;
+4. ``decode``: every payload is an event this engine knows (old schema
    versions are upcast);
-4. ``commitment``: the revealed seed hashes to the commitment published in
+5. ``header``: the header's game facts and format are the first event's;
+6. ``commitment``: the revealed seed hashes to the commitment published in
    the first event (needs a finished game);
-5. ``replay``: the opening events and every command, decided again with the
+7. ``secrets``: every secret field (format 2) is the one committed to when
+   its event was hashed: all of them once the seed is revealed, before that
+   those the record gives with their salt (the reader's own cards);
+8. ``replay``: the opening events and every command, decided again with the
    seed and the players' seeds, give exactly the recorded events — so every
    die, draw and shuffle follows from the committed seed — and the final
    state is the one the record ends in.
 
-The result is a ``Verdict``; nothing here raises on bad input.
+The ``Verdict``'s ``status`` is ``verified`` when everything was checked,
+``not_final`` when the chain holds but the seed is not revealed yet (a
+running game, or a record cut before its end: dice, draws and most secrets
+unchecked), ``failed`` otherwise. Nothing here raises on bad input.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from riskcore.audit.chain import GENESIS, event_hash
-from riskcore.audit.gamerecord import GameRecord, parse_record
+from riskcore.audit.gamerecord import HEADER_FACTS, GameRecord, RecordEntry, parse_record
 from riskcore.audit.record import Envelope, envelope_from_dict
+from riskcore.audit.sealing import hidden, matches, salt, secret_fields
 from riskcore.engine.decide import decide, new_game
 from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RiskError
@@ -38,7 +48,8 @@ from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng, commitment
 from riskcore.protocol.legacy import DERIVED
 
-CHECKS = ("structure", "chain", "decode", "commitment", "replay")
+CHECKS = ("structure", "chain", "anchor", "decode", "header", "commitment", "secrets", "replay")
+VERIFIED, NOT_FINAL, FAILED = "verified", "not_final", "failed"
 Progress = Callable[[int], None]
 
 
@@ -54,9 +65,13 @@ class Divergence:
 
 @dataclass
 class Verdict:
+    """``ok`` only when the whole record was checked (``status`` verified)."""
+
     ok: bool = False
+    status: str = FAILED
     game_id: str | None = None
     events: int = 0
+    head: str | None = None
     checks: dict[str, str] = field(default_factory=dict)
     divergence: Divergence | None = None
     winner: str | None = None
@@ -72,7 +87,9 @@ class _Failed(Exception):
         self.divergence = divergence
 
 
-def verify_text(text: str, progress: Progress | None = None) -> Verdict:
+def verify_text(
+    text: str, progress: Progress | None = None, expect_heads: Iterable[str] = ()
+) -> Verdict:
     try:
         record = parse_record(text)
     except RiskError as error:
@@ -80,32 +97,47 @@ def verify_text(text: str, progress: Progress | None = None) -> Verdict:
         verdict.checks["structure"] = "failed"
         verdict.divergence = Divergence("structure", error.message)
         return verdict
-    return verify_record(record, progress)
+    return verify_record(record, progress, expect_heads)
 
 
-def verify_record(record: GameRecord, progress: Progress | None = None) -> Verdict:
-    verdict = Verdict(game_id=record.header.get("game_id"), events=len(record.entries))
+def verify_record(
+    record: GameRecord, progress: Progress | None = None, expect_heads: Iterable[str] = ()
+) -> Verdict:
+    """Check ``record``; ``expect_heads`` are head hashes (hex) it must hold."""
+    game_id = record.header.get("game_id")
+    verdict = Verdict(game_id=game_id if isinstance(game_id, str) else None)
+    verdict.events = len(record.entries)
+    heads = [h.strip().lower() for h in expect_heads]
     try:
         _structure(record)
         verdict.checks["structure"] = "passed"
-        _chain(record)
-        verdict.checks["chain"] = "passed"
+        verdict.checks["chain"] = _chain(record)
+        verdict.head = record.entries[-1].hash
+        if heads:
+            _anchor(record, heads)
+            verdict.checks["anchor"] = "passed"
         envelopes = _decode(record)
         verdict.checks["decode"] = "passed"
+        _header(record, envelopes)
+        verdict.checks["header"] = "passed"
         seed = _seed(record, envelopes)
         if seed is None:
             verdict.checks["commitment"] = "skipped: the game has not ended, no seed revealed"
-            verdict.checks["replay"] = "skipped: needs the revealed seed"
         else:
-            _commitment(record, envelopes, seed)
+            _commitment(envelopes, seed)
             verdict.checks["commitment"] = "passed"
-            verdict.winner = _replay(record, envelopes, seed, progress).winner
-            verdict.checks["replay"] = "passed"
+        verdict.checks["secrets"] = _secrets(record, envelopes, seed)
+        if seed is None:
+            verdict.checks["replay"] = "skipped: needs the revealed seed"
+            verdict.status = NOT_FINAL
+            return verdict
+        verdict.winner = _replay(record, envelopes, seed, progress).winner
+        verdict.checks["replay"] = "passed"
     except _Failed as failure:
         verdict.checks[failure.divergence.check] = "failed"
         verdict.divergence = failure.divergence
         return verdict
-    verdict.ok = True
+    verdict.ok, verdict.status = True, VERIFIED
     return verdict
 
 
@@ -116,16 +148,20 @@ def _fail(check: str, message: str, **where: Any) -> _Failed:
 def _structure(record: GameRecord) -> None:
     header = record.header
     engine = header.get("engine", {})
-    if not isinstance(engine, dict) or engine.get("codec", 0) > CODEC_VERSION:
+    codec = engine.get("codec", 0) if isinstance(engine, dict) else None
+    if not isinstance(codec, int) or codec > CODEC_VERSION:
         raise _fail(
             "structure",
             "the record comes from an engine newer than this one",
             field="engine.codec",
             expected=f"<= {CODEC_VERSION}",
-            found=engine.get("codec") if isinstance(engine, dict) else engine,
+            found=codec if isinstance(engine, dict) else engine,
         )
-    if header.get("redacted"):
-        raise _fail("structure", "a redacted record cannot be verified; fetch it after the end")
+    if header.get("redacted") and header.get("format") == 1:
+        raise _fail(
+            "structure",
+            "a redacted record of format 1 cannot be verified; fetch it after the end",
+        )
     if not record.entries:
         raise _fail("structure", "the record has no events")
     for expected, entry in enumerate(record.entries, 1):
@@ -138,9 +174,37 @@ def _structure(record: GameRecord) -> None:
                 expected=expected,
                 found=entry.version,
             )
+    _complete(record)
 
 
-def _chain(record: GameRecord) -> None:
+def _complete(record: GameRecord) -> None:
+    """A record that says it is complete must be: unredacted, ending in game_finished."""
+    if header_complete := record.header.get("complete"):
+        if record.header.get("redacted"):
+            raise _fail("structure", "a record cannot be both complete and redacted")
+        last = record.entries[-1]
+        if last.payload["e"].get("type") != ev.GameFinished.TYPE:
+            raise _fail(
+                "structure",
+                "the record says it is complete but does not end in game_finished: cut short",
+                version=last.version,
+                field="complete",
+                expected=ev.GameFinished.TYPE,
+                found=last.payload["e"].get("type"),
+            )
+    elif header_complete is not False:
+        raise _fail("structure", "the header does not say whether the record is complete")
+
+
+def _chain(record: GameRecord) -> str:
+    withheld = next((entry for entry in record.entries if entry.hash is None), None)
+    if withheld is not None:
+        raise _fail(
+            "chain",
+            "the record withholds its hashes: it cannot be checked until the game ends",
+            version=withheld.version,
+            field="hash",
+        )
     prev = GENESIS
     for entry in record.entries:
         if entry.prev != prev.hex():
@@ -163,18 +227,67 @@ def _chain(record: GameRecord) -> None:
                 found=entry.hash,
             )
         prev = digest
+    return "passed"
+
+
+def _anchor(record: GameRecord, heads: list[str]) -> None:
+    """Each head a client saw is the hash of one of the record's events: the record
+    is the one that client followed (or a longer one), not one rewritten since."""
+    hashes = {entry.hash for entry in record.entries}
+    for head in heads:
+        if head not in hashes:
+            raise _fail(
+                "anchor",
+                "the record does not contain the expected head: it is not the chain you saw",
+                field="hash",
+                expected=head,
+                found=record.entries[-1].hash,
+            )
 
 
 def _decode(record: GameRecord) -> list[Envelope]:
     envelopes = []
     for entry in record.entries:
         try:
-            envelopes.append(envelope_from_dict(entry.payload))
+            envelopes.append(envelope_from_dict(entry.envelope()))
         except RiskError as error:
             raise _fail("decode", error.message, version=entry.version, field="payload") from None
     if not isinstance(envelopes[0].event, ev.GameCreated):
         raise _fail("decode", "the first event is not game_created", version=1, field="e.type")
     return envelopes
+
+
+_MISSING = object()
+
+
+def _header(record: GameRecord, envelopes: list[Envelope]) -> None:
+    """The header repeats the first event's facts: each must be that event's, as
+    recorded or as upcast (headers of old records copied the old event's form)."""
+    created = envelopes[0].event
+    assert isinstance(created, ev.GameCreated)
+    recorded = record.entries[0].payload["e"]
+    upcast = event_to_dict(created)
+    for key in HEADER_FACTS:
+        found = record.header.get(key, _MISSING)
+        if found in (recorded.get(key, _MISSING), upcast[key]):
+            continue
+        raise _fail(
+            "header",
+            f"the header's {key} is not the first event's",
+            version=1,
+            field=key,
+            expected=upcast[key],
+            found=None if found is _MISSING else found,
+        )
+    if record.header.get("format") != created.record_format:
+        raise _fail(
+            "header",
+            "the header's format is not the one the first event set",
+            version=1,
+            field="format",
+            expected=created.record_format,
+            found=record.header.get("format"),
+        )
 
 
 def _seed(record: GameRecord, envelopes: list[Envelope]) -> str | None:
@@ -188,21 +301,12 @@ def _seed(record: GameRecord, envelopes: list[Envelope]) -> str | None:
             expected=revealed,
             found=record.seed,
         )
-    return revealed or record.seed
+    return revealed
 
 
-def _commitment(record: GameRecord, envelopes: list[Envelope], seed: str) -> None:
+def _commitment(envelopes: list[Envelope], seed: str) -> None:
     created = envelopes[0].event
     assert isinstance(created, ev.GameCreated)
-    if record.header.get("seed_commitment") != created.seed_commitment:
-        raise _fail(
-            "commitment",
-            "the header's commitment is not the first event's",
-            version=1,
-            field="seed_commitment",
-            expected=created.seed_commitment,
-            found=record.header.get("seed_commitment"),
-        )
     try:
         found = commitment(bytes.fromhex(seed))
     except ValueError:
@@ -216,6 +320,98 @@ def _commitment(record: GameRecord, envelopes: list[Envelope], seed: str) -> Non
             expected=created.seed_commitment,
             found=found,
         )
+
+
+def _secrets(record: GameRecord, envelopes: list[Envelope], seed: str | None) -> str:
+    """Every secret given is the one committed to (format 2); with the seed, all are."""
+    created = envelopes[0].event
+    assert isinstance(created, ev.GameCreated)
+    sealed = created.record_format >= 2
+    seed_bytes = bytes.fromhex(seed) if seed is not None else None
+    checked = 0
+    for entry in record.entries:
+        event = entry.payload["e"]
+        committed = entry.payload.get("x")
+        if not sealed:
+            if committed is not None:
+                raise _fail(
+                    "secrets", "a format-1 event carries a commitment", version=entry.version
+                )
+            continue
+        if committed is None:
+            if secret_fields(event):
+                raise _fail(
+                    "secrets",
+                    f"event {entry.version} has secret fields but no commitment to them",
+                    version=entry.version,
+                    field="x",
+                )
+            continue
+        checked += _secret(record, entry, committed, seed_bytes)
+    if not sealed:
+        return "skipped: format 1 hashes secrets with their events"
+    if seed_bytes is None:
+        return f"partial: {checked} given with their salt checked; the rest need the seed"
+    return "passed"
+
+
+def _secret(record: GameRecord, entry: RecordEntry, committed: Any, seed: bytes | None) -> int:
+    """Check one committed secret if the record gives it; 1 if it was checked."""
+    event = entry.payload["e"]
+    version = entry.version
+    if entry.secret is None:
+        if seed is not None:
+            raise _fail("secrets", f"the secret of event {version} is missing", version=version)
+        return 0
+    names = secret_fields(event)
+    if set(entry.secret) != set(names) or any(
+        event.get(name) != hidden(value) for name, value in entry.secret.items()
+    ):
+        raise _fail(
+            "secrets",
+            f"event {version} shows a secret field, or hides another than its own",
+            version=version,
+            field="secret",
+            expected=list(names),
+            found=sorted(entry.secret),
+        )
+    event_salt = _salt(record, entry, seed)
+    if event_salt is None:
+        return 0
+    if not isinstance(committed, str) or not matches(entry.secret, event_salt, committed):
+        raise _fail(
+            "secrets",
+            f"the secret of event {version} is not the one committed to when it was hashed",
+            version=version,
+            field="x",
+            expected=committed,
+            found=entry.secret,
+        )
+    return 1
+
+
+def _salt(record: GameRecord, entry: RecordEntry, seed: bytes | None) -> bytes | None:
+    """The event's salt: derived from the seed once it is revealed (a salt the record
+    gives must be that one), else the one given to the reader, if any."""
+    game_id = str(record.header.get("game_id"))
+    if seed is not None:
+        derived = salt(seed, game_id, entry.version)
+        if entry.salt is not None and entry.salt != derived.hex():
+            raise _fail(
+                "secrets",
+                f"the salt of event {entry.version} is not derived from the seed",
+                version=entry.version,
+                field="salt",
+                expected=derived.hex(),
+                found=entry.salt,
+            )
+        return derived
+    if entry.salt is None:
+        return None
+    try:
+        return bytes.fromhex(entry.salt)
+    except ValueError:
+        raise _fail("secrets", "a salt is not hex", version=entry.version) from None
 
 
 def _replay(
@@ -233,6 +429,7 @@ def _replay(
             mode=created.mode,
             rules=RuleSet.from_dict(created.rules),
             player_seeds=created.player_seeds,
+            record_format=created.record_format,
         )
     except RiskError as error:
         raise _fail("replay", f"cannot set the game up again: {error.message}", version=1) from None

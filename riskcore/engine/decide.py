@@ -62,9 +62,10 @@ def new_game(
     mode: str = "classic",
     rules: RuleSet | None = None,
     player_seeds: Mapping[str, str] | None = None,
+    record_format: int = ev.RECORD_FORMAT,
 ) -> list[ev.Event]:
     """The opening events of a game: creation, then what the mode opens with
-    (the order roll, any deal)."""
+    (the order roll, any deal). ``record_format`` is for replaying old records."""
     game_mode = mode_named(mode)
     rules = rules or game_mode.rule_set()
     rng = GameRng(seed, game_id, 0, player_seeds)
@@ -77,6 +78,7 @@ def new_game(
         seats=tuple(seats),
         seed_commitment=commitment(seed),
         player_seeds=dict(player_seeds or {}),
+        record_format=record_format,
     )
     decision = Decision(initial_state(created), rng)
     decision.events.append(created)

@@ -59,6 +59,7 @@ def initial_state(created: ev.GameCreated) -> State:
         seats=seats,
         seed_commitment=created.seed_commitment,
         player_seeds=dict(created.player_seeds),
+        record_format=created.record_format,
         version=1,
         order=tuple(s.id for s in seats.values() if s.plays),
     )

@@ -31,7 +31,7 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import FIELDS, Mission, Occupation, PendingBattle, Seat, State
 from riskcore.protocol.codec import CODEC_VERSION, canonical
 
-STATE_SHAPE_VERSION = 3  # 2: dictionaries as ordered pairs; 3: game modes
+STATE_SHAPE_VERSION = 4  # 2: dictionaries as ordered pairs; 3: game modes; 4: record_format
 SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"
 
 

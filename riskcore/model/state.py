@@ -121,6 +121,7 @@ class State:
     seats: dict[str, Seat] = field(metadata=_VALUE)
     seed_commitment: str = field(metadata=_SECRET_VALUE)
     player_seeds: dict[str, str] = field(metadata=_SECRET_VALUE)
+    record_format: int = field(default=1, metadata=_VALUE)  # game_created's (docs/records.md)
     version: int = field(default=0, metadata=_VALUE)
     phase: str = field(default=SETUP_CLAIM, metadata=_VALUE)
     order: tuple[str, ...] = field(default=(), metadata=_VALUE)

@@ -14,11 +14,19 @@ from typing import Any, ClassVar, TypeVar
 
 from riskcore.protocol.frozen import fast_init
 
+# How a game's events are hashed (docs/records.md): 1, each stored event as it is;
+# 2, each event's public part and a commitment to its secret fields (``SECRET``).
+RECORD_FORMAT = 2
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     TYPE: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
+    # The fields nobody but some seats may see while the game runs. The hash
+    # chain covers them only through a salted commitment (riskcore.audit.sealing),
+    # so they must be hidden the chain's way: an int as -1, a list as that many -1.
+    SECRET: ClassVar[tuple[str, ...]] = ()
 
     def redacted_for(self, viewer: str | None) -> Event:
         """The event as ``viewer`` may see it while the game runs.
@@ -35,8 +43,8 @@ class GameCreated(Event):
     """The first event: board, rule options, seats and the seed commitment."""
 
     TYPE = "game_created"
-    # 2: the mode by name, and each seat's starting armies; 3: rules name
-    # ``team_placement`` (every option is in ``rules``, so a replay compares them)
+    # 2: the mode by name, and each seat's starting armies; 3: record_format, and
+    # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them)
     VERSION = 3
     game_id: str
     board: str
@@ -45,6 +53,7 @@ class GameCreated(Event):
     seats: tuple[dict[str, Any], ...]  # id, kind, name, armies (+ team, side)
     seed_commitment: str
     player_seeds: dict[str, str]
+    record_format: int  # how the game's events are hashed (RECORD_FORMAT)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,6 +118,7 @@ class DeckShuffled(Event):
     """The draw pile, top first. Secret until the game ends."""
 
     TYPE = "deck_shuffled"
+    SECRET = ("order",)
     order: tuple[int, ...]
     reshuffle: bool = False
 
@@ -195,6 +205,7 @@ class PlayerEliminated(Event):
 
     TYPE = "player_eliminated"
     VERSION = 2
+    SECRET = ("cards",)
     seat: str
     player: str
     cards: tuple[int, ...]
@@ -227,6 +238,7 @@ class CardDrawn(Event):
     """The end-of-turn card. Which card is secret to everyone but ``seat``."""
 
     TYPE = "card_drawn"
+    SECRET = ("card",)
     seat: str
     card: int
 

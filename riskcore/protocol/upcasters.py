@@ -39,10 +39,11 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @upcaster("game_created", 2)
-def _game_created_team_placement(data: dict[str, Any]) -> dict[str, Any]:
-    """v2 games came before the team game's placement option: its default."""
+def _game_created_record_format(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 games hashed each event whole (record format 1, docs/records.md), and
+    came before the team game's placement option: its default."""
     rules = {**data["rules"], "team_placement": data["rules"].get("team_placement", "controlled")}
-    return {**data, "v": 3, "rules": rules}
+    return {**data, "v": 3, "record_format": 1, "rules": rules}
 
 
 @upcaster("turn_started", 1)

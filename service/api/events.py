@@ -40,6 +40,7 @@ def list_events(game: str) -> Response:
     document = {
         "game_id": gid,
         "version": page.version,
+        "head": page.head.hex() if page.head else None,
         "events": [event_json(e, who, page.finished) for e in page.envelopes],
         "finished": page.finished,
     }
@@ -85,6 +86,8 @@ def _frames(gid: str, who: str | None, since: int) -> Iterator[str]:
             data = json.dumps(event_json(envelope, who, page.finished), separators=(",", ":"))
             yield f"id: {envelope.version}\nevent: game_event\ndata: {data}\n\n"
             since = envelope.version
+        if page.envelopes and page.head:  # the anchor: the hash at the game's version
+            yield f'event: head\ndata: {{"version":{page.version},"hash":"{page.head.hex()}"}}\n\n'
         finished = page.finished and page.version <= since
     if finished:
         yield "event: end\ndata: {}\n\n"

@@ -52,6 +52,7 @@ def send_command(game: str) -> Response:
     document = {
         "game_id": gid,
         "version": result.version,
+        "head": result.head.hex() if result.head else None,
         "events": [event_json(e, who, result.finished) for e in result.envelopes],
     }
     headers = {"Idempotent-Replayed": "true"} if result.replayed else None

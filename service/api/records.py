@@ -5,6 +5,8 @@ redacted for the caller; once it is over it is complete and the same for
 everyone. Verifying runs the same checks as ``risk verify`` offline, for
 clients that cannot run Python: the server checks the record given, not
 its own copy, so the verdict is only as trustworthy as running it yourself.
+``expect_head`` names a head hash the client saw in command
+responses and event feeds: the record must contain it (docs/records.md).
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from flask import Blueprint, Response, request
 
 from riskcore.audit.summary import summarize
 from riskcore.audit.verify import verify_text
-from service.api.common import game_id, games, reply, services, viewer
+from service.api.common import game_id, games, query, reply, services, viewer
 from service.problems import ApiProblem
 from service.records import record_text
+from service.schemas import VerifyQuery
 
 bp = Blueprint("records", __name__)
 RECORD_TYPE = "application/x-ndjson"
+_VERIFY = VerifyQuery()
 
 
 @bp.get("/v1/games/<game>/record")
@@ -45,5 +49,6 @@ def verify_record() -> Response:
         raise ApiProblem(
             415, "unsupported_media_type", f"send the record as {RECORD_TYPE} (JSON Lines)"
         )
+    head = query(_VERIFY).get("expect_head")
     text = request.get_data(cache=False).decode("utf-8", errors="replace")
-    return reply(verify_text(text).to_dict())
+    return reply(verify_text(text, expect_heads=[head] if head else []).to_dict())

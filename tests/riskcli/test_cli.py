@@ -90,3 +90,30 @@ def test_help_lists_every_command_as_click_would_without_importing_them() -> Non
 def test_a_server_command_runs_through_the_lazy_group() -> None:
     code, out = run("serve", "--help")
     assert code == 0 and "--bind" in out
+
+
+def test_verify_exits_2_for_a_record_without_the_seed_and_never_says_verified(
+    tmp_path: Path,
+) -> None:
+    """Issue 13 item 2: a running game's record (no seed yet) printed VERIFIED, exit 0."""
+    result = play_game([get_bot("random") for _ in range(3)], seed=SEED, game_id="cli")
+    lines = [json.loads(line) for line in record_of(result, SEED).splitlines()[:120]]
+    lines[0]["complete"] = False
+    record = tmp_path / "running.jsonl"
+    record.write_text("\n".join(json.dumps(line) for line in lines))
+    code, out = run("verify", str(record))
+    assert code == 2
+    assert "VERIFIED" not in out and "CHAIN VALID, NOT FINAL" in out
+    code, out = run("verify", str(record), "--json")
+    assert code == 2 and json.loads(out)["status"] == "not_final"
+
+
+def test_verify_expect_head_finds_the_head_a_client_saw(tmp_path: Path) -> None:
+    result = play_game([get_bot("random") for _ in range(3)], seed=SEED, game_id="cli")
+    text = record_of(result, SEED)
+    record = tmp_path / "game.jsonl"
+    record.write_text(text)
+    seen = json.loads(text.splitlines()[200])["hash"]
+    assert run("verify", str(record), "--expect-head", seen)[0] == 0
+    code, out = run("verify", str(record), "--expect-head", "ab" * 32)
+    assert code == 1 and "does not contain the expected head" in out

@@ -115,14 +115,75 @@ def test_changed_commitment_in_header_is_named(record: list[str]) -> None:
     objs[0]["seed_commitment"] = "00" * 32
     verdict = verify_text(text(objs))
     assert verdict.divergence is not None
-    assert verdict.divergence.check == "commitment"
+    assert verdict.divergence.check == "header"
     assert verdict.divergence.field == "seed_commitment"
 
 
-def test_truncated_record_skips_what_needs_the_seed(record: list[str]) -> None:
-    verdict = verify_text("\n".join(record[:100]))
-    assert verdict.ok
+def test_a_finished_record_cut_short_fails_though_its_header_says_complete(
+    record: list[str],
+) -> None:
+    """Issue 13 item 2: the last 60 events dropped, the header still ``complete``:
+    this verified with exit 0 before (commitment and replay "skipped")."""
+    verdict = verify_text("\n".join(record[:-61]))  # the seed trailer and 60 events
+    assert not verdict.ok and verdict.status == "failed"
+    assert verdict.divergence is not None
+    assert (verdict.divergence.check, verdict.divergence.field) == ("structure", "complete")
+
+
+def test_a_record_of_a_running_game_is_valid_but_not_final(record: list[str]) -> None:
+    """Without the seed the dice cannot be checked: not VERIFIED, its own status."""
+    objs = lines_of(record[:100])
+    objs[0]["complete"] = False
+    verdict = verify_text(text(objs))
+    assert verdict.divergence is None
+    assert (verdict.ok, verdict.status) == (False, "not_final")
+    assert verdict.checks["chain"] == "passed"
     assert verdict.checks["replay"].startswith("skipped")
+    assert verdict.head == objs[-1]["hash"]
+
+
+@pytest.mark.parametrize(
+    ("key", "forged"),
+    [
+        ("game_id", "forged-id"),
+        ("rules", {"card_values": "fixed"}),
+        ("seats", [{"id": "p1", "kind": "player", "name": "mallory"}]),
+        ("board", "other"),
+        ("format", 1),
+    ],
+)
+def test_a_header_that_is_not_the_first_events_fails(
+    record: list[str], key: str, forged: object
+) -> None:
+    """Issue 13 item 2: an edited header (id, rules, seat names) verified before."""
+    objs = lines_of(record)
+    if key == "seats":
+        forged = [{**seat, "name": "mallory"} for seat in objs[0]["seats"]]
+    objs[0][key] = forged
+    verdict = verify_text(text(objs))
+    assert not verdict.ok and verdict.divergence is not None
+    assert (verdict.divergence.check, verdict.divergence.field) == ("header", key)
+
+
+def test_a_header_without_its_game_facts_fails(record: list[str]) -> None:
+    objs = lines_of(record)
+    del objs[0]["rules"]
+    verdict = verify_text(text(objs))
+    assert verdict.divergence is not None and verdict.divergence.check == "header"
+
+
+def test_the_head_a_client_saw_anchors_the_record(record: list[str]) -> None:
+    """Issue 13 item 3: a forger who edits a timestamp and rehashes everything gets a
+    record that verifies, but not one that holds the head a client kept."""
+    objs = lines_of(record)
+    seen = objs[300]["hash"]  # what a command response showed, mid-game
+    assert verify_text(text(objs), expect_heads=[seen]).ok
+    objs[40]["payload"]["t"] += 1
+    forged = _rechained(objs)
+    assert verify_text(forged).ok  # the chain alone proves nothing about who wrote it
+    verdict = verify_text(forged, expect_heads=[seen])
+    assert not verdict.ok and verdict.divergence is not None
+    assert (verdict.divergence.check, verdict.divergence.expected) == ("anchor", seen)
 
 
 def test_unknown_engine_version_is_refused(record: list[str]) -> None:

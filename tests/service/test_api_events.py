@@ -65,6 +65,7 @@ def test_a_lobby_can_be_followed_before_it_starts(api: ApiClient) -> None:
     assert api.get(f"/v1/games/{game}/events").json == {
         "game_id": game,
         "version": 0,
+        "head": None,
         "events": [],
         "finished": False,
     }
@@ -167,7 +168,11 @@ def test_the_stream_ends_after_the_last_event_of_a_finished_game(
     frames = _frames(response.response, "event: end")
     response.close()
     assert frames[-1] == "event: end\ndata: {}"
-    assert '"game_finished"' in frames[-2] and '"seed"' in frames[-2]
+    head = service.load(game)
+    assert (
+        frames[-2] == f'event: head\ndata: {{"version":{head.version},"hash":"{head.hash.hex()}"}}'
+    )
+    assert '"game_finished"' in frames[-3] and '"seed"' in frames[-3]
 
 
 def test_the_stream_refuses_bad_resume_points_and_unknown_games(api: ApiClient) -> None:

@@ -60,7 +60,7 @@ def test_seeded_games_played_over_http_verify_offline(
         assert served.status_code == 200 and served.json["ok"] is True
 
 
-def test_a_running_games_record_is_redacted_and_does_not_verify(api: ApiClient) -> None:
+def test_a_running_games_record_is_redacted_and_valid_but_not_final(api: ApiClient) -> None:
     game, tokens = api.create(3)
     response = api.get(f"/v1/games/{game}/record", token=tokens["p1"])
     lines = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
@@ -71,7 +71,8 @@ def test_a_running_games_record_is_redacted_and_does_not_verify(api: ApiClient) 
         data=response.get_data(),
         headers={"Content-Type": "application/x-ndjson"},
     ).json
-    assert verdict["ok"] is False and "redacted" in verdict["divergence"]["message"]
+    assert verdict["ok"] is False and verdict["divergence"] is None
+    assert verdict["status"] == "not_final"
 
 
 def test_a_tampered_record_is_named_by_the_verify_endpoint(api: ApiClient) -> None:
@@ -93,3 +94,25 @@ def test_the_summary_of_a_game_is_public_and_adds_up(api: ApiClient, service: Ga
     players = summary["players"].values()
     assert sum(p["armies_destroyed"] for p in players) == sum(p["armies_lost"] for p in players)
     assert all(sum(t["territories"].values()) == 42 for t in summary["timeline"])
+
+
+def test_the_head_a_command_response_gave_anchors_the_record(
+    api: ApiClient, service: GameService
+) -> None:
+    """Issue 13 item 3: command responses and event feeds publish the head hash, and
+    the verify endpoint checks that a record contains it."""
+    game, tokens = api.create(3)
+    seat = acting_seat(service.load(game).state)
+    assert seat is not None
+    body = legal_actions(service.load(game).state, seat)[0]["command"]
+    head = api.command(game, tokens[seat], body).json["head"]
+    assert head == service.load(game).hash.hex()
+    assert api.get(f"/v1/games/{game}/events").json["head"] == head
+    record = api.get(f"/v1/games/{game}/record").get_data()
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    kept = api.post(f"/v1/records/verify?expect_head={head}", data=record, headers=ndjson).json
+    assert kept["status"] == "not_final" and kept["checks"]["anchor"] == "passed"
+    other = api.post(f"/v1/records/verify?expect_head={'0' * 64}", data=record, headers=ndjson)
+    assert other.json["status"] == "failed" and other.json["divergence"]["check"] == "anchor"
+    bad = api.post("/v1/records/verify?expect_head=xyz", data=record, headers=ndjson)
+    assert bad.status_code == 400

@@ -8,10 +8,12 @@ import random
 
 import redis as redis_lib
 
+from riskcore.audit.chain import event_hash
 from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
 from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
+from riskcore.protocol.codec import canonical
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 from service.games import GameService, SeatPlan
@@ -50,6 +52,8 @@ def test_a_finished_game_downloads_as_a_record_that_verifies(
 def test_a_running_game_record_is_redacted_for_its_reader(
     redis: redis_lib.Redis, key_prefix: str
 ) -> None:
+    """Every hidden field is -1 in the hashed payload; the reader's own cards come
+    beside it with their salt, so its chain and its own cards check before the end."""
     service = GameService(redis, KeySpace(key_prefix))
     game = service.create(seats=[SeatPlan("human") for _ in range(3)]).info.game_id
     play(service, game, until_cards=True)
@@ -59,10 +63,49 @@ def test_a_running_game_record_is_redacted_for_its_reader(
     events = [line["payload"]["e"] for line in lines[1:]]
     shuffles = [e for e in events if e["type"] == "deck_shuffled"]
     assert shuffles and all(set(e["order"]) == {-1} for e in shuffles)
-    draws = [e for e in events if e["type"] == "card_drawn"]
+    draws = [line for line in lines[1:] if line["payload"]["e"]["type"] == "card_drawn"]
     assert draws, "the game should have drawn cards by now"
-    assert all((e["card"] == -1) == (e["seat"] != "p1") for e in draws)
+    assert all(line["payload"]["e"]["card"] == -1 for line in draws)
+    assert all(("secret" in line) == (line["payload"]["e"]["seat"] == "p1") for line in draws)
+    assert all(("salt" in line) == ("secret" in line) for line in lines[1:])
     assert not any("seed" in line for line in lines[1:])
     verdict = verify_text("\n".join(json.dumps(line) for line in lines))
-    assert not verdict.ok and verdict.divergence is not None
-    assert "redacted" in verdict.divergence.message
+    assert verdict.divergence is None, verdict.divergence
+    assert verdict.status == "not_final" and verdict.checks["chain"] == "passed"
+    own = sum(1 for line in draws if "secret" in line)
+    assert verdict.checks["secrets"].startswith(f"partial: {own} given")
+    assert verdict.head == service.load(game).hash.hex()
+
+
+def test_no_card_of_a_running_game_can_be_found_from_its_record(
+    redis: redis_lib.Redis, key_prefix: str
+) -> None:
+    """Issue 13 item 1: trying every card against the published hash of a hidden draw
+    found it (the hash covered the unredacted event); now none matches."""
+    service = GameService(redis, KeySpace(key_prefix))
+    game = service.create(seats=[SeatPlan("human") for _ in range(3)]).info.game_id
+    play(service, game, until_cards=True)
+    lines = [json.loads(line) for line in record_text(service, game, None).splitlines()]
+    draws = [line for line in lines[1:] if line["payload"]["e"]["type"] == "card_drawn"]
+    assert draws
+    for line in draws:
+        for card in range(44):
+            tried = {**line["payload"], "e": {**line["payload"]["e"], "card": card}}
+            for payload in (tried, {k: v for k, v in tried.items() if k != "x"}):
+                digest = event_hash(bytes.fromhex(line["prev"]), canonical(payload))
+                assert digest.hex() != line["hash"]
+
+
+def test_a_format_1_game_publishes_no_head_until_it_ends() -> None:
+    """Its hashes cover the hidden cards: a head shown mid-game could be tested."""
+    from pathlib import Path
+
+    from riskcore.audit.gamerecord import parse_record
+    from riskcore.audit.record import envelope_from_dict
+    from riskcore.engine.evolve import fold
+    from service.game_types import published_head
+
+    old = Path(__file__).parents[1] / "riskcore" / "data" / "record-v1-classic-3p.jsonl"
+    events = [envelope_from_dict(e.payload).event for e in parse_record(old.read_text()).entries]
+    assert published_head(b"h" * 32, fold(events[:200])) is None
+    assert published_head(b"h" * 32, fold(events)) == b"h" * 32
