@@ -3,13 +3,17 @@
     python bench/bots.py                      # 300 three-player games: random, heuristic, strong
     python bench/bots.py --games 60 --budget 4
     python bench/bots.py --pair heuristic,random   # head-to-head, two-player rules (RULES.md §2)
+    python bench/bots.py --teams heuristic,random --games 200   # the team game, two against two
+    python bench/bots.py --teams strong+heuristic,heuristic    # a side of two different bots
 
 Seats rotate through every order of the bots, so each bot sits in each seat
-(and after each other bot) equally often. Every game is seeded by its index,
-so a run replays exactly. Prints one JSON object on stdout; progress goes to
-stderr. Win rates carry 95% Wilson score intervals; ``decision_ms`` is the
-wall-clock time of the strong bot's decisions (all of them, and the ones it
-searched, i.e. the slower than 2 ms).
+(and after each other bot) equally often. In the team game (``--teams``) the
+two sides swap places game by game (team A plays first as often as B), and a
+side of two bots swaps its two seats too; a side's wins are its team's.
+Every game is seeded by its index, so a run replays exactly. Prints one JSON
+object on stdout; progress goes to stderr. Win rates carry 95% Wilson score
+intervals; ``decision_ms`` is the wall-clock time of the strong bot's
+decisions (all of them, and the ones it searched, i.e. the slower than 2 ms).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 from riskcore.bots import get_bot
 from riskcore.bots.strong import SearchConfig, StrongBot
 from riskcore.engine.legal import Action
-from riskcore.model.options import RuleSet
+from riskcore.engine.registry import mode_named
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
 
@@ -66,16 +70,26 @@ def make_bot(name: str, config: SearchConfig) -> Any:
     return StrongBot(config) if name == "strong" else get_bot(name)
 
 
-def play(job: tuple[int, tuple[str, ...], str, SearchConfig, str]) -> dict[str, Any]:
-    index, order, seed, config, variant = job
+Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str]
+
+
+def play(job: Job) -> dict[str, Any]:
+    """One game; ``labels`` name what each seat counts for (its bot, or its side)."""
+    index, order, labels, seed, config, mode = job
     bots = [Timed(make_bot(name, config)) for name in order]
-    rules = RuleSet(variant=variant)
     start = time.perf_counter()
-    result = play_game(bots, seed=f"{seed}-{index}".encode(), game_id=f"bench-{index}", rules=rules)
-    winner = result.seats.get(result.winner) if result.winner else None
+    result = play_game(
+        bots,
+        seed=f"{seed}-{index}".encode(),
+        game_id=f"bench-{index}",
+        mode=mode,
+        rules=mode_named(mode).rule_set(),
+    )
+    seats = list(result.seats)
+    winner = labels[seats.index(result.winners[0])] if result.winners else None
     return {
         "index": index,
-        "order": order,
+        "order": labels,
         "winner": winner,
         "turns": result.turns,
         "seconds": time.perf_counter() - start,
@@ -103,7 +117,7 @@ def summarise(
     report: dict[str, Any] = {
         "games": games,
         "players": len(results[0]["order"]) if results else 0,
-        "variant": args.variant,
+        "mode": args.mode,
         "seed": args.seed,
         "strong_config": {
             "iterations": args.budget,
@@ -142,6 +156,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bots", default="random,heuristic,strong", help="one seat each")
     parser.add_argument("--pair", help="two bots head-to-head under the two-player rules")
     parser.add_argument(
+        "--teams", help="the team game: two sides, each a bot or two joined by + (a+b,c)"
+    )
+    parser.add_argument(
         "--budget", type=int, default=SearchConfig().iterations, help="rollouts per option"
     )
     parser.add_argument("--candidates", type=int, default=SearchConfig().candidates)
@@ -150,22 +167,40 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
-    args.variant = "two_player" if args.pair else "classic"
+    args.mode = "team" if args.teams else "two_player" if args.pair else "classic"
     return args
+
+
+def seatings(args: argparse.Namespace) -> tuple[list[str], list[tuple[tuple[str, ...], ...]]]:
+    """The names win rates are given for, and the seatings games rotate through:
+    (bots, labels) per seat. Team A sits in p1 and p3, team B in p2 and p4."""
+    if not args.teams:
+        names = [n.strip() for n in (args.pair or args.bots).split(",") if n.strip()]
+        return names, [(order, order) for order in itertools.permutations(names)]
+    sides = [s.strip() for s in args.teams.split(",") if s.strip()]
+    if len(sides) != 2:
+        raise SystemExit("--teams takes two sides, e.g. strong+heuristic,heuristic")
+    pairs = {side: (side.split("+") * 2)[:2] for side in sides}
+    rotations = []
+    for first, second in (sides, sides[::-1]):
+        for swap in (False, True):
+            a, c = pairs[first][::-1] if swap else pairs[first]
+            b, d = pairs[second][::-1] if swap else pairs[second]
+            rotations.append(((a, b, c, d), (first, second, first, second)))
+    return sides, rotations
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
-    names = [n.strip() for n in (args.pair or args.bots).split(",") if n.strip()]
+    names, rotations = seatings(args)
     config = SearchConfig(
         iterations=args.budget,
         candidates=args.candidates,
         confidence=args.confidence,
         time_budget=args.time_budget,
     )
-    orders = list(itertools.permutations(names))
-    jobs = [
-        (i, orders[i % len(orders)], args.seed, config, args.variant) for i in range(args.games)
+    jobs: list[Job] = [
+        (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
     start = time.perf_counter()

@@ -20,7 +20,7 @@ from riskcore.engine.registry import mode_names
 from riskcore.errors import RiskError
 from riskcore.model.options import RuleSet
 from riskcore.rules import odds as odds_module
-from riskcore.simulate import play_game
+from riskcore.simulate import GameResult, play_game
 
 
 @click.command()
@@ -93,7 +93,7 @@ def simulate(
             raise click.BadParameter(f"unknown bot {name!r}", param_hint="--bot")
     chosen = mode or variant or ("two_player" if players == 2 else "classic")
     try:
-        summary = run_simulation(players, games, seed, names, chosen, rule_set(options))
+        summary = run_simulation(players, games, seed, names, chosen, rule_set(options, chosen))
     except RiskError as error:
         raise click.UsageError(error.message) from None
     if as_json:
@@ -101,6 +101,15 @@ def simulate(
     else:
         for key, value in summary.items():
             click.echo(f"{key:>22}: {value}")
+
+
+def _winning_side(result: GameResult) -> str:
+    """The winner's bot; a winning team's bots joined with "+" (the team game)."""
+    if result.winner:
+        return result.seats[result.winner]
+    if result.winners:
+        return "+".join(result.seats[seat] for seat in result.winners)
+    return "none"
 
 
 def run_simulation(
@@ -121,7 +130,7 @@ def run_simulation(
         )
         events += len(result.events)
         turns += result.turns
-        wins[result.seats[result.winner] if result.winner else "none"] += 1
+        wins[_winning_side(result)] += 1
     elapsed = time.perf_counter() - started
     return {
         "games": games,

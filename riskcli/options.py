@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from riskcore.engine.registry import mode_named
 from riskcore.model.options import OPTIONS, OptionSpec, RuleSet
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -37,8 +38,8 @@ def rule_options(command: F) -> F:
     return command
 
 
-def rule_set(values: dict[str, Any]) -> RuleSet:
-    """The ``RuleSet`` of the flags given (the others keep their defaults)."""
+def rule_set(values: dict[str, Any], mode: str = "classic") -> RuleSet:
+    """The ``RuleSet`` of the flags given; the others keep the mode's defaults."""
     chosen: dict[str, Any] = {}
     for spec in OPTIONS:
         value = values.get(spec.name)
@@ -51,4 +52,4 @@ def rule_set(values: dict[str, Any]) -> RuleSet:
         ):
             value = int(value)
         chosen[spec.name] = value
-    return RuleSet(**chosen)
+    return mode_named(mode).rule_set(chosen)

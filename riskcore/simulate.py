@@ -34,6 +34,7 @@ class GameResult:
     game_id: str
     winner: str | None
     reason: str | None
+    winners: tuple[str, ...]  # every winning seat (a team's players in the team game)
     seats: dict[str, str]  # seat -> bot name
     events: list[ev.Event] = field(repr=False)
     commands: int
@@ -103,6 +104,7 @@ def play_game(
         game_id=game_id,
         winner=state.winner,
         reason=state.finish_reason,
+        winners=state.winners,
         seats={s: b.name for s, b in seats.items()},
         events=events,
         commands=commands,

@@ -320,7 +320,7 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
         value += params.breaking * bonus
     left = pos.territories.get(enemy, 0)
     cards = pos.cards.get(enemy, 0)
-    if left == 1 and pos.duel() and enemy in pos.cards:
+    if left == 1 and enemy in pos.cards and (pos.duel() or pos.view.elimination_wins(enemy)):
         value += WIN_VALUE
     elif left == 1:
         value += 3.0 + 1.5 * cards * card

@@ -123,6 +123,15 @@ class SeatView:
         """``view()["seats"][i]["team"]``."""
         return self._state.seats[seat].team
 
+    def elimination_wins(self, player: str) -> bool:
+        """Whether putting ``player`` out of the game now would win it for this seat
+        (asked of the mode's outcome: in the team game, any rival's elimination wins)."""
+        s = self._state
+        trial = s.copy()
+        trial.out[player] = "eliminated"
+        outcome = s.mode.outcome(trial)
+        return outcome is not None and self.seat in outcome.winners
+
     def sides(self) -> dict[str, str] | None:
         """Seat -> its side (its team) where seats play in teams; None otherwise."""
         seats = self._state.seats
