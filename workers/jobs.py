@@ -4,8 +4,16 @@ A job re-reads the game and does nothing if the game has moved past the
 version it was made for, so running one twice (a re-delivered notification,
 a retry after a worker died) is harmless. Every command a job makes goes
 through ``GameService.execute``, the path the API uses, with the version
-it was decided at and an idempotency key derived from game and version:
-if two jobs race, one append wins and the other is told it was replayed.
+it was decided at and a server key derived from seat and version (in the
+server's own namespace, which no client's Idempotency-Key reaches): if two
+jobs race, one append wins and the other is told it was replayed.
+
+A game deleted while a job works on it ends the job as ``gone``, quietly.
+A job that meets an idempotency mismatch (its key already used for another
+command: a bug, since only the server makes these keys) gives up for good:
+it logs the error, writes the game to the jobs' dead letters
+(``KeySpace.job_dead_letters``, counted in ``/metrics``), drops the game's
+lease so the relay's watchdog does not retry it, and fails in RQ.
 
 * ``advance_game(game_id, version)`` runs after every append (the relay
   enqueues it): if a bot must act, it plays; if a person must act and the
@@ -24,10 +32,12 @@ broken bot cannot stall a game.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from rq import get_current_job
 from rq.exceptions import DuplicateJobError
@@ -49,6 +59,7 @@ from workers import clock
 from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
 TIMEOUT_BOT = "heuristic"
 FALLBACK_BOT = "random"
@@ -61,7 +72,7 @@ def advance_game(game_id: str, version: int | None) -> str:
     ``version`` None (a rescue by the relay's watchdog) means "as it is now".
     """
     service = _service()
-    with logs.context(game_id=game_id, version=version):
+    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id):
         outcome = _advance(service, game_id, version)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     if outcome in SETTLED:
@@ -92,11 +103,37 @@ def _enqueue_export(service: GameService, game_id: str) -> None:
 SETTLED = frozenset({"gone", "finished", "waiting", "clock_started", "clock_running"})
 
 
-def _advance(service: GameService, game_id: str, version: int | None) -> str:
+@contextlib.contextmanager
+def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
+    """An idempotency mismatch cannot heal by retrying: record it and fail loudly."""
     try:
-        loaded = service.load(game_id)
-    except GameNotFound:
-        return "gone"
+        yield
+    except IdempotencyMismatch as error:
+        job = get_current_job()
+        log.error("game %s: giving up, %s", game_id, error, extra={"outcome": "dead_letter"})
+        store = _store()
+        entry = {"game": game_id, "job": job.id if job else "", "error": str(error)}
+        store.xadd(service.keys.job_dead_letters(), entry, maxlen=10_000, approximate=True)
+        store.zrem(service.keys.worker_leases(), game_id)
+        raise
+
+
+def _gone_quietly(step: Callable[P, str]) -> Callable[P, str]:
+    """A game an operator deleted while a job worked on it: nothing to do, no error."""
+
+    @functools.wraps(step)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return step(*args, **kwargs)
+        except GameNotFound:
+            return "gone"
+
+    return wrapper
+
+
+@_gone_quietly
+def _advance(service: GameService, game_id: str, version: int | None) -> str:
+    loaded = service.load(game_id)
     if version is not None and loaded.version != version:
         return "moved_on"
     if loaded.state.phase == FINISHED:
@@ -114,17 +151,16 @@ def _advance(service: GameService, game_id: str, version: int | None) -> str:
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
     """The deadline for ``clock_key`` passed: apply the timeout policy if still due."""
-    with logs.context(game_id=game_id):
-        outcome = _enforce(_service(), game_id, clock_key)
+    service = _service()
+    with logs.context(game_id=game_id), _giving_up(service, game_id):
+        outcome = _enforce(service, game_id, clock_key)
         log.info("enforce_deadline %s: %s", clock_key, outcome, extra={"outcome": outcome})
     return outcome
 
 
+@_gone_quietly
 def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
-    try:
-        loaded = service.load(game_id)
-    except GameNotFound:
-        return "gone"
+    loaded = service.load(game_id)
     state = loaded.state
     seat = acting_seat(state)
     if state.phase == FINISHED or seat is None or clock_key_of(state, seat) != clock_key:
@@ -189,7 +225,9 @@ class Turn:
                 return self.fall_back(bot_name)
             try:
                 self._send(loaded, body, provenance)
-            except (VersionConflict, IdempotencyMismatch):
+            except VersionConflict:
+                if not self.service.store.exists(self.game_id):
+                    return "gone"  # deleted meanwhile, not moved on
                 return "raced"  # another job moved the game; its notification continues it
             except BotCommandRefused:
                 log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
@@ -234,11 +272,18 @@ class Turn:
                 self.seat,
                 body,
                 expected_version=loaded.version,
-                idempotency_key=f"worker:{self.seat}:{loaded.version}",
+                server_key=server_key(loaded.version),
                 bot=provenance,
             )
         except RiskError as error:
             raise BotCommandRefused(f"{body!r} refused: {error.code}") from error
+
+
+def server_key(version: int) -> str:
+    """The key of the command a job sends for the seat to act at ``version`` (scoped to
+    that seat and the server's namespace by ``GameService.execute``): two jobs that
+    decide the same move at the same version make one append."""
+    return f"turn:{version}"
 
 
 class BotCommandRefused(Exception):

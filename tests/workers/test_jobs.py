@@ -7,6 +7,7 @@ relay enqueued, as rq's own tests do.
 from __future__ import annotations
 
 import logging
+from typing import ClassVar
 
 import pytest
 import redis as redis_lib
@@ -19,8 +20,10 @@ from riskcore.audit.record import decode_envelope
 from riskcore.bots.base import register
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
+from service.commands import stored_idempotency_key
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
+from workers.jobs import server_key
 from workers.queues import CLOCKS_QUEUE, queue
 from workers.relay import Relay
 
@@ -253,3 +256,106 @@ def test_the_deadline_is_in_the_view_while_it_runs(
     api = ApiClient(app.test_client())  # checks the response against openapi.yaml
     document = api.get(f"/v1/games/{game.info.game_id}").json
     assert document["deadline"] == shown
+
+
+class _Deleter:
+    """Plays like the random bot, but an operator deletes the game while it thinks;
+    then it either answers (its append finds the game gone) or raises (its seat falls
+    back to the timeout policy, which finds the game gone)."""
+
+    name = "deleter"
+    version = "1"
+    delete: ClassVar[list[tuple[GameService, str]]] = []
+    then_raise = False
+
+    def choose(self, view, actions, rng):  # type: ignore[no-untyped-def]
+        for service, game in self.delete:
+            service.delete(game)
+        self.delete.clear()
+        if self.then_raise:
+            raise RuntimeError("deleter")
+        return rng.choice(actions)["command"]
+
+
+register("deleter")(_Deleter)
+
+
+@pytest.mark.parametrize("then_raise", [False, True])
+def test_a_game_deleted_during_a_bot_turn_ends_its_job_quietly_as_gone(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    then_raise: bool,
+) -> None:
+    monkeypatch.setattr(_Deleter, "then_raise", then_raise)
+    seats = [SeatPlan("bot", bot="deleter") for _ in range(3)]
+    game = service.create(seats=seats).info.game_id
+    _Deleter.delete.append((service, game))
+    with caplog.at_level(logging.INFO):
+        drive(redis, keys, relay)
+    assert not service.store.exists(game)
+    games = queue(redis, keys)
+    assert games.failed_job_registry.count == 0
+    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
+    assert [job.return_value() for job in finished if job] == ["gone"]
+    tracebacks = [r for r in caplog.records if r.exc_info and "bot" not in r.getMessage()]
+    assert tracebacks == []
+    assert redis.zscore(keys.worker_leases(), game) is None
+
+
+def _claim(service: GameService, game: str) -> dict[str, str]:
+    state = service.load(game).state
+    free = next(t for t in state.board.territory_names if t not in state.owner)
+    return {"type": "claim_territory", "territory": free}
+
+
+def test_a_person_cannot_freeze_the_next_bot_with_its_idempotency_key(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """Issue 13 item 4: p1 ends its step with the key the bot used to send next, then
+    with the key the bot's last append was stored under: the bot still plays."""
+    game = service.create(seats=person_and_two_bots()).info.game_id
+    drive(redis, keys, relay)
+    version = service.load(game).version
+    service.execute(game, "p1", _claim(service, game), idempotency_key=f"worker:p2:{version + 1}")
+    drive(redis, keys, relay)
+    assert service.load(game).version > version + 1  # the bots played
+    stored = [k.decode().rsplit(":idem:", 1)[1] for k in redis.scan_iter(match="*:idem:server:*")]
+    assert stored
+    for key in stored:
+        version = service.load(game).version
+        result = service.execute(game, "p1", _claim(service, game), idempotency_key=key)
+        assert not result.replayed and result.version > version
+        drive(redis, keys, relay)
+    assert acting_seat(service.load(game).state) == "p1"
+    assert redis.zcard(keys.worker_leases()) == 0
+
+
+def test_a_job_that_meets_an_idempotency_mismatch_gives_up_loudly(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    game = service.create(seats=person_and_two_bots()).info.game_id
+    drive(redis, keys, relay)
+    service.execute(game, "p1", _claim(service, game))
+    version = service.load(game).version
+    # The bot's key already names another request (only a bug could make that).
+    record = keys.game(game).idempotency(stored_idempotency_key("p2", None, server_key(version)))
+    epoch = redis.hget(keys.game(game).meta, "e")
+    redis.hset(record, mapping={"r": b"another request", "e": epoch, "f": 1, "l": 1, "h": b"x"})
+    with caplog.at_level(logging.ERROR, logger="workers.jobs"):
+        drive(redis, keys, relay)
+    assert service.load(game).version == version
+    games = queue(redis, keys)
+    assert games.failed_job_registry.count == 1
+    dead = redis.xrange(keys.job_dead_letters())
+    assert [entry[b"game"] for _, entry in dead] == [game.encode()]
+    assert any("giving up" in r.getMessage() for r in caplog.records)
+    assert redis.zscore(keys.worker_leases(), game) is None  # the watchdog will not retry it
+    assert relay.rescue() == 0
