@@ -153,6 +153,13 @@ class KeySpace:
         """Stream of outbox notifications the relay gave up on after repeated failures."""
         return f"{self.prefix}:relay:dead"
 
+    def relay_heartbeats(self) -> str:
+        """Sorted set: relay consumer name -> when (unix ms) it last made a round.
+
+        ``/readyz`` and ``/metrics`` count the relays seen lately from it.
+        """
+        return f"{self.prefix}:relay:alive"
+
     def job_dead_letters(self) -> str:
         """Stream of jobs that gave up for good (an idempotency mismatch): game, job, error.
 

@@ -167,7 +167,8 @@ def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
         return "moved_on"
     stored = _store().hgetall(service.keys.clock(game_id))
     deadline = int(stored.get(b"deadline_ms", 0))
-    if clock.now_ms() < deadline:
+    if clock.now_ms() < deadline:  # run early (a clock moved back?): come back when due
+        _schedule_deadline(service, game_id, clock_key, deadline, loaded.version, again=True)
         return "not_yet"
     policy = (service.lobby.get(game_id).clock or {}).get("on_timeout", "bot")
     log.info("game %s: %s ran out of time (%s)", game_id, seat, policy)
@@ -185,18 +186,31 @@ def start_clock(
     deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
     # The deadline job first, the clock second: if the job cannot be scheduled
     # the clock is not recorded either, so the retry of this job starts both.
+    _schedule_deadline(service, game_id, key, deadline, loaded.version)
+    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+    return "clock_started"
+
+
+def _schedule_deadline(
+    service: GameService,
+    game_id: str,
+    clock_key: str,
+    deadline_ms: int,
+    version: int,
+    *,
+    again: bool = False,
+) -> None:
+    """``enforce_deadline`` once ``deadline_ms`` has passed (never before: ``clock.due_at``)."""
     clocks = queue(_queue_connection(), service.keys, CLOCKS_QUEUE)
     clocks.enqueue_at(
-        clock.as_datetime(deadline),
+        clock.due_at(deadline_ms),
         enforce_deadline,
         game_id,
-        key,
-        job_id=deadline_job_id(game_id, loaded.version),
+        clock_key,
+        job_id=deadline_job_id(game_id, version, clock.now_ms() if again else None),
         result_ttl=60,
         failure_ttl=3600,
     )
-    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
-    return "clock_started"
 
 
 @dataclass

@@ -23,6 +23,7 @@ from riskcore.simulate import acting_seat
 from service.commands import stored_idempotency_key
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
+from workers import clock
 from workers.jobs import server_key
 from workers.queues import CLOCKS_QUEUE, queue
 from workers.relay import Relay
@@ -359,3 +360,27 @@ def test_a_job_that_meets_an_idempotency_mismatch_gives_up_loudly(
     assert any("giving up" in r.getMessage() for r in caplog.records)
     assert redis.zscore(keys.worker_leases(), game) is None  # the watchdog will not retry it
     assert relay.rescue() == 0
+
+
+def test_a_deadline_job_that_runs_early_schedules_itself_again(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    game = service.create(seats=person_and_two_bots(), clock={"turn_seconds": 30}).info.game_id
+    drive(redis, keys, relay)
+    clocks = queue(redis, keys, CLOCKS_QUEUE)
+    [scheduled] = clocks.scheduled_job_registry.get_job_ids()
+    early = clocks.fetch_job(scheduled)
+    assert early is not None
+    clocks.enqueue("workers.jobs.enforce_deadline", *early.args)  # as if due a second early
+    work(redis, keys, CLOCKS_QUEUE)
+    again = set(clocks.scheduled_job_registry.get_job_ids()) - {scheduled}
+    assert len(again) == 1
+    deadline_ms = int(redis.hget(keys.clock(game), "deadline_ms") or 0)
+    due = clocks.scheduled_job_registry.get_scheduled_time(again.pop())
+    assert deadline_ms <= due.timestamp() * 1000 < deadline_ms + 1000
+
+
+@pytest.mark.parametrize("deadline_ms", [1_800_000_000_000, 1_800_000_000_001, 1_800_000_000_999])
+def test_a_deadline_is_scheduled_at_a_whole_second_never_before_it(deadline_ms: int) -> None:
+    due = clock.due_at(deadline_ms).timestamp()
+    assert due == int(due) and deadline_ms <= due * 1000 < deadline_ms + 1000
