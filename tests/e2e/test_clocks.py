@@ -15,6 +15,7 @@ import pytest
 import redis as redis_lib
 
 from riskcore.audit.record import decode_envelope
+from service.clocks import deadline
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
 from tests.e2e.conftest import Stack
@@ -38,6 +39,12 @@ def timeouts(service: GameService, game: str) -> int:
         for b in batches
         if b.command is not None and b.actor == "p1" and (b.bot or {}).get("reason") == "timeout"
     )
+
+
+def timed_out_and_waiting(service: GameService, game: str) -> bool:
+    state = service.load(game).state
+    running = deadline(service.store.client, service.keys, game, state)
+    return timeouts(service, game) >= 1 and running is not None and running["seat"] == "p1"
 
 
 def wait_until(condition: Callable[[], bool], timeout: float) -> float:
@@ -77,12 +84,14 @@ def test_clocks_resume_within_seconds_after_the_worker_and_its_scheduler_are_kil
     stack = Stack(stack_env, logs=tmp_path)
     stack.start("first", "worker", "--log-level", "WARNING")
     try:
-        wait_until(lambda: all(timeouts(service, g) >= 1 for g in games), timeout=20)
+        # Killed when every game waits for p1 again with its clock running, so that
+        # only scheduled work (no job in hand) is left for the next worker.
+        wait_until(lambda: all(timed_out_and_waiting(service, g) for g in games), timeout=20)
         stack.kill("first")  # SIGKILL to its whole process group, scheduler included
         before = {g: timeouts(service, g) for g in games}
         stack.start("second", "worker", "--log-level", "WARNING")
         # The dead scheduler's lock lapses within 3 s; a 2 s clock, rounded up to
-        # RQ's whole seconds, then fires within 3.5 s of the takeover.
-        wait_until(lambda: all(timeouts(service, g) > before[g] for g in games), timeout=12)
+        # RQ's whole seconds, then fires within 1.5 s of the takeover.
+        wait_until(lambda: all(timeouts(service, g) > before[g] for g in games), timeout=15)
     finally:
         stack.stop_all()

@@ -326,7 +326,7 @@ def test_a_person_cannot_freeze_the_next_bot_with_its_idempotency_key(
     assert service.load(game).version > version + 1  # the bots played
     stored = [k.decode().rsplit(":idem:", 1)[1] for k in redis.scan_iter(match="*:idem:server:*")]
     assert stored
-    for key in stored:
+    for key in stored[:2]:
         version = service.load(game).version
         result = service.execute(game, "p1", _claim(service, game), idempotency_key=key)
         assert not result.replayed and result.version > version
