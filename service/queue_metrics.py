@@ -83,7 +83,9 @@ def render(queues: Redis, store: Client, keys: KeySpace) -> bytes:
         "risk_relay_dead_letters", "Outbox notifications the relay gave up on", registry=registry
     ).set(store.xlen(keys.relay_dead_letters()))
     Gauge(
-        "risk_games_awaiting_worker", "Games a worker must still act in (leases)", registry=registry
+        "risk_games_awaiting_worker",
+        "Games a worker must still act in, or whose clock runs (leases)",
+        registry=registry,
     ).set(store.zcard(keys.worker_leases()))
     _health_gauges(registry, worker_health(queues, store, keys))
     return generate_latest(registry)

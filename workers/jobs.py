@@ -17,7 +17,10 @@ lease so the relay's watchdog does not retry it, and fails in RQ.
 
 * ``advance_game(game_id, version)`` runs after every append (the relay
   enqueues it): if a bot must act, it plays; if a person must act and the
-  game has a clock, it sets the deadline and schedules ``enforce_deadline``.
+  game has a clock, it sets the deadline and schedules ``enforce_deadline``
+  (and keeps the game's lease until 10 s after the deadline: if that job is
+  lost with a killed worker, the relay's watchdog wakes the game and the
+  job is made again).
 * ``enforce_deadline(game_id, clock_key)`` applies the game's timeout
   policy when a deadline passes with the same seat still to act: ``bot``
   (the heuristic bot plays for the absent seat) or ``forfeit``.
@@ -100,7 +103,12 @@ def _enqueue_export(service: GameService, game_id: str) -> None:
 
 
 # Outcomes after which no worker has anything to do until the next append.
-SETTLED = frozenset({"gone", "finished", "waiting", "clock_started", "clock_running"})
+# (A running clock keeps its lease, see ``start_clock``.)
+SETTLED = frozenset({"gone", "finished", "waiting"})
+# A running clock's game keeps a lease until this long after its deadline: if the
+# deadline job was lost (its worker killed while running it), the relay's watchdog
+# wakes the game and ``start_clock`` makes the job again, due at once.
+LOST_DEADLINE_MS = 10_000
 
 
 @contextlib.contextmanager
@@ -181,14 +189,37 @@ def start_clock(
     key = clock_key_of(loaded.state, seat)
     clock_hash = service.keys.clock(game_id)
     store = _store()
-    if store.hget(clock_hash, "key") == key.encode():
-        return "clock_running"
-    deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
-    # The deadline job first, the clock second: if the job cannot be scheduled
-    # the clock is not recorded either, so the retry of this job starts both.
-    _schedule_deadline(service, game_id, key, deadline, loaded.version)
-    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
-    return "clock_started"
+    running, running_deadline = store.hmget(clock_hash, ["key", "deadline_ms"])
+    if running == key.encode():
+        deadline = int(running_deadline or 0)
+        outcome = "clock_running"
+        if clock.now_ms() >= deadline + LOST_DEADLINE_MS:  # woken by the watchdog
+            log.warning("game %s: the deadline job of %s was lost; enforcing now", game_id, key)
+            _enqueue_overdue_deadline(service, game_id, key, loaded.version)
+            deadline, outcome = clock.now_ms(), "clock_overdue"
+    else:
+        deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
+        # The deadline job first, the clock second: if the job cannot be scheduled
+        # the clock is not recorded either, so the retry of this job starts both.
+        _schedule_deadline(service, game_id, key, deadline, loaded.version)
+        store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+        outcome = "clock_started"
+    store.zadd(service.keys.worker_leases(), {game_id: deadline + LOST_DEADLINE_MS})
+    return outcome
+
+
+def _enqueue_overdue_deadline(
+    service: GameService, game_id: str, clock_key: str, version: int
+) -> None:
+    """The deadline passed long ago and its job is gone: run it now, scheduler or not."""
+    queue(_queue_connection(), service.keys, CLOCKS_QUEUE).enqueue(
+        enforce_deadline,
+        game_id,
+        clock_key,
+        job_id=deadline_job_id(game_id, version, clock.now_ms()),
+        result_ttl=60,
+        failure_ttl=3600,
+    )
 
 
 def _schedule_deadline(

@@ -17,7 +17,9 @@ relays share the work and a crashed one's entries are taken over:
   notification cannot stall a partition;
 * a watchdog covers jobs lost with a killed worker: each notification of a
   game someone must still act in gives the game a lease (``lease_ms``);
-  the job clears it when the game waits for a person or is over, and the
+  the job clears it when the game waits for a person or is over (a running
+  clock keeps it until 10 s after its deadline, in case the deadline job is
+  lost with its worker: ``workers.jobs.start_clock``), and the
   relay re-enqueues a job for any game whose lease ran out. Jobs check
   the version first, so a spare job costs one read;
 * Redis losing its data (a restart without persistence, ``FLUSHALL``, a

@@ -384,3 +384,27 @@ def test_a_deadline_job_that_runs_early_schedules_itself_again(
 def test_a_deadline_is_scheduled_at_a_whole_second_never_before_it(deadline_ms: int) -> None:
     due = clock.due_at(deadline_ms).timestamp()
     assert due == int(due) and deadline_ms <= due * 1000 < deadline_ms + 1000
+
+
+def test_a_deadline_job_lost_with_its_worker_is_made_again_by_the_watchdog(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """The worker died while running the deadline job (it had left the scheduled
+    registry): the clock's lease wakes the game 10 s after the deadline, and the
+    person is timed out then, with no scheduler needed."""
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=person_and_two_bots(), clock={"turn_seconds": 10})
+        game_id = game.info.game_id
+        drive(redis, keys, relay)
+        waiting = service.load(game_id).version
+        clocks = queue(redis, keys, CLOCKS_QUEUE)
+        for job_id in clocks.scheduled_job_registry.get_job_ids():  # lost in flight
+            clocks.scheduled_job_registry.remove(job_id, delete_job=True)
+        frozen.tick(15)
+        assert relay.rescue() == 0  # a lease runs until 10 s after the deadline
+        frozen.tick(6)
+        assert relay.rescue() == 1
+        work(redis, keys)
+        work(redis, keys, CLOCKS_QUEUE)
+        batch = decode_envelope(service.store.read(game_id, waiting + 1, waiting + 1)[0].payload)
+        assert batch.actor == "p1" and (batch.bot or {}).get("reason") == "timeout"
