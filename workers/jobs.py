@@ -9,8 +9,10 @@ server's own namespace, which no client's Idempotency-Key reaches): if two
 jobs race, one append wins and the other is told it was replayed.
 
 A game deleted while a job works on it ends the job as ``gone``, quietly.
-A job that meets an idempotency mismatch (its key already used for another
-command: a bug, since only the server makes these keys) gives up for good:
+A job that meets an idempotency mismatch while the game has not moved (its
+key taken by another command that did not move the game: a bug, since
+only the server makes these keys; a rival job that chose otherwise at the
+same version and won is a mere race) gives up for good:
 it logs the error, writes the game to the jobs' dead letters
 (``KeySpace.job_dead_letters``, counted in ``/metrics``), drops the game's
 lease so the relay's watchdog does not retry it, and fails in RQ.
@@ -274,6 +276,10 @@ class Turn:
                 if not self.service.store.exists(self.game_id):
                     return "gone"  # deleted meanwhile, not moved on
                 return "raced"  # another job moved the game; its notification continues it
+            except IdempotencyMismatch:
+                if self.service.store.version(self.game_id) > loaded.version:
+                    return "raced"  # a job at the same version chose otherwise, and won
+                raise  # the key is taken but the game did not move: it never will
             except BotCommandRefused:
                 log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
                 return self.fall_back(bot_name)

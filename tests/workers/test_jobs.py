@@ -320,8 +320,12 @@ def test_a_person_cannot_freeze_the_next_bot_with_its_idempotency_key(
     with the key the bot's last append was stored under: the bot still plays."""
     game = service.create(seats=person_and_two_bots()).info.game_id
     drive(redis, keys, relay)
-    version = service.load(game).version
-    service.execute(game, "p1", _claim(service, game), idempotency_key=f"worker:p2:{version + 1}")
+    state = service.load(game).state
+    order = state.order
+    after = order[(order.index("p1") + 1) % len(order)]  # the bot that moves next
+    old_bot_key = f"worker:{after}:{state.version + 1}"
+    service.execute(game, "p1", _claim(service, game), idempotency_key=old_bot_key)
+    version = state.version
     drive(redis, keys, relay)
     assert service.load(game).version > version + 1  # the bots played
     stored = [k.decode().rsplit(":idem:", 1)[1] for k in redis.scan_iter(match="*:idem:server:*")]
@@ -345,9 +349,11 @@ def test_a_job_that_meets_an_idempotency_mismatch_gives_up_loudly(
     game = service.create(seats=person_and_two_bots()).info.game_id
     drive(redis, keys, relay)
     service.execute(game, "p1", _claim(service, game))
-    version = service.load(game).version
+    loaded = service.load(game)
+    version, bot = loaded.version, acting_seat(loaded.state)
+    assert bot is not None and bot != "p1"
     # The bot's key already names another request (only a bug could make that).
-    record = keys.game(game).idempotency(stored_idempotency_key("p2", None, server_key(version)))
+    record = keys.game(game).idempotency(stored_idempotency_key(bot, None, server_key(version)))
     epoch = redis.hget(keys.game(game).meta, "e")
     redis.hset(record, mapping={"r": b"another request", "e": epoch, "f": 1, "l": 1, "h": b"x"})
     with caplog.at_level(logging.ERROR, logger="workers.jobs"):
@@ -408,3 +414,46 @@ def test_a_deadline_job_lost_with_its_worker_is_made_again_by_the_watchdog(
         work(redis, keys, CLOCKS_QUEUE)
         batch = decode_envelope(service.store.read(game_id, waiting + 1, waiting + 1)[0].payload)
         assert batch.actor == "p1" and (batch.bot or {}).get("reason") == "timeout"
+
+
+class _Fickle:
+    """Chooses differently each time: while it thinks, a rival job for the same seat and
+    version appends another choice of the same bot under the same server key."""
+
+    name = "fickle"
+    version = "1"
+    rival: ClassVar[list[tuple[GameService, str]]] = []
+
+    def choose(self, view, actions, rng):  # type: ignore[no-untyped-def]
+        for service, game in self.rival:
+            loaded = service.load(game)
+            seat = acting_seat(loaded.state)
+            assert seat is not None
+            first = actions[0]["command"]
+            service.execute(
+                game,
+                seat,
+                first,
+                expected_version=loaded.version,
+                server_key=server_key(loaded.version),
+            )
+        self.rival.clear()
+        return actions[-1]["command"]
+
+
+register("fickle")(_Fickle)
+
+
+def test_a_rival_job_that_chose_otherwise_at_the_same_version_is_a_race_not_a_failure(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    seats = [SeatPlan("bot", bot="fickle") for _ in range(3)]  # whoever moves first
+    game = service.create(seats=seats).info.game_id
+    _Fickle.rival.append((service, game))
+    relay.run_once(block_ms=1)
+    work(redis, keys)
+    games = queue(redis, keys)
+    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
+    assert [job.return_value() for job in finished if job] == ["raced"]
+    assert games.failed_job_registry.count == 0
+    assert redis.xlen(keys.job_dead_letters()) == 0
