@@ -3,8 +3,13 @@
 Starts ``risk serve`` and ``risk worker`` (which runs the relay too) as child
 processes, waits until the API is ready, creates a demo game with one seat
 for you against two bots, and prints the docs URL, your seat token and a
-``curl`` line for your first move. Ctrl-C (or SIGTERM) stops every child
-and waits for them, so nothing is left running.
+``curl`` line for your first move.
+
+Nothing is left running: Ctrl-C, SIGTERM and SIGHUP (the terminal closed)
+stop every child and wait for them, and on Linux each child is also asked
+by the kernel to stop (``PR_SET_PDEATHSIG``) if ``risk dev`` itself dies,
+even of SIGKILL. The port is checked before anything starts or is printed,
+so a second ``risk dev`` cannot talk to the first one's server.
 
 Loaded by ``riskcli.main`` only when ``risk dev`` runs. It imports the
 serve and worker modules although only its children run them, so that a
@@ -14,13 +19,17 @@ any child starts.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import click
@@ -34,6 +43,14 @@ from service.http_json import call
 RISK = [sys.executable, "-m", "riskcli"]
 
 
+# Each one stops every child (SIGHUP: the terminal was closed).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Stopped(BaseException):
+    """A stop signal arrived: unwind to the clean-up, wherever ``risk dev`` was."""
+
+
 @click.command()
 @click.option("--port", type=int, default=8000, show_default=True, envvar="RISK_DEV_PORT")
 @click.option("--host", default="127.0.0.1", show_default=True)
@@ -42,36 +59,68 @@ RISK = [sys.executable, "-m", "riskcli"]
 def dev(port: int, host: str, demo: bool, bots: str) -> None:
     """Run the API, the relay and a worker, and open a game against bots."""
     url = f"http://{host}:{port}"
-    children = [
-        _spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"),
-        _spawn("worker", "--log-level", "WARNING"),
-    ]
-    stopping = False
+    _check_port_free(host, port)
+    children: list[subprocess.Popen[bytes]] = []
 
-    def stop(*_: Any) -> None:
-        nonlocal stopping
-        stopping = True
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise _Stopped(signum)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
     try:
+        children.append(_spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"))
+        children.append(_spawn("worker", "--log-level", "WARNING"))
         _wait_ready(url, children)
         click.echo(f"Risk server on {url}  (API docs: {url}/docs, spec: {url}/openapi.yaml)")
         if demo:
             _demo(url, [b.strip() for b in bots.split(",") if b.strip()])
         click.echo("Ctrl-C stops everything.")
-        while not stopping and all(child.poll() is None for child in children):
+        while all(child.poll() is None for child in children):
             time.sleep(0.2)
-        for child in children:
-            if child.poll() is not None and not stopping:
-                click.echo(f"a child process exited with {child.returncode}; stopping", err=True)
+        exited = next(child for child in children if child.poll() is not None)
+        click.echo(f"a child process exited with {exited.returncode}; stopping", err=True)
+    except _Stopped:
+        pass
     finally:
+        for signum in STOP_SIGNALS:  # a second signal must not cut the clean-up short
+            signal.signal(signum, signal.SIG_IGN)
         _stop(children)
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """Fail before starting or printing anything if something listens on ``port``."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise click.ClickException(
+                f"cannot use {host}:{port} ({error.strerror}): is another server "
+                "(another `risk dev`?) running there? Stop it, or pick another --port."
+            ) from None
+
+
 def _spawn(*args: str) -> subprocess.Popen[bytes]:
-    """A child in its own process group, so Ctrl-C reaches it only through us."""
-    return subprocess.Popen([*RISK, *args], start_new_session=True)
+    """A child in its own process group, so Ctrl-C reaches it only through us; told by
+    the kernel to stop if we die (Linux), so even a SIGKILL of ``risk dev`` leaves none."""
+    return subprocess.Popen(
+        [*RISK, *args], start_new_session=True, preexec_fn=_stop_with_parent(os.getpid())
+    )
+
+
+def _stop_with_parent(parent: int) -> Callable[[], None] | None:
+    """What the child runs before ``exec``: ``prctl(PR_SET_PDEATHSIG, SIGTERM)``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_pdeathsig = 1
+
+    def arm() -> None:
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+        if os.getppid() != parent:  # we died before the line above: stop at once
+            os._exit(1)
+
+    return arm
 
 
 def _wait_ready(url: str, children: list[subprocess.Popen[bytes]], timeout: float = 30) -> None:

@@ -79,7 +79,7 @@ SERVER_COMMANDS = {
     "worker": LazyCommand(
         "riskcli.worker",
         "worker",
-        "An RQ worker for bot turns and clocks (with RQ's scheduler), plus the relay.",
+        "An RQ worker for bot turns and clocks, with a deadline scheduler and the relay.",
     ),
 }
 

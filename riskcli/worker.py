@@ -6,9 +6,11 @@ module only when one of the two commands runs.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -24,6 +26,9 @@ from service.store import Client
 from workers import jobs
 from workers.queues import CLOCKS_QUEUE, GAMES_QUEUE, queue
 from workers.relay import Relay
+from workers.scheduler import DeadlineScheduler
+
+log = logging.getLogger(__name__)
 
 
 def _connections() -> tuple[Client, redis.Redis]:
@@ -42,14 +47,41 @@ def _keys() -> KeySpace:
     return KeySpace(os.environ.get("RISK_KEY_PREFIX", "risk"))
 
 
-def _start_relay(
-    store: Client, queues: redis.Redis, keys: KeySpace
-) -> tuple[threading.Thread, threading.Event]:
-    stop = threading.Event()
-    relay = Relay(store, keys, queue(queues, keys))
-    thread = threading.Thread(target=relay.run, args=(stop,), name="relay", daemon=True)
-    thread.start()
-    return thread, stop
+class _Threads:
+    """The worker's helper threads (relay, deadline scheduler), watched over.
+
+    A thread that dies of an unexpected error takes the process down (a
+    graceful SIGTERM to itself, then exit status 1), so a supervisor restarts
+    it, instead of a worker that looks alive while bot games or clocks stop.
+    """
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.died: list[str] = []
+        self._threads: list[threading.Thread] = []
+
+    def start(self, name: str, target: Callable[[threading.Event], None]) -> None:
+        thread = threading.Thread(target=self._watch, args=(name, target), name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _watch(self, name: str, target: Callable[[threading.Event], None]) -> None:
+        try:
+            target(self.stop)
+        except BaseException:
+            log.critical("the %s thread died; stopping the process", name, exc_info=True)
+            self.died.append(name)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def alive(self) -> bool:
+        return all(thread.is_alive() for thread in self._threads)
+
+    def join(self) -> None:
+        self.stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        if self.died:
+            raise SystemExit(1)
 
 
 @click.command()
@@ -58,7 +90,7 @@ def _start_relay(
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
 @click.option("--log-level", default="INFO", show_default=True)
 def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
-    """An RQ worker for bot turns and clocks (with RQ's scheduler), plus the relay.
+    """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay.
 
     Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
     Settings: REDIS_URL, RISK_REDIS_CLUSTER, RISK_QUEUE_URL, RISK_KEY_PREFIX.
@@ -66,17 +98,18 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     logs.configure(log_level, json_lines=_json_logs())
     (store, connection), keys = _connections(), _keys()
     jobs.use_store(store)
-    relay_thread = _start_relay(store, connection, keys) if relay else None
     queues = [queue(connection, keys, name) for name in (GAMES_QUEUE, CLOCKS_QUEUE)]
+    threads = _Threads()
+    if relay:
+        threads.start("relay", Relay(store, keys, queue(connection, keys)).run)
+    threads.start("scheduler", DeadlineScheduler(connection, queues).run)
     worker_class = Worker if fork else SimpleWorker
     try:
         worker_class(queues, connection=connection, serializer=JSONSerializer).work(
-            with_scheduler=True, burst=burst, logging_level=log_level
+            burst=burst, logging_level=log_level
         )
     finally:
-        if relay_thread is not None:
-            relay_thread[1].set()
-            relay_thread[0].join(timeout=5)
+        threads.join()
 
 
 @click.command(name="relay")
@@ -85,10 +118,10 @@ def relay_command(log_level: str) -> None:
     """Only the relay: outbox notifications to RQ jobs. Stops on SIGTERM or Ctrl-C."""
     logs.configure(log_level, json_lines=_json_logs())
     (store, connection), keys = _connections(), _keys()
-    thread, stop = _start_relay(store, connection, keys)
+    threads = _Threads()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    while thread.is_alive() and not stop.is_set():
-        stop.wait(0.5)
-    stop.set()
-    thread.join(timeout=5)
+        signal.signal(signum, lambda *_: threads.stop.set())
+    threads.start("relay", Relay(store, keys, queue(connection, keys)).run)
+    while threads.alive() and not threads.stop.is_set():
+        threads.stop.wait(0.5)
+    threads.join()

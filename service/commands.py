@@ -15,9 +15,13 @@ state, up to ``RETRIES_WITHOUT_IF_MATCH`` times, instead of refused.
 
 Retries are safe: ``execute`` passes a fingerprint of (seat, command) with
 the idempotency key, so re-deciding a retry (new timestamps, new bytes) is
-still recognised as the same request. When a retry can no longer be
-decided (the state moved on, or the If-Match version is stale) the
-original result is looked up before the error is reported.
+still recognised as the same request. Keys are scoped by seat, and the
+server's own (bots, clocks) live apart from every client's
+(``stored_idempotency_key``): a key one seat sends never touches another
+seat's request, and no client can claim a key a bot or a clock will use.
+When a retry can no longer be decided (the state moved on, or the If-Match
+version is stale) the original result is looked up before the error is
+reported.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from riskcore.protocol.commands import Command, command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.protocol.events import Event
 from riskcore.simulate import acting_seat
-from service.errors import VersionConflict
+from service.errors import IdempotencyMismatch, VersionConflict
 from service.game_log import NO_EVENTS, GameLog
 from service.game_states import GameStates
 from service.game_types import CommandResult, Loaded, Observer, published_head
@@ -46,7 +50,7 @@ from service.lobby import RUNNING, GameInfo
 from service.seating import Seating, opening_events
 from service.store import AppendResult, Head
 
-__all__ = ["RETRIES_WITHOUT_IF_MATCH", "Commands", "request_fingerprint"]
+__all__ = ["RETRIES_WITHOUT_IF_MATCH", "Commands", "request_fingerprint", "stored_idempotency_key"]
 
 RETRIES_WITHOUT_IF_MATCH = 3
 
@@ -77,10 +81,27 @@ class Commands:
         *,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        server_key: str | None = None,
         actor: str | None = None,
         bot: dict[str, Any] | None = None,
     ) -> CommandResult:
         """Decide and append one command of ``seat`` (see ``GameService.execute``)."""
+        key = stored_idempotency_key(seat, idempotency_key, server_key)
+        try:
+            return self._execute(game_id, seat, body, expected_version, key, actor, bot)
+        except IdempotencyMismatch:  # name the key the caller sent, not its stored form
+            raise IdempotencyMismatch(game_id, idempotency_key or server_key or "") from None
+
+    def _execute(
+        self,
+        game_id: str,
+        seat: str,
+        body: Any,
+        expected_version: int | None,
+        idempotency_key: str | None,
+        actor: str | None,
+        bot: dict[str, Any] | None,
+    ) -> CommandResult:
         command = command_from_dict(body, seat)
         request = command.to_dict()
         fingerprint = request_fingerprint(seat, request)
@@ -193,6 +214,21 @@ class Commands:
         state = self._states.load(game_id).state
         head = published_head(original.head_hash, state)
         return CommandResult(last, batch, True, state.phase == FINISHED, head)
+
+
+def stored_idempotency_key(
+    seat: str, client_key: str | None, server_key: str | None = None
+) -> str | None:
+    """The store's name for a request's key: ``seat:<seat>:<key>`` for a client's,
+    ``server:<seat>:<key>`` for the server's own. Seat ids hold no ``:``, so the
+    names of two seats, or of a client and the server, can never meet."""
+    if client_key is not None and server_key is not None:
+        raise ValueError("a request has a client's idempotency key or the server's, not both")
+    if client_key is not None:
+        return f"seat:{seat}:{client_key}"
+    if server_key is not None:
+        return f"server:{seat}:{server_key}"
+    return None
 
 
 def request_fingerprint(seat: str, command: dict[str, Any]) -> bytes:

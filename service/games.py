@@ -188,6 +188,7 @@ class GameService:
         *,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        server_key: str | None = None,
         actor: str | None = None,
         bot: dict[str, Any] | None = None,
     ) -> CommandResult:
@@ -195,6 +196,8 @@ class GameService:
 
         ``expected_version`` is the If-Match: without it a lost race is
         decided again on the newer state (up to 3 times) instead of refused.
+        ``idempotency_key`` is a client's (scoped by seat); ``server_key`` the
+        server's own, for bots and clocks, in a namespace no client reaches.
         ``actor`` defaults to the seat ("system" for a clock's forfeit);
         ``bot`` records which bot chose the command.
         """
@@ -204,6 +207,7 @@ class GameService:
             body,
             expected_version=expected_version,
             idempotency_key=idempotency_key,
+            server_key=server_key,
             actor=actor,
             bot=bot,
         )

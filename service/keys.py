@@ -9,7 +9,9 @@ one Redis Cluster slot and every script touches exactly one slot::
     <prefix>:{p<N>}:game:<id>:meta       hash: v (version), h (head hash), e (epoch)
     <prefix>:{p<N>}:game:<id>:seed       string: the secret server seed
     <prefix>:{p<N>}:game:<id>:snapshot   hash: v (version), s (stamp), d (data)
-    <prefix>:{p<N>}:game:<id>:idem:<key> hash with a TTL: one idempotency record
+    <prefix>:{p<N>}:game:<id>:idem:<key> hash with a TTL: one idempotency record;
+                                         <key> is seat:<seat>:<client's key> or
+                                         server:<seat>:<the server's own key>
     <prefix>:{p<N>}:outbox               stream: one notification per append
     <prefix>:{p<N>}:games                sorted set: game ids by creation time (ms)
 
@@ -45,7 +47,9 @@ __all__ = ["GameKeys", "KeySpace"]
 
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-MAX_IDEMPOTENCY_KEY = 200
+# The API takes keys of up to 200 characters; the store names them with the seat
+# in front (``service.commands.stored_idempotency_key``), hence the room.
+MAX_IDEMPOTENCY_KEY = 256
 MAX_PARTITIONS = 16384  # Redis Cluster has 16384 slots; more tags cannot help
 DIRECTORY_STATUSES = ("open", "running", "finished")
 _RATE_PART = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -148,6 +152,20 @@ class KeySpace:
     def relay_dead_letters(self) -> str:
         """Stream of outbox notifications the relay gave up on after repeated failures."""
         return f"{self.prefix}:relay:dead"
+
+    def relay_heartbeats(self) -> str:
+        """Sorted set: relay consumer name -> when (unix ms) it last made a round.
+
+        ``/readyz`` and ``/metrics`` count the relays seen lately from it.
+        """
+        return f"{self.prefix}:relay:alive"
+
+    def job_dead_letters(self) -> str:
+        """Stream of jobs that gave up for good (an idempotency mismatch): game, job, error.
+
+        Each also fails in RQ's failed registry; this keeps the why, for operators.
+        """
+        return f"{self.prefix}:jobs:dead"
 
     def worker_leases(self) -> str:
         """Sorted set: game id -> when (unix ms) a worker should have acted on it.

@@ -4,12 +4,25 @@ A job re-reads the game and does nothing if the game has moved past the
 version it was made for, so running one twice (a re-delivered notification,
 a retry after a worker died) is harmless. Every command a job makes goes
 through ``GameService.execute``, the path the API uses, with the version
-it was decided at and an idempotency key derived from game and version:
-if two jobs race, one append wins and the other is told it was replayed.
+it was decided at and a server key derived from seat and version (in the
+server's own namespace, which no client's Idempotency-Key reaches): if two
+jobs race, one append wins and the other is told it was replayed.
+
+A game deleted while a job works on it ends the job as ``gone``, quietly.
+A job that meets an idempotency mismatch while the game has not moved (its
+key taken by another command that did not move the game: a bug, since
+only the server makes these keys; a rival job that chose otherwise at the
+same version and won is a mere race) gives up for good:
+it logs the error, writes the game to the jobs' dead letters
+(``KeySpace.job_dead_letters``, counted in ``/metrics``), drops the game's
+lease so the relay's watchdog does not retry it, and fails in RQ.
 
 * ``advance_game(game_id, version)`` runs after every append (the relay
   enqueues it): if a bot must act, it plays; if a person must act and the
-  game has a clock, it sets the deadline and schedules ``enforce_deadline``.
+  game has a clock, it sets the deadline and schedules ``enforce_deadline``
+  (and keeps the game's lease until 10 s after the deadline: if that job is
+  lost with a killed worker, the relay's watchdog wakes the game and the
+  job is made again).
 * ``enforce_deadline(game_id, clock_key)`` applies the game's timeout
   policy when a deadline passes with the same seat still to act: ``bot``
   (the heuristic bot plays for the absent seat) or ``forfeit``.
@@ -24,10 +37,12 @@ broken bot cannot stall a game.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from rq import get_current_job
 from rq.exceptions import DuplicateJobError
@@ -49,6 +64,7 @@ from workers import clock
 from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
 TIMEOUT_BOT = "heuristic"
 FALLBACK_BOT = "random"
@@ -61,7 +77,7 @@ def advance_game(game_id: str, version: int | None) -> str:
     ``version`` None (a rescue by the relay's watchdog) means "as it is now".
     """
     service = _service()
-    with logs.context(game_id=game_id, version=version):
+    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id):
         outcome = _advance(service, game_id, version)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     if outcome in SETTLED:
@@ -89,14 +105,45 @@ def _enqueue_export(service: GameService, game_id: str) -> None:
 
 
 # Outcomes after which no worker has anything to do until the next append.
-SETTLED = frozenset({"gone", "finished", "waiting", "clock_started", "clock_running"})
+# (A running clock keeps its lease, see ``start_clock``.)
+SETTLED = frozenset({"gone", "finished", "waiting"})
+# A running clock's game keeps a lease until this long after its deadline: if the
+# deadline job was lost (its worker killed while running it), the relay's watchdog
+# wakes the game and ``start_clock`` makes the job again, due at once.
+LOST_DEADLINE_MS = 10_000
 
 
-def _advance(service: GameService, game_id: str, version: int | None) -> str:
+@contextlib.contextmanager
+def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
+    """An idempotency mismatch cannot heal by retrying: record it and fail loudly."""
     try:
-        loaded = service.load(game_id)
-    except GameNotFound:
-        return "gone"
+        yield
+    except IdempotencyMismatch as error:
+        job = get_current_job()
+        log.error("game %s: giving up, %s", game_id, error, extra={"outcome": "dead_letter"})
+        store = _store()
+        entry = {"game": game_id, "job": job.id if job else "", "error": str(error)}
+        store.xadd(service.keys.job_dead_letters(), entry, maxlen=10_000, approximate=True)
+        store.zrem(service.keys.worker_leases(), game_id)
+        raise
+
+
+def _gone_quietly(step: Callable[P, str]) -> Callable[P, str]:
+    """A game an operator deleted while a job worked on it: nothing to do, no error."""
+
+    @functools.wraps(step)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return step(*args, **kwargs)
+        except GameNotFound:
+            return "gone"
+
+    return wrapper
+
+
+@_gone_quietly
+def _advance(service: GameService, game_id: str, version: int | None) -> str:
+    loaded = service.load(game_id)
     if version is not None and loaded.version != version:
         return "moved_on"
     if loaded.state.phase == FINISHED:
@@ -114,24 +161,24 @@ def _advance(service: GameService, game_id: str, version: int | None) -> str:
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
     """The deadline for ``clock_key`` passed: apply the timeout policy if still due."""
-    with logs.context(game_id=game_id):
-        outcome = _enforce(_service(), game_id, clock_key)
+    service = _service()
+    with logs.context(game_id=game_id), _giving_up(service, game_id):
+        outcome = _enforce(service, game_id, clock_key)
         log.info("enforce_deadline %s: %s", clock_key, outcome, extra={"outcome": outcome})
     return outcome
 
 
+@_gone_quietly
 def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
-    try:
-        loaded = service.load(game_id)
-    except GameNotFound:
-        return "gone"
+    loaded = service.load(game_id)
     state = loaded.state
     seat = acting_seat(state)
     if state.phase == FINISHED or seat is None or clock_key_of(state, seat) != clock_key:
         return "moved_on"
     stored = _store().hgetall(service.keys.clock(game_id))
     deadline = int(stored.get(b"deadline_ms", 0))
-    if clock.now_ms() < deadline:
+    if clock.now_ms() < deadline:  # run early (a clock moved back?): come back when due
+        _schedule_deadline(service, game_id, clock_key, deadline, loaded.version, again=True)
         return "not_yet"
     policy = (service.lobby.get(game_id).clock or {}).get("on_timeout", "bot")
     log.info("game %s: %s ran out of time (%s)", game_id, seat, policy)
@@ -144,23 +191,59 @@ def start_clock(
     key = clock_key_of(loaded.state, seat)
     clock_hash = service.keys.clock(game_id)
     store = _store()
-    if store.hget(clock_hash, "key") == key.encode():
-        return "clock_running"
-    deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
-    # The deadline job first, the clock second: if the job cannot be scheduled
-    # the clock is not recorded either, so the retry of this job starts both.
-    clocks = queue(_queue_connection(), service.keys, CLOCKS_QUEUE)
-    clocks.enqueue_at(
-        clock.as_datetime(deadline),
+    running, running_deadline = store.hmget(clock_hash, ["key", "deadline_ms"])
+    if running == key.encode():
+        deadline = int(running_deadline or 0)
+        outcome = "clock_running"
+        if clock.now_ms() >= deadline + LOST_DEADLINE_MS:  # woken by the watchdog
+            log.warning("game %s: the deadline job of %s was lost; enforcing now", game_id, key)
+            _enqueue_overdue_deadline(service, game_id, key, loaded.version)
+            deadline, outcome = clock.now_ms(), "clock_overdue"
+    else:
+        deadline = clock.now_ms() + int(settings["turn_seconds"]) * 1000
+        # The deadline job first, the clock second: if the job cannot be scheduled
+        # the clock is not recorded either, so the retry of this job starts both.
+        _schedule_deadline(service, game_id, key, deadline, loaded.version)
+        store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
+        outcome = "clock_started"
+    store.zadd(service.keys.worker_leases(), {game_id: deadline + LOST_DEADLINE_MS})
+    return outcome
+
+
+def _enqueue_overdue_deadline(
+    service: GameService, game_id: str, clock_key: str, version: int
+) -> None:
+    """The deadline passed long ago and its job is gone: run it now, scheduler or not."""
+    queue(_queue_connection(), service.keys, CLOCKS_QUEUE).enqueue(
         enforce_deadline,
         game_id,
-        key,
-        job_id=deadline_job_id(game_id, loaded.version),
+        clock_key,
+        job_id=deadline_job_id(game_id, version, clock.now_ms()),
         result_ttl=60,
         failure_ttl=3600,
     )
-    store.hset(clock_hash, mapping={"key": key, "seat": seat, "deadline_ms": deadline})
-    return "clock_started"
+
+
+def _schedule_deadline(
+    service: GameService,
+    game_id: str,
+    clock_key: str,
+    deadline_ms: int,
+    version: int,
+    *,
+    again: bool = False,
+) -> None:
+    """``enforce_deadline`` once ``deadline_ms`` has passed (never before: ``clock.due_at``)."""
+    clocks = queue(_queue_connection(), service.keys, CLOCKS_QUEUE)
+    clocks.enqueue_at(
+        clock.due_at(deadline_ms),
+        enforce_deadline,
+        game_id,
+        clock_key,
+        job_id=deadline_job_id(game_id, version, clock.now_ms() if again else None),
+        result_ttl=60,
+        failure_ttl=3600,
+    )
 
 
 @dataclass
@@ -189,8 +272,14 @@ class Turn:
                 return self.fall_back(bot_name)
             try:
                 self._send(loaded, body, provenance)
-            except (VersionConflict, IdempotencyMismatch):
+            except VersionConflict:
+                if not self.service.store.exists(self.game_id):
+                    return "gone"  # deleted meanwhile, not moved on
                 return "raced"  # another job moved the game; its notification continues it
+            except IdempotencyMismatch:
+                if self.service.store.version(self.game_id) > loaded.version:
+                    return "raced"  # a job at the same version chose otherwise, and won
+                raise  # the key is taken but the game did not move: it never will
             except BotCommandRefused:
                 log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
                 return self.fall_back(bot_name)
@@ -234,11 +323,18 @@ class Turn:
                 self.seat,
                 body,
                 expected_version=loaded.version,
-                idempotency_key=f"worker:{self.seat}:{loaded.version}",
+                server_key=server_key(loaded.version),
                 bot=provenance,
             )
         except RiskError as error:
             raise BotCommandRefused(f"{body!r} refused: {error.code}") from error
+
+
+def server_key(version: int) -> str:
+    """The key of the command a job sends for the seat to act at ``version`` (scoped to
+    that seat and the server's namespace by ``GameService.execute``): two jobs that
+    decide the same move at the same version make one append."""
+    return f"turn:{version}"
 
 
 class BotCommandRefused(Exception):

@@ -26,8 +26,11 @@ def advance_job_id(game_id: str, version: int) -> str:
     return f"advance-{_escaped(game_id)}-{version}"
 
 
-def deadline_job_id(game_id: str, version: int) -> str:
-    return f"deadline-{_escaped(game_id)}-{version}"
+def deadline_job_id(game_id: str, version: int, again_at_ms: int | None = None) -> str:
+    """The deadline job a clock starts at ``version``; ``again_at_ms`` names the
+    one a deadline job schedules when it ran before its deadline."""
+    again = "" if again_at_ms is None else f"-again-{again_at_ms}"
+    return f"deadline-{_escaped(game_id)}-{version}{again}"
 
 
 def export_job_id(game_id: str) -> str:

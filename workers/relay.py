@@ -17,9 +17,18 @@ relays share the work and a crashed one's entries are taken over:
   notification cannot stall a partition;
 * a watchdog covers jobs lost with a killed worker: each notification of a
   game someone must still act in gives the game a lease (``lease_ms``);
-  the job clears it when the game waits for a person or is over, and the
+  the job clears it when the game waits for a person or is over (a running
+  clock keeps it until 10 s after its deadline, in case the deadline job is
+  lost with its worker: ``workers.jobs.start_clock``), and the
   relay re-enqueues a job for any game whose lease ran out. Jobs check
-  the version first, so a spare job costs one read.
+  the version first, so a spare job costs one read;
+* Redis losing its data (a restart without persistence, ``FLUSHALL``, a
+  failover to a replica that lacks the group) makes reads fail with
+  ``NOGROUP`` (``UNBLOCKED`` for a read waiting then): the relay creates
+  its groups again (from the start of each outbox, so nothing still there
+  is missed) and carries on;
+* each relay writes a heartbeat (``KeySpace.relay_heartbeats``) about once
+  a second, so ``/readyz`` and ``/metrics`` show whether any relay runs.
 """
 
 from __future__ import annotations
@@ -58,6 +67,11 @@ class RelayStats:
     dead_lettered: int = 0
     reclaimed: int = 0
     rescued: int = 0
+    regrouped: int = 0
+
+
+HEARTBEAT_MS = 1_000
+FORGET_HEARTBEATS_MS = 3_600_000  # a relay gone for an hour is dropped from the heartbeats
 
 
 class Relay:
@@ -81,6 +95,7 @@ class Relay:
         self.lease_ms = lease_ms
         self.stats = RelayStats()
         self._streams = keys.outboxes()
+        self._last_beat_ms = 0
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every outbox (from the start of the stream)."""
@@ -150,12 +165,26 @@ class Relay:
             self.stats.rescued += 1
         return len(expired)
 
+    def beat(self) -> None:
+        """Say this relay is alive (at most once per ``HEARTBEAT_MS``)."""
+        now = clock.now_ms()
+        if now - self._last_beat_ms < HEARTBEAT_MS:
+            return
+        self._last_beat_ms = now
+        beats = self.keys.relay_heartbeats()
+        self.redis.zadd(beats, {self.consumer: now})
+        self.redis.zremrangebyscore(beats, 0, now - FORGET_HEARTBEATS_MS)
+
     def run(self, stop: threading.Event, block_ms: int = 500) -> None:
         """Loop until ``stop`` is set: read; every few rounds rescue and reclaim."""
-        self.ensure_groups()
+        groups_missing = True
         rounds = 0
         while not stop.is_set():
             try:
+                if groups_missing:
+                    self.ensure_groups()
+                    groups_missing = False
+                self.beat()
                 self.run_once(block_ms=block_ms)
                 rounds += 1
                 if rounds % 4 == 0:  # about every 2 s
@@ -166,6 +195,13 @@ class Relay:
                 # read stays pending and is reclaimed, never dead-lettered for it.
                 log.warning("relay lost Redis: %s", error)
                 stop.wait(1.0)
+            except ResponseError as error:
+                if not _group_lost(error):
+                    raise
+                log.warning("relay's consumer group is gone (Redis lost its data?): %s", error)
+                self.stats.regrouped += 1
+                groups_missing = True
+                self._last_beat_ms = 0  # the heartbeats went with the data
 
     def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
@@ -209,6 +245,11 @@ class Relay:
         self.redis.xadd(self.keys.relay_dead_letters(), {**fields, **dead}, maxlen=100_000)
         self.redis.xack(stream, GROUP, entry_id)
         self.stats.dead_lettered += 1
+
+
+def _group_lost(error: ResponseError) -> bool:
+    """NOGROUP, or UNBLOCKED: a blocked read whose stream was deleted under it."""
+    return str(error).startswith(("NOGROUP", "UNBLOCKED"))
 
 
 def _text(value: bytes | str) -> str:

@@ -7,6 +7,7 @@ from importlib import resources
 
 import yaml  # type: ignore[import-untyped]
 from flask import Blueprint, Response
+from redis.exceptions import RedisError
 
 from service import queue_metrics
 from service.api.common import reply, services
@@ -36,10 +37,18 @@ def healthz() -> Response:
 
 @bp.get("/readyz")
 def readyz() -> Response:
-    if not services().games.lobby.ping():
+    """Ready when Redis answers. The workers' health is shown, not required: the API
+    serves without them, and a relay down must not take every API process out of service
+    (alert on ``risk_relays_alive`` and ``risk_clocks_overdue`` instead)."""
+    risk = services()
+    if not risk.games.lobby.ping():
         unavailable = {"Retry-After": "1"}
         raise ApiProblem(503, "redis_unavailable", "Redis does not answer", headers=unavailable)
-    return reply({"status": "ready"})
+    try:
+        workers = queue_metrics.worker_health(risk.queue_redis, risk.redis, risk.games.keys)
+    except RedisError:  # RQ's Redis, when it is another one, may be down on its own
+        return reply({"status": "ready", "workers": None})
+    return reply({"status": "ready", "workers": workers.as_json()})
 
 
 @bp.get("/metrics")

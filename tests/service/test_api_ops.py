@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -14,16 +15,51 @@ from riskcore.boards.board import load_board
 from riskcore.rules.odds import attack_outcome, to_json
 from riskcore.simulate import acting_seat
 from service.app import create_app
+from service.commands import stored_idempotency_key
 from service.errors import ServiceError
 from service.games import GameService
 from service.settings import RateLimit, Settings
 from service.store_errors import VersionConflict
 from tests.service.api_helpers import ROOT, SPEC, ApiClient, problem
+from workers.queues import CLOCKS_QUEUE, queue
+from workers.relay import Relay
+from workers.scheduler import DeadlineScheduler
 
 
 def test_health_and_readiness(api: ApiClient) -> None:
     assert api.get("/healthz").json == {"status": "ok"}
-    assert api.get("/readyz").json == {"status": "ready"}
+    ready = api.get("/readyz").json
+    assert ready["status"] == "ready"
+    assert ready["workers"] == {
+        "relays_alive": 0,
+        "relay_last_seen_seconds": None,
+        "scheduler_up": False,
+        "clocks_overdue": 0,
+        "clock_overdue_seconds": 0.0,
+        "job_dead_letters": 0,
+    }
+
+
+def test_relays_the_scheduler_and_overdue_clocks_show_in_readiness_and_metrics(
+    api: ApiClient, service: GameService, redis: redis_lib.Redis
+) -> None:
+    """Issue 13 items 6 and 7: a deadline nobody schedules, and whether relays and a
+    scheduler run, are visible without looking at the workers."""
+    clocks = queue(redis, service.keys, CLOCKS_QUEUE)
+    late = datetime.now(UTC) - timedelta(seconds=30)
+    clocks.enqueue_at(late, "workers.jobs.enforce_deadline", "g1", "1.p1")  # no scheduler ran
+    workers = api.get("/readyz").json["workers"]
+    assert workers["clocks_overdue"] == 1 and workers["clock_overdue_seconds"] >= 29
+    assert workers["relays_alive"] == 0 and not workers["scheduler_up"]
+    Relay(redis, service.keys, queue(redis, service.keys), consumer="r1").beat()
+    DeadlineScheduler(redis, [clocks]).tick()  # moves the late job: nothing overdue
+    workers = api.get("/readyz").json["workers"]
+    assert workers["relays_alive"] == 1 and workers["relay_last_seen_seconds"] < 5
+    assert workers["scheduler_up"] and workers["clocks_overdue"] == 0
+    text = api.get("/metrics").get_data(as_text=True)
+    for sample in ("risk_relays_alive 1.0", "risk_scheduler_up 1.0", "risk_clocks_overdue 0.0"):
+        assert re.search(rf"^{re.escape(sample)}$", text, re.M), sample
+    assert re.search(r"^risk_job_dead_letters 0\.0$", text, re.M)
 
 
 def test_readiness_fails_without_redis_but_health_does_not(settings: Settings) -> None:
@@ -76,9 +112,10 @@ def test_a_lost_race_is_counted_and_decided_again_without_if_match(
     place = {"type": "place_armies", "territory": _territory(service, game, seat), "count": 1}
     start = service.load(game).version
     append, rivals = service.store.append, []
+    late = stored_idempotency_key(seat, "late")
 
     def rival_first(*args: Any, **kwargs: Any) -> Any:
-        if len(rivals) < 1 or (len(rivals) == 1 and kwargs.get("idempotency_key") == "late"):
+        if len(rivals) < 1 or (len(rivals) == 1 and kwargs.get("idempotency_key") == late):
             rivals.append(rival.execute(game, seat, place).version)  # lands between load and append
         return append(*args, **kwargs)
 

@@ -180,6 +180,23 @@ def test_a_retry_with_the_same_key_gets_the_same_response_once(
     problem(other, 409, "idempotency_mismatch")
 
 
+def test_one_seats_idempotency_key_never_touches_another_seats_request(
+    api: ApiClient, service: GameService
+) -> None:
+    """Keys are scoped by game and seat: the same key from the next seat is its own request."""
+    game, tokens = api.create(3, rules={"setup": "claim"})
+    first = acting(service, game)
+    key = {"Idempotency-Key": "shared-key"}
+    action = api.get(f"/v1/games/{game}/legal-actions", token=tokens[first]).json["actions"][0]
+    assert api.command(game, tokens[first], action["command"], **key).status_code == 200
+    second = acting(service, game)
+    assert second != first
+    action = api.get(f"/v1/games/{game}/legal-actions", token=tokens[second]).json["actions"][0]
+    theirs = api.command(game, tokens[second], action["command"], **key)
+    assert theirs.status_code == 200, theirs.json
+    assert "Idempotent-Replayed" not in theirs.headers
+
+
 def test_a_keyed_retry_that_is_no_longer_legal_still_replays(
     api: ApiClient, service: GameService
 ) -> None:

@@ -7,6 +7,7 @@ relay enqueued, as rq's own tests do.
 from __future__ import annotations
 
 import logging
+from typing import ClassVar
 
 import pytest
 import redis as redis_lib
@@ -19,8 +20,11 @@ from riskcore.audit.record import decode_envelope
 from riskcore.bots.base import register
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
+from service.commands import stored_idempotency_key
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
+from workers import clock
+from workers.jobs import server_key
 from workers.queues import CLOCKS_QUEUE, queue
 from workers.relay import Relay
 
@@ -253,3 +257,203 @@ def test_the_deadline_is_in_the_view_while_it_runs(
     api = ApiClient(app.test_client())  # checks the response against openapi.yaml
     document = api.get(f"/v1/games/{game.info.game_id}").json
     assert document["deadline"] == shown
+
+
+class _Deleter:
+    """Plays like the random bot, but an operator deletes the game while it thinks;
+    then it either answers (its append finds the game gone) or raises (its seat falls
+    back to the timeout policy, which finds the game gone)."""
+
+    name = "deleter"
+    version = "1"
+    delete: ClassVar[list[tuple[GameService, str]]] = []
+    then_raise = False
+
+    def choose(self, view, actions, rng):  # type: ignore[no-untyped-def]
+        for service, game in self.delete:
+            service.delete(game)
+        self.delete.clear()
+        if self.then_raise:
+            raise RuntimeError("deleter")
+        return rng.choice(actions)["command"]
+
+
+register("deleter")(_Deleter)
+
+
+@pytest.mark.parametrize("then_raise", [False, True])
+def test_a_game_deleted_during_a_bot_turn_ends_its_job_quietly_as_gone(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    then_raise: bool,
+) -> None:
+    monkeypatch.setattr(_Deleter, "then_raise", then_raise)
+    seats = [SeatPlan("bot", bot="deleter") for _ in range(3)]
+    game = service.create(seats=seats).info.game_id
+    _Deleter.delete.append((service, game))
+    with caplog.at_level(logging.INFO):
+        drive(redis, keys, relay)
+    assert not service.store.exists(game)
+    games = queue(redis, keys)
+    assert games.failed_job_registry.count == 0
+    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
+    assert [job.return_value() for job in finished if job] == ["gone"]
+    tracebacks = [r for r in caplog.records if r.exc_info and "bot" not in r.getMessage()]
+    assert tracebacks == []
+    assert redis.zscore(keys.worker_leases(), game) is None
+
+
+def _claim(service: GameService, game: str) -> dict[str, str]:
+    state = service.load(game).state
+    free = next(t for t in state.board.territory_names if t not in state.owner)
+    return {"type": "claim_territory", "territory": free}
+
+
+def test_a_person_cannot_freeze_the_next_bot_with_its_idempotency_key(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """Issue 13 item 4: p1 ends its step with the key the bot used to send next, then
+    with the key the bot's last append was stored under: the bot still plays."""
+    game = service.create(seats=person_and_two_bots()).info.game_id
+    drive(redis, keys, relay)
+    state = service.load(game).state
+    order = state.order
+    after = order[(order.index("p1") + 1) % len(order)]  # the bot that moves next
+    old_bot_key = f"worker:{after}:{state.version + 1}"
+    service.execute(game, "p1", _claim(service, game), idempotency_key=old_bot_key)
+    version = state.version
+    drive(redis, keys, relay)
+    assert service.load(game).version > version + 1  # the bots played
+    stored = [k.decode().rsplit(":idem:", 1)[1] for k in redis.scan_iter(match="*:idem:server:*")]
+    assert stored
+    for key in stored[:2]:
+        version = service.load(game).version
+        result = service.execute(game, "p1", _claim(service, game), idempotency_key=key)
+        assert not result.replayed and result.version > version
+        drive(redis, keys, relay)
+    assert acting_seat(service.load(game).state) == "p1"
+    assert redis.zcard(keys.worker_leases()) == 0
+
+
+def test_a_job_that_meets_an_idempotency_mismatch_gives_up_loudly(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    game = service.create(seats=person_and_two_bots()).info.game_id
+    drive(redis, keys, relay)
+    service.execute(game, "p1", _claim(service, game))
+    loaded = service.load(game)
+    version, bot = loaded.version, acting_seat(loaded.state)
+    assert bot is not None and bot != "p1"
+    # The bot's key already names another request (only a bug could make that).
+    record = keys.game(game).idempotency(stored_idempotency_key(bot, None, server_key(version)))
+    epoch = redis.hget(keys.game(game).meta, "e")
+    redis.hset(record, mapping={"r": b"another request", "e": epoch, "f": 1, "l": 1, "h": b"x"})
+    with caplog.at_level(logging.ERROR, logger="workers.jobs"):
+        drive(redis, keys, relay)
+    assert service.load(game).version == version
+    games = queue(redis, keys)
+    assert games.failed_job_registry.count == 1
+    dead = redis.xrange(keys.job_dead_letters())
+    assert [entry[b"game"] for _, entry in dead] == [game.encode()]
+    assert any("giving up" in r.getMessage() for r in caplog.records)
+    assert redis.zscore(keys.worker_leases(), game) is None  # the watchdog will not retry it
+    assert relay.rescue() == 0
+
+
+def test_a_deadline_job_that_runs_early_schedules_itself_again(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    game = service.create(seats=person_and_two_bots(), clock={"turn_seconds": 30}).info.game_id
+    drive(redis, keys, relay)
+    clocks = queue(redis, keys, CLOCKS_QUEUE)
+    [scheduled] = clocks.scheduled_job_registry.get_job_ids()
+    early = clocks.fetch_job(scheduled)
+    assert early is not None
+    clocks.enqueue("workers.jobs.enforce_deadline", *early.args)  # as if due a second early
+    work(redis, keys, CLOCKS_QUEUE)
+    again = set(clocks.scheduled_job_registry.get_job_ids()) - {scheduled}
+    assert len(again) == 1
+    deadline_ms = int(redis.hget(keys.clock(game), "deadline_ms") or 0)
+    due = clocks.scheduled_job_registry.get_scheduled_time(again.pop())
+    assert deadline_ms <= due.timestamp() * 1000 < deadline_ms + 1000
+
+
+@pytest.mark.parametrize("deadline_ms", [1_800_000_000_000, 1_800_000_000_001, 1_800_000_000_999])
+def test_a_deadline_is_scheduled_at_a_whole_second_never_before_it(deadline_ms: int) -> None:
+    due = clock.due_at(deadline_ms).timestamp()
+    assert due == int(due) and deadline_ms <= due * 1000 < deadline_ms + 1000
+
+
+def test_a_deadline_job_lost_with_its_worker_is_made_again_by_the_watchdog(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """The worker died while running the deadline job (it had left the scheduled
+    registry): the clock's lease wakes the game 10 s after the deadline, and the
+    person is timed out then, with no scheduler needed."""
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=person_and_two_bots(), clock={"turn_seconds": 10})
+        game_id = game.info.game_id
+        drive(redis, keys, relay)
+        waiting = service.load(game_id).version
+        clocks = queue(redis, keys, CLOCKS_QUEUE)
+        for job_id in clocks.scheduled_job_registry.get_job_ids():  # lost in flight
+            clocks.scheduled_job_registry.remove(job_id, delete_job=True)
+        frozen.tick(15)
+        assert relay.rescue() == 0  # a lease runs until 10 s after the deadline
+        frozen.tick(6)
+        assert relay.rescue() == 1
+        work(redis, keys)
+        work(redis, keys, CLOCKS_QUEUE)
+        batch = decode_envelope(service.store.read(game_id, waiting + 1, waiting + 1)[0].payload)
+        assert batch.actor == "p1" and (batch.bot or {}).get("reason") == "timeout"
+
+
+class _Fickle:
+    """Chooses differently each time: while it thinks, a rival job for the same seat and
+    version appends another choice of the same bot under the same server key."""
+
+    name = "fickle"
+    version = "1"
+    rival: ClassVar[list[tuple[GameService, str]]] = []
+
+    def choose(self, view, actions, rng):  # type: ignore[no-untyped-def]
+        for service, game in self.rival:
+            loaded = service.load(game)
+            seat = acting_seat(loaded.state)
+            assert seat is not None
+            first = actions[0]["command"]
+            service.execute(
+                game,
+                seat,
+                first,
+                expected_version=loaded.version,
+                server_key=server_key(loaded.version),
+            )
+        self.rival.clear()
+        return actions[-1]["command"]
+
+
+register("fickle")(_Fickle)
+
+
+def test_a_rival_job_that_chose_otherwise_at_the_same_version_is_a_race_not_a_failure(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    seats = [SeatPlan("bot", bot="fickle") for _ in range(3)]  # whoever moves first
+    game = service.create(seats=seats).info.game_id
+    _Fickle.rival.append((service, game))
+    relay.run_once(block_ms=1)
+    work(redis, keys)
+    games = queue(redis, keys)
+    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
+    assert [job.return_value() for job in finished if job] == ["raced"]
+    assert games.failed_job_registry.count == 0
+    assert redis.xlen(keys.job_dead_letters()) == 0

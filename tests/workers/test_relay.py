@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
+from collections.abc import Callable
 
 import pytest
 import redis as redis_lib
@@ -133,3 +136,34 @@ def test_an_outage_of_rqs_redis_dead_letters_nothing(
     relay.queue = queue(redis, keys)  # RQ's Redis is back
     assert relay.reclaim() == 1
     assert queue(redis, keys).get_job_ids() == [advance_job_id("g1", 1)]
+
+
+def test_the_relay_creates_its_groups_again_when_redis_lost_its_data(
+    redis: redis_lib.Redis, keys: KeySpace, store: EventStore
+) -> None:
+    """Issue 13 item 7: after FLUSHALL (here: this test's own database) reads fail with
+    NOGROUP; the relay must recreate its groups and go on, and keep beating."""
+    relay = make_relay(redis, keys)
+    stop = threading.Event()
+    thread = threading.Thread(target=relay.run, args=(stop,), kwargs={"block_ms": 50})
+    thread.start()
+    try:
+        append(store, "before")
+        wait_until(lambda: advance_job_id("before", 1) in queue(redis, keys).get_job_ids())
+        redis.flushdb()  # Redis restarted without persistence
+        time.sleep(0.2)  # the relay's next reads meet NOGROUP
+        append(store, "after")
+        wait_until(lambda: advance_job_id("after", 1) in queue(redis, keys).get_job_ids())
+        assert thread.is_alive()
+        assert relay.stats.regrouped >= 1
+        wait_until(lambda: redis.zrange(keys.relay_heartbeats(), 0, -1) == [b"r1"])
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 5) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        time.sleep(0.02)
