@@ -384,3 +384,25 @@ def test_attack_phase_is_reachable_in_team_games() -> None:
     game = team_position({"alaska": "p1"})
     game.place_all("alaska")
     assert game.state.phase == ATTACK
+
+
+def test_a_team_games_record_verifies_and_a_forged_outcome_does_not() -> None:
+    """A team game's record replays exactly (``risk verify``), and one whose last event
+    names the other team as winners is a divergence."""
+    import json
+
+    from riskcore.audit.verify import verify_text
+    from riskcore.simulate import record_of
+
+    seed = b"team record"
+    result = play_game([get_bot("heuristic"), get_bot("random")] * 2, seed=seed, mode="team")
+    text = record_of(result, seed)
+    verdict = verify_text(text)
+    assert verdict.ok and verdict.status == "verified", verdict.divergence
+    lines = [json.loads(line) for line in text.splitlines()]
+    last = lines[-1]
+    assert last["payload"]["e"]["type"] == "game_finished"
+    assert last["payload"]["e"]["winners"] == ["p1", "p3"]
+    last["payload"]["e"]["winners"] = ["p2", "p4"]
+    forged = "\n".join(json.dumps(line) for line in lines) + "\n"
+    assert not verify_text(forged).ok

@@ -83,6 +83,29 @@ def test_a_bot_only_game_is_played_to_the_end_by_jobs(
     assert bot_batches and all(e.bot and e.bot["name"] == "random" for e in bot_batches)
 
 
+def test_a_team_game_of_bots_is_played_to_the_end_by_jobs(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """The team game (docs/rules.md) through the workers: a person seated in team B
+    (who resigns at once: their team loses) and three bots."""
+    seats = [
+        SeatPlan("bot", bot="heuristic", team="A"),
+        SeatPlan("bot", bot="random", team="A"),
+        SeatPlan("bot", bot="random", team="B"),
+        SeatPlan("human", name="Ada", team="B"),
+    ]
+    created = service.create(seats=seats, mode="team")
+    game = created.info.game_id
+    assert [(s.seat, s.kind) for s in created.info.seats][1::2] == [("p2", "bot"), ("p4", "human")]
+    drive(redis, keys, relay)
+    state = service.load(game).state
+    assert acting_seat(state) == "p4"
+    service.execute(game, "p4", {"type": "resign"}, expected_version=state.version)
+    loaded = service.load(game).state
+    assert loaded.phase == FINISHED and loaded.winners == ("p1", "p3")
+    assert loaded.finish_reason == "resignation"
+
+
 def test_bots_stop_when_a_person_must_act(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
