@@ -54,11 +54,17 @@ def strengths(state: State, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, flo
 
 
 def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> float:
-    """``seat``'s share of the strength in play: 1 won, 0 out."""
+    """``seat``'s share of the strength in play, its team-mates' counted with its
+    own where seats play in teams: 1 won (alone or with its team), 0 out."""
+    if state.winners:
+        return 1.0 if seat in state.winners else 0.0
     if state.winner is not None:
         return 1.0 if state.winner == seat else 0.0
     if not state.is_active(seat):
         return 0.0
     power = strengths(state, weights)
     total = sum(power.values())
-    return power[seat] / total if total > 0 else 0.0
+    team = state.seats[seat].team
+    seats = state.seats
+    ours = power[seat] if team is None else sum(v for p, v in power.items() if seats[p].team == team)
+    return ours / total if total > 0 else 0.0
