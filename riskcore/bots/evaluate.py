@@ -64,7 +64,7 @@ def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> flo
         return 0.0
     power = strengths(state, weights)
     total = sum(power.values())
-    team = state.seats[seat].team
     seats = state.seats
-    ours = power[seat] if team is None else sum(v for p, v in power.items() if seats[p].team == team)
+    team = seats[seat].team
+    ours = sum(v for p, v in power.items() if p == seat or (team and seats[p].team == team))
     return ours / total if total > 0 else 0.0
