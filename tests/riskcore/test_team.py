@@ -406,3 +406,38 @@ def test_a_team_games_record_verifies_and_a_forged_outcome_does_not() -> None:
     last["payload"]["e"]["winners"] = ["p2", "p4"]
     forged = "\n".join(json.dumps(line) for line in lines) + "\n"
     assert not verify_text(forged).ok
+
+
+def test_the_heuristic_bot_reinforces_the_front_against_the_other_team() -> None:
+    """A team-mate's territories are no front: p1's armies go to Peru, where the other
+    team stands, not to Alaska, whose neighbours are p3's weak territories (easy
+    conquests, were they anyone else's)."""
+    from riskcore.views.seatview import SeatView
+
+    game = team_position(
+        {
+            "alaska": "p1",
+            "peru": "p1",
+            "northwest_territory": "p3",
+            "alberta": "p3",
+            "kamchatka": "p3",
+        },
+        {"venezuela": 5, "brazil": 5, "argentina": 5},
+    )
+    s = game.state
+    assert {s.controller(t) for t in ("venezuela", "brazil", "argentina")} <= {"p2", "p4"}
+    body = get_bot("heuristic").choose(SeatView(s, "p1"), legal_actions(s, "p1"), random.Random(1))
+    assert body["type"] == "place_armies" and body["territory"] == "peru"
+
+
+def test_the_heuristic_bot_never_takes_a_territory_from_its_team_mate() -> None:
+    """Over twenty heuristic team games: no fortify moves armies into a team-mate's
+    territory so that the team-mate loses control of it (or a tie breaks its bonus)."""
+    for seed in range(20):
+        result = play_game([get_bot("heuristic")] * 4, seed=b"block-%d" % seed, mode="team")
+        state = fold(result.events[:1])
+        for event in result.events[1:]:
+            before = state.controller(getattr(event, "target", "") or "alaska")
+            apply(state, event)
+            if event.TYPE == "fortified" and before not in (None, event.seat):
+                assert state.controller(event.target) == before, (seed, event)
