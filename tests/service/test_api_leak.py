@@ -10,8 +10,9 @@ the cards that change hands). Bodies are also searched for the server seed and f
 token. Once a game is over everything may be seen, and the test checks
 that the seed then is (so the search above looks for the right string).
 
-Games are three and four players (dealt, few armies to place) and the
-two-player game with neutrals; the random bot plays every seat from the
+Games are three and four players (dealt, few armies to place), the
+two-player game with neutrals and the team game (a seat may see its
+team's hand, never the other team's); the random bot plays every seat from the
 API's legal actions, seeded, for up to 100 commands, then all but one seat
 resign, which ends the game.
 """
@@ -45,6 +46,7 @@ VARIANTS = (
     ([{"kind": "human"}] * 3, {"setup": "deal", "starting_armies": 14}),
     ([{"kind": "human"}] * 4, {"setup": "deal", "starting_armies": 11}),
     ([{"kind": "human"}] * 2, {"variant": "two_player"}),
+    ([{"kind": "human"}] * 4, {"variant": "team", "setup": "deal", "starting_armies": 11}),
 )
 CARD_FIELDS = frozenset({"card", "cards", "deck", "order", "discarded"})
 
