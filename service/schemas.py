@@ -154,6 +154,9 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     ),
     "end_phase": _command("end_phase"),
     "resign": _command("resign"),
+    "claim_mission": _command(
+        "claim_mission", card=fields.String(required=True, validate=validate.Length(min=1, max=16))
+    ),
 }
 _COMMAND_LOADERS = {name: schema() for name, schema in COMMAND_SCHEMAS.items()}
 

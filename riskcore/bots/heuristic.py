@@ -38,7 +38,7 @@ from typing import Any
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
 from riskcore.bots.losses import attack_odds
-from riskcore.engine.legal import Action
+from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
     ATTACK,
     DEFEND,
@@ -484,6 +484,13 @@ def pick(body: Body, actions: Sequence[Action]) -> Body:
     return fallback(actions)
 
 
+def mission_to_claim(actions: Sequence[Action]) -> Body | None:
+    """A listed mission claim (the mission game): a done mission is always claimed
+    at once, since claiming costs nothing and the moment may pass."""
+    claims = of_type(actions, "claim_mission")
+    return dict(claims[0]["command"]) if claims else None
+
+
 def fallback(actions: Sequence[Action]) -> Body:
     playable = [a["command"] for a in actions if a["command"]["type"] != "resign"]
     for kind in ("defend", "occupy", "trade_cards", "end_phase"):
@@ -503,7 +510,7 @@ class HeuristicBot:
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:
         if not actions:
             return {"type": "resign"}
-        return pick(self.policy.body(view), actions)
+        return mission_to_claim(actions) or pick(self.policy.body(view), actions)
 
 
 register("heuristic")(HeuristicBot)

@@ -37,7 +37,14 @@ from typing import Any
 from riskcore.bots.base import register
 from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
 from riskcore.bots.features import Position
-from riskcore.bots.heuristic import Body, HeuristicPolicy, Params, fallback, pick
+from riskcore.bots.heuristic import (
+    Body,
+    HeuristicPolicy,
+    Params,
+    fallback,
+    mission_to_claim,
+    pick,
+)
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
@@ -76,6 +83,9 @@ class StrongBot:
     ) -> dict[str, Any]:
         if not actions:
             return {"type": "resign"}
+        claim = mission_to_claim(actions)
+        if claim is not None:
+            return claim
         body = self.policy.body(view)
         options = candidates(self.policy, view, body, self.config.candidates)
         if len(options) > 1:

@@ -93,6 +93,17 @@ class RuleSet:
         ("controlled", "present"),
         "team game: reinforce territories you control, or any where you have armies",
     )
+    mission_target_gone: str = _option(
+        "occupy_24",
+        ("occupy_24", "complete"),
+        "secret missions: a destroy mission whose target is your own or put out by"
+        " another becomes 24 territories (European cards), or is done (1993 US rules)",
+    )
+    mission_deck: str = _option(
+        "graded-house-v1",
+        ("graded-house-v1",),
+        "the mission game's deck of graded missions (a data file; not the printed cards)",
+    )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
     )

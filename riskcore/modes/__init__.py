@@ -6,7 +6,7 @@ that differ. ``docs/engine.md`` walks through adding one.
 """
 
 from riskcore.engine.registry import mode_named, mode_names, register_mode
-from riskcore.modes import classic, team, two_player
+from riskcore.modes import classic, mission_game, secret_missions, team, two_player
 from riskcore.modes.base import GameMode, Outcome
 
 # The modes this package ships (a test may register more).
@@ -14,6 +14,8 @@ BUILT_IN_MODES: tuple[str, ...] = (
     classic.Classic.name,
     two_player.TwoPlayer.name,
     team.TeamGame.name,
+    secret_missions.SecretMissions.name,
+    mission_game.MissionGame.name,
 )
 
 __all__ = [
@@ -21,9 +23,11 @@ __all__ = [
     "GameMode",
     "Outcome",
     "classic",
+    "mission_game",
     "mode_named",
     "mode_names",
     "register_mode",
+    "secret_missions",
     "team",
     "two_player",
 ]

@@ -41,9 +41,18 @@ def _game_created_mode_and_armies(data: dict[str, Any]) -> dict[str, Any]:
 @upcaster("game_created", 2)
 def _game_created_record_format(data: dict[str, Any]) -> dict[str, Any]:
     """v2 games hashed each event whole (record format 1, docs/records.md), and
-    came before the team game's placement option: its default."""
-    rules = {**data["rules"], "team_placement": data["rules"].get("team_placement", "controlled")}
+    came before the team and mission games' rule options: their defaults."""
+    rules = {**_OPTIONS_SINCE_V3, **data["rules"]}
     return {**data, "v": 3, "record_format": 1, "rules": rules}
+
+
+# The rule options that came with game_created v3, at the defaults the games
+# before them were played by.
+_OPTIONS_SINCE_V3 = {
+    "team_placement": "controlled",
+    "mission_target_gone": "occupy_24",
+    "mission_deck": "graded-house-v1",
+}
 
 
 @upcaster("turn_started", 1)

@@ -190,7 +190,12 @@ def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
     )
     assert isinstance(created, ev.GameCreated)
     assert created.mode == "two_player"
-    assert created.rules == {"starting_armies": 0, "team_placement": "controlled"}
+    assert created.rules == {
+        "starting_armies": 0,
+        "team_placement": "controlled",
+        "mission_target_gone": "occupy_24",
+        "mission_deck": "graded-house-v1",
+    }
     assert [s["armies"] for s in created.seats] == [36, 36, 24]
     turn = event_from_dict(
         {"type": "turn_started", "v": 1, "seat": "p1", "turn": 1, "reinforcements": 3}

@@ -28,6 +28,8 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "defender_chooses_dice": False,
         "neutrals": "passive",
         "team_placement": "controlled",
+        "mission_target_gone": "occupy_24",
+        "mission_deck": "graded-house-v1",
         "starting_armies": 0,
     }
 
@@ -44,6 +46,8 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "defender_chooses_dice": [False, True],
         "neutrals": ["passive"],
         "team_placement": ["controlled", "present"],
+        "mission_target_gone": ["occupy_24", "complete"],
+        "mission_deck": ["graded-house-v1"],
         "starting_armies": [0, 1, 200],
     }
     for name, values in choices.items():

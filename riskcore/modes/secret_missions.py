@@ -1,0 +1,111 @@
+"""The classic game with secret missions (RULES.md §3; docs/rules.md, "Secret missions").
+
+After the setup, each player is dealt one mission card of the classic deck
+(``decks/secret-missions.json``), the destroy cards of seats not in play
+taken out first. A player wins the moment their mission is done: the
+engine looks after every command, for every player still in, the player
+whose turn it is first, so a destroy mission done by somebody else's
+elimination (``mission_target_gone=complete``) wins in that player's turn.
+Conquering the world still wins too. Territories are dealt by default, as
+the classic mission rules say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from riskcore.engine.decision import Decision
+from riskcore.engine.evolve import Applier
+from riskcore.engine.registry import register_mode
+from riskcore.model.state import FINISHED, OCCUPY, SETUP_PHASES, State
+from riskcore.modes import missions
+from riskcore.modes.base import GameMode, Handler, Outcome
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.rules import setup
+from riskcore.rules.flow import finish_if_decided
+
+DECK = "secret-missions"
+
+
+def _deck(state: State) -> tuple[missions.MissionCard, ...]:
+    return missions.load_deck(DECK)
+
+
+def _then_look_for_a_mission(handler: Handler) -> Handler:
+    """The command, then the mission check: a mission wins the moment it is done
+    (never with a conquered territory still waiting for its armies)."""
+
+    def checked(d: Decision, command: Any) -> None:
+        handler(d, command)
+        phase = d.state.phase
+        if phase not in SETUP_PHASES and phase not in (OCCUPY, FINISHED):
+            finish_if_decided(d)
+
+    return checked
+
+
+@register_mode
+class SecretMissions(GameMode):
+    name = "secret_missions"
+    title = "Classic Risk with secret missions"
+    rule_defaults: ClassVar[Mapping[str, Any]] = {"setup": "deal"}
+
+    def command_handlers(self) -> dict[type[cmd.Command], Handler]:
+        return {kind: _then_look_for_a_mission(h) for kind, h in super().command_handlers().items()}
+
+    def event_appliers(self) -> dict[type[ev.Event], Applier]:
+        base = super().event_appliers()
+        eliminated = base[ev.PlayerEliminated]
+
+        def eliminated_by(state: State, event: ev.PlayerEliminated) -> None:
+            eliminated(state, event)
+            missions.note_elimination(state, event)
+
+        return {
+            **base,
+            ev.PlayerEliminated: eliminated_by,
+            missions.MissionDealt: missions.applier_for(_deck),
+        }
+
+    def after_setup(self, d: Decision) -> None:
+        """Deal the missions (the destroy cards of seats not in play taken out), then play."""
+        seats = set(d.state.seats)
+        deck = _deck(d.state)
+        pile = [
+            i
+            for i, c in enumerate(deck)
+            if c.goal.get("destroy", seats) in seats or "destroy" not in c.goal
+        ]
+        d.rng.shuffle(pile)
+        for seat, index in zip(d.state.order, pile, strict=False):
+            d.emit(missions.MissionDealt(seat=seat, grade=0, mission=index))
+        setup.start_play(d)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The first player (the one on turn first) whose mission is done wins."""
+        if state.phase not in SETUP_PHASES and state.missions:
+            for seat in self._by_turn(state):
+                if self.mission_done(state, seat):
+                    return Outcome(seat, (seat,), "mission")
+        return super().outcome(state)
+
+    def mission_done(self, state: State, seat: str) -> bool:
+        deck = _deck(state)
+        rule = state.rules.mission_target_gone
+        return any(
+            missions.goal_met(state, seat, missions.card_named(deck, m.card).goal, rule)
+            for m in state.missions.get(seat, ())
+        )
+
+    @staticmethod
+    def _by_turn(state: State) -> list[str]:
+        active = state.active_players()
+        if state.current in active:
+            start = active.index(state.current)
+            active = active[start:] + active[:start]
+        return active
+
+    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
+        return missions.mission_view(state, viewer, _deck(state))
