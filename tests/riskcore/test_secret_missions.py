@@ -1,0 +1,156 @@
+"""Secret missions: the classic game with one secret mission each (docs/rules.md).
+
+The cards are the classic edition's (reference data of the project: the
+European set of fourteen), and 001_c708159c204162c3.txt names them: "spelets
+hemliga uppdrag" (the game's secret missions). Each test says which card and
+which rule it checks.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from riskcore.bots import get_bot
+from riskcore.engine.evolve import apply, fold
+from riskcore.model.options import RuleSet
+from riskcore.model.state import FINISHED, OCCUPY
+from riskcore.modes.missions import MissionDealt, load_deck
+from riskcore.protocol import commands as cmd
+from riskcore.simulate import play_game
+from riskcore.views.view import redact, view
+from tests.riskcore.helpers import CLASSIC, ScriptedRng, continent, position, split
+from tests.riskcore.missions_helpers import with_missions
+
+DECK = "secret-missions"
+
+
+def game_with(owners: dict[str, str], dealt: dict[str, list[str]], **kwargs: object):  # type: ignore[no-untyped-def]
+    rules = kwargs.pop("rules", RuleSet(setup="deal"))
+    game = position(
+        owners, kwargs.pop("armies", None), mode="secret_missions", rules=rules, **kwargs
+    )  # type: ignore[arg-type]
+    return with_missions(game, DECK, dealt)
+
+
+def test_each_player_is_dealt_one_secret_mission_of_the_seats_in_play() -> None:
+    """reference missions: "cards for colours not in play are removed before dealing";
+    one mission per player, seen by its holder only."""
+    for seed in range(8):
+        result = play_game([get_bot("random")] * 3, seed=bytes([seed]), mode="secret_missions")
+        dealt = [e for e in result.events if isinstance(e, MissionDealt)]
+        assert sorted(e.seat for e in dealt) == ["p1", "p2", "p3"]
+        cards = load_deck(DECK)
+        for event in dealt:
+            target = cards[event.mission].goal.get("destroy")
+            assert target in (None, "p1", "p2", "p3")
+            assert redact(event, event.seat) == event
+            assert redact(event, None).mission == -1
+            assert all(
+                redact(event, s).mission == -1 for s in ("p1", "p2", "p3") if s != event.seat
+            )
+
+
+def test_a_continent_mission_wins_the_moment_the_last_territory_is_occupied() -> None:
+    """M5: hold North America and Australia. p1 holds all but Alaska; taking Alaska
+    wins when the armies move in (the conquest alone leaves it empty)."""
+    mine = [t for t in continent("north_america") + continent("australia") if t != "alaska"]
+    owners = split({"p1": mine, "p2": ["alaska"]}, "p3")
+    game = game_with(
+        owners, {"p1": ["M5"], "p2": ["M8"], "p3": ["M6"]}, armies={"northwest_territory": 6}
+    )
+    game.place_all("northwest_territory")
+    game.do(
+        cmd.Blitz(seat="p1", source="northwest_territory", target="alaska"),
+        ScriptedRng([6, 6, 6, 1]),
+    )
+    assert game.state.phase == OCCUPY
+    game.do(cmd.Occupy(seat="p1", count=3))
+    s = game.state
+    assert s.phase == FINISHED and s.winner == "p1" and s.finish_reason == "mission"
+
+
+def test_a_mission_of_territories_with_armies_wins_on_the_placement_that_does_it() -> None:
+    """M7: 18 territories, each with at least 2 armies: placing the last army needed wins
+    at once, in the reinforce phase."""
+    mine = CLASSIC.territory_names and list(CLASSIC.territory_names)[:18]
+    owners = split({"p1": mine}, "p2")
+    owners.update({t: "p3" for t in list(CLASSIC.territory_names)[30:36]})
+    armies = {t: 2 for t in mine[1:]}
+    game = game_with(owners, {"p1": ["M7"], "p2": ["M8"], "p3": ["M8"]}, armies=armies)
+    assert game.state.phase != FINISHED
+    game.do(cmd.PlaceArmies(seat="p1", territory=mine[0], count=1))
+    assert game.state.phase == FINISHED and game.state.winner == "p1"
+
+
+def test_destroying_the_seat_named_wins() -> None:
+    """M10: destroy every army of p2. p1 takes p2's last territory and wins."""
+    owners = split({"p2": ["kamchatka"], "p3": continent("africa")}, "p1")
+    game = game_with(owners, {"p1": ["M10"], "p2": ["M8"], "p3": ["M8"]}, armies={"alaska": 6})
+    game.place_all("alaska")
+    game.do(cmd.Blitz(seat="p1", source="alaska", target="kamchatka"), ScriptedRng([6, 6, 6, 1]))
+    game.do(cmd.Occupy(seat="p1", count=3))
+    s = game.state
+    assert s.out == {"p2": "eliminated"} and s.winner == "p1" and s.finish_reason == "mission"
+
+
+@pytest.mark.parametrize("rule", ["occupy_24", "complete"])
+def test_a_target_put_out_by_another_player_follows_the_edition_option(rule: str) -> None:
+    """reference missions: "If they are your own, or they have already been destroyed by
+    another player, your mission becomes: occupy 24 territories" (European); the 1993 US
+    rules count it done. p3 holds M10 (destroy p2); p1 puts p2 out in p1's turn."""
+    owners = split({"p2": ["kamchatka"], "p3": continent("africa")}, "p1")
+    rules = RuleSet(setup="deal", mission_target_gone=rule)
+    game = game_with(
+        owners, {"p1": ["M6"], "p2": ["M8"], "p3": ["M10"]}, armies={"alaska": 6}, rules=rules
+    )
+    game.place_all("alaska")
+    game.do(cmd.Blitz(seat="p1", source="alaska", target="kamchatka"), ScriptedRng([6, 6, 6, 1]))
+    game.do(cmd.Occupy(seat="p1", count=3))
+    s = game.state
+    if rule == "complete":
+        assert s.phase == FINISHED and s.winner == "p3"  # in p1's turn
+    else:
+        assert s.phase != FINISHED  # p3 must now hold 24 territories
+        assert s.mode.mission_done(s, "p3") is False
+
+
+def test_a_destroy_mission_naming_the_holder_becomes_24_territories() -> None:
+    """reference missions: "If they are your own ... occupy 24 territories"."""
+    names = list(CLASSIC.territory_names)
+    owners = split({"p1": names[:23], "p2": names[23:33]}, "p3")
+    game = game_with(owners, {"p1": ["M9"], "p2": ["M8"], "p3": ["M8"]}, armies={names[0]: 5})
+    assert game.state.phase != FINISHED
+    assert game.state.mode.mission_done(game.state, "p1") is False
+    owners24 = split({"p1": names[:24], "p2": names[24:33]}, "p3")
+    done = game_with(owners24, {"p1": ["M9"], "p2": ["M8"], "p3": ["M8"]})
+    done.place_all(names[0])
+    assert done.state.winner == "p1"
+
+
+def test_nobody_sees_another_seats_mission_before_the_end() -> None:
+    """Fifty seeded games: no view, and no event as a seat or spectator sees it, shows
+    another seat's mission before the game is over; after it, all are shown."""
+    for seed in range(50):
+        result = play_game([get_bot("random")] * 3, seed=b"sm-%d" % seed, mode="secret_missions")
+        state = fold(result.events[:1])
+        rnd = random.Random(seed)
+        own: dict[str, int] = {}
+        for event in result.events[1:]:
+            apply(state, event)
+            if isinstance(event, MissionDealt):
+                own[event.seat] = event.mission
+            if state.phase == FINISHED:
+                break
+            for viewer in ("p1", "p2", "p3", None):
+                shown = redact(event, viewer)
+                if isinstance(shown, MissionDealt) and shown.seat != viewer:
+                    assert shown.mission == -1
+                if rnd.random() < 0.03:
+                    missions = view(state, viewer)["mode_state"]["missions"]
+                    for seat, entries in missions.items():
+                        if seat != viewer:
+                            assert all(e["card"] is None and e["text"] is None for e in entries)
+        final = view(state, None)["mode_state"]["missions"]
+        assert all(e["card"] is not None for entries in final.values() for e in entries)
