@@ -1,0 +1,213 @@
+"""The mission game of 000_ed9208fe5525be2d.txt ("uppdragsspelet"; docs/rules.md).
+
+The deck is the project's own ``graded-house-v1`` (the printed texts are not
+known); the rules of claiming are the book's, each test citing its words.
+"""
+
+from __future__ import annotations
+
+import random
+
+from riskcore.bots import get_bot
+from riskcore.engine.evolve import apply, fold
+from riskcore.engine.legal import legal_actions
+from riskcore.model.state import FINISHED, FORTIFY
+from riskcore.modes.missions import MissionClaimed, MissionDealt, MissionRevealed, load_deck
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.simulate import play_game
+from riskcore.views.view import redact, view
+from tests.riskcore.helpers import CLASSIC, Game, ScriptedRng, continent, position, split
+from tests.riskcore.missions_helpers import with_missions
+
+BOOK = "000_ed9208fe5525be2d.txt"
+DECK = "graded-house-v1"
+Claim = cmd.command_from_dict
+
+
+def claim(game: Game, seat: str, card: str) -> list:  # type: ignore[type-arg]
+    return game.body(seat, {"type": "claim_mission", "card": card})
+
+
+def game_with(owners: dict[str, str], dealt: dict[str, list[str]], **kwargs: object) -> Game:
+    game = position(owners, kwargs.pop("armies", None), mode="mission_game", **kwargs)  # type: ignore[arg-type]
+    return with_missions(game, DECK, dealt)
+
+
+OTHERS = {"p2": ["C1", "J1", "O1", "G1"], "p3": ["C3", "J3", "O3", "G3"]}
+
+
+def test_everyone_draws_one_mission_of_each_grade_kept_secret() -> None:
+    """BOOK: "Alla spelare drar 1 uppdragskort från varje hög tills de har 4 uppdragskort
+    av olika svårighetsgrad. Titta på uppdragskorten, men se till så att ingen annan ser
+    vad det står." Trades use the fixed values ("enligt symbolen på de kortset du har")."""
+    result = play_game([get_bot("random")] * 4, seed=b"deal", mode="mission_game")
+    state = fold(result.events)
+    dealt = [e for e in result.events if isinstance(e, MissionDealt)]
+    assert len(dealt) == 16
+    for seat in ("p1", "p2", "p3", "p4"):
+        assert sorted(e.grade for e in dealt if e.seat == seat) == [1, 2, 3, 4]
+    assert len({e.mission for e in dealt}) == 16
+    assert state.rules.card_values == "fixed"
+    assert all(redact(e, None).mission == -1 for e in dealt)
+
+
+def test_a_done_mission_is_claimed_and_listed_only_when_done() -> None:
+    """BOOK: "Ett uppdrag är slutfört när du har uppnått vad som stod på kortet". C2:
+    hold Australia."""
+    owners = split({"p1": continent("australia")}, "p2")
+    owners.update({t: "p3" for t in continent("africa")})
+    game = game_with(owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS})
+    listed = [a["command"] for a in legal_actions(game.state, "p1").of_type("claim_mission")]
+    assert listed == [{"type": "claim_mission", "card": "C2"}]
+    game.reject(Claim({"type": "claim_mission", "card": "J2"}, "p1"), "mission_not_done")
+    game.reject(Claim({"type": "claim_mission", "card": "C1"}, "p1"), "not_your_mission")
+    events = claim(game, "p1", "C2")
+    assert events == [MissionClaimed(seat="p1", card="C2")]
+    mine = view(game.state, "p2")["mode_state"]["missions"]["p1"]
+    assert [(e["card"], e["claimed"]) for e in mine] == [
+        ("C2", True),
+        (None, False),
+        (None, False),
+        (None, False),
+    ]
+    game.reject(Claim({"type": "claim_mission", "card": "C2"}, "p1"), "mission_claimed")
+
+
+def test_at_most_one_mission_a_turn() -> None:
+    """BOOK: "du kan inte tillgodoräkna dig mer än 1 uppdrag per omgång"."""
+    owners = split({"p1": continent("australia") + continent("south_america")}, "p2")
+    owners.update({t: "p3" for t in continent("africa")})
+    game = game_with(owners, {"p1": ["C2", "C3", "J6", "G2"], **OTHERS})
+    claim(game, "p1", "C2")
+    game.reject(Claim({"type": "claim_mission", "card": "J6"}, "p1"), "one_mission_a_turn")
+    assert legal_actions(game.state, "p1").of_type("claim_mission") == []
+
+
+def test_a_card_of_the_turns_end_is_claimed_in_the_fortify_phase() -> None:
+    """BOOK: "vid EXAKT det tillfälle som är angivet på kortet". C7: hold Egypt and
+    Southern Europe at the end of your turn."""
+    owners = split({"p1": ["egypt", "southern_europe", "alaska"]}, "p2")
+    owners.update({t: "p3" for t in continent("asia")})
+    game = game_with(owners, {"p1": ["C7", "J2", "O2", "G2"], **OTHERS})
+    game.place_all("alaska")
+    game.reject(Claim({"type": "claim_mission", "card": "C7"}, "p1"), "not_the_moment")
+    game.end_attack()
+    assert game.state.phase == FORTIFY
+    claim(game, "p1", "C7")
+
+
+def test_a_claimed_mission_stays_claimed_and_the_fourth_is_revealed_after_three() -> None:
+    """BOOK: "När ett uppdrag har slutförts förblir det slutfört under resten av spelet
+    även om en motståndare gör uppdraget ogjort"; "När du har slutfört 3 uppdrag måste du
+    avslöja det fjärde". J2 and O2 were claimed in earlier turns; claiming C2 now makes
+    three, and G2 is shown to everyone."""
+    game = game_with(
+        split({"p1": continent("australia"), "p3": continent("africa")}, "p2"),
+        {"p1": ["C2", "J2", "O2", "G2"], **OTHERS},
+    )
+    events = [*game.events, *(MissionClaimed(seat="p1", card=c) for c in ("J2", "O2"))]
+    again = Game(fold(events), events, game.seed)
+    again.state.mode_data["claimed_turn"] = {}  # (those claims were in earlier turns)
+    made = claim(again, "p1", "C2")
+    assert made == [MissionClaimed(seat="p1", card="C2"), MissionRevealed(seat="p1", card="G2")]
+    seen = view(again.state, "p3")["mode_state"]["missions"]["p1"]
+    assert seen[3]["card"] == "G2" and seen[3]["revealed"] and not seen[3]["claimed"]
+    assert again.state.phase != FINISHED
+    # Australia lost afterwards: J2 (Africa, never held) and C2 stay claimed all the same.
+    lost = [*again.events, ev.TerritoriesDealt(owners={"indonesia": "p2"})]
+    later = fold(lost)
+    assert later.controller("indonesia") is None  # a tie now: Australia is not held
+    assert [m.claimed for m in later.missions["p1"]] == [True, True, True, False]
+
+
+def test_the_first_to_claim_all_four_wins() -> None:
+    """BOOK: "Genom att vara den första spelaren som slutför alla 4 uppdrag"."""
+    owners = split({"p1": continent("australia"), "p3": continent("africa")}, "p2")
+    game = game_with(owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS})
+    events = list(game.events) + [MissionClaimed(seat="p1", card=c) for c in ("J2", "O2", "G2")]
+    last = Game(fold(events), events, game.seed)
+    last.state.mode_data["claimed_turn"] = {}
+    made = claim(last, "p1", "C2")
+    assert made[-1].TYPE == "game_finished"
+    assert last.state.winner == "p1" and last.state.finish_reason == "missions"
+
+
+def test_an_eliminated_players_missions_are_not_passed_on() -> None:
+    """BOOK: "När du eliminerar en motståndare får du fortfarande deras RISK-kort, men inte
+    uppdragskorten." p1 puts p2 out: p1 keeps its four missions, p2's stay p2's."""
+    owners = split({"p2": ["kamchatka"], "p3": continent("africa")}, "p1")
+    game = game_with(owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS}, armies={"alaska": 6})
+    game.place_all("alaska")
+    game.do(cmd.Blitz(seat="p1", source="alaska", target="kamchatka"), ScriptedRng([6, 6, 6, 1]))
+    game.do(cmd.Occupy(seat="p1", count=3))
+    s = game.state
+    assert s.out == {"p2": "eliminated"}
+    assert [m.card for m in s.missions["p1"]] == ["C2", "J2", "O2", "G2"]
+    assert [m.card for m in s.missions["p2"]] == ["C1", "J1", "O1", "G1"]
+
+
+def test_the_house_deck_has_seven_cards_of_each_grade() -> None:
+    cards = load_deck(DECK)
+    assert sorted(c.grade for c in cards) == [1] * 7 + [2] * 7 + [3] * 7 + [4] * 7
+    territories = set(CLASSIC.territory_names)
+    for card in cards:
+        assert set(card.goal.get("named", ())) <= territories
+
+
+def test_bots_finish_mission_games_and_win_by_missions() -> None:
+    reasons = set()
+    for seed in range(12):
+        result = play_game(
+            [get_bot("heuristic"), get_bot("random"), get_bot("heuristic")],
+            seed=bytes([seed]),
+            mode="mission_game",
+        )
+        state = fold(result.events)
+        assert state.phase == FINISHED
+        reasons.add(state.finish_reason)
+    assert "missions" in reasons
+
+
+def test_nobody_sees_another_seats_missions_before_they_are_shown() -> None:
+    """Fifty seeded games: no view or event shows a seat's unclaimed, unrevealed mission
+    to anyone else before the end."""
+    for seed in range(50):
+        result = play_game([get_bot("random")] * 3, seed=b"mg-%d" % seed, mode="mission_game")
+        state = fold(result.events[:1])
+        rnd = random.Random(seed)
+        for event in result.events[1:]:
+            apply(state, event)
+            if state.phase == FINISHED:
+                break
+            for viewer in ("p1", "p2", "p3", None):
+                shown = redact(event, viewer)
+                if isinstance(shown, MissionDealt) and shown.seat != viewer:
+                    assert shown.mission == -1
+                if rnd.random() < 0.03:
+                    for seat, entries in view(state, viewer)["mode_state"]["missions"].items():
+                        for entry in entries:
+                            if seat != viewer and not (entry["claimed"] or entry["revealed"]):
+                                assert entry["card"] is None and entry["text"] is None
+
+
+def test_mission_games_records_verify_and_a_changed_mission_is_caught() -> None:
+    """Records of both mission modes replay exactly; dealing another mission is a
+    divergence."""
+    import json
+
+    from riskcore.audit.verify import verify_text
+    from riskcore.simulate import record_of
+
+    for mode in ("secret_missions", "mission_game"):
+        seed = mode.encode()
+        result = play_game(
+            [get_bot("heuristic"), get_bot("random"), get_bot("random")], seed=seed, mode=mode
+        )
+        text = record_of(result, seed)
+        verdict = verify_text(text)
+        assert verdict.ok and verdict.status == "verified", (mode, verdict.divergence)
+        lines = [json.loads(line) for line in text.splitlines()]
+        dealt = next(line for line in lines[1:] if line["payload"]["e"]["type"] == "mission_dealt")
+        dealt["payload"]["e"]["mission"] = (dealt["payload"]["e"]["mission"] + 1) % 7
+        assert not verify_text("\n".join(json.dumps(line) for line in lines) + "\n").ok
