@@ -5,6 +5,7 @@
     python bench/bots.py --pair heuristic,random   # head-to-head, two-player rules (RULES.md §2)
     python bench/bots.py --teams heuristic,random --games 200   # the team game, two against two
     python bench/bots.py --teams strong+heuristic,heuristic    # a side of two different bots
+    python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -158,6 +159,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--teams", help="the team game: two sides, each a bot or two joined by + (a+b,c)"
     )
+    parser.add_argument("--mode", help="the game mode of --bots games (default classic)")
     parser.add_argument(
         "--budget", type=int, default=SearchConfig().iterations, help="rollouts per option"
     )
@@ -167,7 +169,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
-    args.mode = "team" if args.teams else "two_player" if args.pair else "classic"
+    args.mode = "team" if args.teams else "two_player" if args.pair else args.mode or "classic"
     return args
 
 

@@ -119,3 +119,27 @@ def test_joining_a_team_of_a_game_without_teams_is_a_conflict(api: ApiClient) ->
     created = api.post("/v1/games", json={"seats": [{"kind": "open"}] * 3}).json["game"]
     joined = api.post(f"/v1/games/{created['game_id']}/join", json={"team": "A"})
     problem(joined, 409, "team_not_in_game")
+
+
+def test_the_mission_modes_are_created_and_each_seat_sees_its_own_missions(api: ApiClient) -> None:
+    """Secret missions and the mission game over the API: the missions are dealt after
+    the (dealt) setup; a seat's view shows its own mission texts, nobody else's."""
+    for mode, per_seat in (("secret_missions", 1), ("mission_game", 4)):
+        rules = {"setup": "deal", "starting_armies": 14}
+        game, tokens = api.create(3, mode=mode, rules=rules)
+        for _ in range(200):
+            view = api.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {tokens['p1']}"})
+            if view.json["mode_state"].get("missions"):
+                break
+            seat = view.json["current"]
+            actions = api.get(
+                f"/v1/games/{game}/legal-actions",
+                headers={"Authorization": f"Bearer {tokens[seat]}"},
+            ).json["actions"]
+            body = next(a["command"] for a in actions if a["command"]["type"] == "place_armies")
+            api.command(game, tokens[seat], body)
+        missions = view.json["mode_state"]["missions"]
+        assert len(missions["p1"]) == per_seat and all(m["text"] for m in missions["p1"])
+        assert all(m["card"] is None for m in missions["p2"] + missions["p3"])
+        spectator = api.get(f"/v1/games/{game}").json["mode_state"]["missions"]
+        assert all(m["card"] is None for entries in spectator.values() for m in entries)
