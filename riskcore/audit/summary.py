@@ -27,9 +27,12 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
     players = [s for s, info in state.seats.items() if info.plays]
     timeline: list[dict[str, Any]] = []
     battles = {p: _Battles() for p in state.seats}
+    facts: dict[str, dict[str, int]] = {}
     for event in iterator:
         if isinstance(event, ev.BattleResolved):
             _count_battle(battles, event)
+        elif type(event) not in BASE_TYPES:
+            _count_mode_fact(facts, event)
         apply(state, event)
         if isinstance(event, ev.TurnStarted):
             timeline.append(_snapshot(state, players))
@@ -42,7 +45,19 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
         "timeline": timeline,
         "players": {p: battles[p].to_dict() for p in state.seats},
         "teams": _teams(state, timeline),
+        "mode_facts": facts,
     }
+
+
+BASE_TYPES = frozenset(ev.BASE_EVENT_TYPES)
+
+
+def _count_mode_fact(facts: dict[str, dict[str, int]], event: ev.Event) -> None:
+    """A mode's own event, counted per seat under its type (missions claimed, ...):
+    counts only, so a summary of a running game shows nothing secret."""
+    seat = getattr(event, "seat", None) or "-"
+    per_seat = facts.setdefault(event.TYPE, {})
+    per_seat[seat] = per_seat.get(seat, 0) + 1
 
 
 def _teams(state: State, timeline: list[dict[str, Any]]) -> dict[str, Any]:

@@ -211,3 +211,17 @@ def test_mission_games_records_verify_and_a_changed_mission_is_caught() -> None:
         dealt = next(line for line in lines[1:] if line["payload"]["e"]["type"] == "mission_dealt")
         dealt["payload"]["e"]["mission"] = (dealt["payload"]["e"]["mission"] + 1) % 7
         assert not verify_text("\n".join(json.dumps(line) for line in lines) + "\n").ok
+
+
+def test_the_summary_counts_missions_claimed_per_seat() -> None:
+    from riskcore.audit.summary import summarize
+
+    for seed in range(12):
+        result = play_game([get_bot("heuristic")] * 3, seed=bytes([seed, 1]), mode="mission_game")
+        facts = summarize(result.events)["mode_facts"]
+        claims = [e for e in result.events if isinstance(e, MissionClaimed)]
+        if claims:
+            assert sum(facts["mission_claimed"].values()) == len(claims)
+            assert facts["mission_dealt"] == {"p1": 4, "p2": 4, "p3": 4}
+            return
+    raise AssertionError("no mission claimed in twelve games")
