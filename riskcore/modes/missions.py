@@ -243,6 +243,7 @@ def mission_view(state: State, viewer: str | None, deck: Sequence[MissionCard]) 
                     "card": card.id if card else None,
                     "text": card.text if card else None,
                     "when": card.when if card else None,
+                    "goal": dict(card.goal) if card else None,
                     "claimed": m.claimed,
                     "revealed": m.revealed,
                 }
