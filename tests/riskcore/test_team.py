@@ -9,11 +9,13 @@ here too.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from riskcore.audit.summary import summarize
 from riskcore.bots import get_bot
+from riskcore.bots.strong import SearchConfig, StrongBot
 from riskcore.engine.decide import new_game
 from riskcore.engine.evolve import apply, fold
 from riskcore.engine.legal import legal_actions
@@ -308,15 +310,22 @@ def test_a_player_who_controls_nothing_places_where_its_armies_stand() -> None:
     assert {a["command"]["territory"] for a in listed} == {"alaska"}
 
 
+def bot(name: str) -> Any:
+    """A bot by name; the strong one with a small search, so a test game is quick."""
+    return (
+        StrongBot(SearchConfig(iterations=2, candidates=2)) if name == "strong" else get_bot(name)
+    )
+
+
 @pytest.mark.parametrize(
     "bots", [("heuristic", "random"), ("random", "heuristic"), ("strong", "heuristic")]
 )
 def test_bots_play_team_games_to_the_end(bots: tuple[str, str]) -> None:
     """Every bot plays as a team-mate; every game ends with a team's win."""
     first, second = bots
-    for seed in range(2 if "strong" in bots else 6):
+    for seed in range(1 if "strong" in bots else 6):
         result = play_game(
-            [get_bot(first), get_bot(second), get_bot(first), get_bot(second)],
+            [bot(first), bot(second), bot(first), bot(second)],
             seed=bytes([seed, 7]),
             mode="team",
         )
@@ -351,6 +360,10 @@ def test_no_seat_ever_sees_a_card_of_the_other_team() -> None:
             if state.phase == FINISHED:
                 break
             for seat in ("p1", "p2", "p3", "p4"):
+                shown_cards = vars_of(redact(event, seat))
+                looks = rnd.random() < 0.01
+                if not shown_cards and not looks:
+                    continue
                 own = set(state.hand(seat))
                 hidden = set(state.deck) | {
                     c
@@ -358,10 +371,9 @@ def test_no_seat_ever_sees_a_card_of_the_other_team() -> None:
                     if hand != state.hand_id(seat)
                     for c in cards
                 }
-                shown = redact(event, seat)
-                for value in vars_of(shown):
+                for value in shown_cards:
                     assert value not in hidden or value in own, (seed, seat, event)
-                if rnd.random() < 0.05:
+                if looks:
                     seen = view(state, seat)
                     cards = [c for s in seen["seats"] for c in (s["cards"] or [])]
                     assert not set(cards) & hidden, (seed, seat)
