@@ -30,8 +30,10 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import api, logs
-from service.api.common import Services, bearer_token, services
+from service.api.common import Services, bearer_token, client_address, services
+from service.api.records import RECORDS_VERIFY
 from service.auth import hash_token
+from service.bodies import BodyGuard
 from service.connections import queue_client, store_client
 from service.games import GameService
 from service.keys import KeySpace
@@ -39,6 +41,7 @@ from service.metrics import Metrics
 from service.problems import ApiProblem, register_error_handlers
 from service.ratelimit import Check, RateLimiter
 from service.settings import Settings
+from service.stream_slots import StreamSlots
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -58,6 +61,9 @@ def create_app(
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions["risk"] = _services(settings, new_seed)
+    app.wsgi_app = BodyGuard(  # type: ignore[method-assign]
+        app.wsgi_app, _body_limit(settings), settings.body_timeout_seconds
+    )
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
     register_error_handlers(app)
@@ -67,6 +73,15 @@ def create_app(
     app.teardown_request(_forget)
     api.register(app)
     return app
+
+
+def _body_limit(settings: Settings) -> Callable[[str], int]:
+    """The largest body a path takes: records to verify are larger than any request."""
+
+    def limit_for(path: str) -> int:
+        return settings.max_record_bytes if path == RECORDS_VERIFY else settings.max_body_bytes
+
+    return limit_for
 
 
 def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
@@ -96,7 +111,10 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         observer=metrics,
         new_seed=new_seed or _random_seed,
     )
-    return Services(settings, games, RateLimiter(client, keys), metrics, client, queues)
+    longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
+    streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
+    limiter = RateLimiter(client, keys)
+    return Services(settings, games, limiter, metrics, client, queues, streams)
 
 
 def _retry() -> Retry:
@@ -125,7 +143,7 @@ def _rate_limit() -> None:
         return
     risk = services()
     settings = risk.settings
-    checks = [Check("ip", _address(), settings.rate_ip)]
+    checks = [Check("ip", client_address(), settings.rate_ip)]
     token = bearer_token(request.headers.get("Authorization"))
     if token is not None:
         checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
@@ -139,14 +157,6 @@ def _rate_limit() -> None:
             f"too many requests for this {scope}; retry after {retry_after} s",
             headers={"Retry-After": str(retry_after)},
         )
-
-
-def _address() -> str:
-    """The client address as a key part (IPv6 colons are fine; anything odd is hashed)."""
-    address = request.remote_addr or "unknown"
-    return (
-        address if address.replace(":", "").replace(".", "").isalnum() else hash_token(address)[:32]
-    )
 
 
 def _finish(response: Response) -> Response:

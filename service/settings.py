@@ -15,11 +15,13 @@ directly instead of patching the environment::
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
     RISK_MAX_BODY_BYTES    65536
     RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
+    RISK_BODY_TIMEOUT      10              seconds a client has to send its whole body (408)
     RISK_SNAPSHOT_EVERY    100             events between state snapshots
     RISK_CACHE_GAMES       1024            games kept folded in each process
     RISK_MAX_WAIT          30              longest long-poll, seconds
     RISK_SSE_KEEPALIVE     15              seconds between SSE keep-alive comments
     RISK_SSE_MAX_SECONDS   300             a stream then ends; clients resume by Last-Event-ID
+    RISK_STREAMS_PER_ADDRESS 32            open streams + waiting long-polls per address (0: no cap)
     RISK_BIND / RISK_WORKERS / RISK_THREADS   for ``risk serve``
 
 Rate limits default to what a person playing, or a bot polling every
@@ -75,11 +77,13 @@ class Settings:
     proxy_hops: int = 0
     max_body_bytes: int = 64 * 1024
     max_record_bytes: int = 16 * 1024 * 1024
+    body_timeout_seconds: float = 10.0
     snapshot_every: int = 100
     cache_games: int = 1024
     max_wait_seconds: float = 30.0
     sse_keepalive_seconds: float = 15.0
     sse_max_seconds: float = 300.0
+    streams_per_address: int = 32
     bind: str = "127.0.0.1:8000"
     workers: int = 2
     threads: int = 8
@@ -124,11 +128,13 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("proxy_hops", "RISK_PROXY_HOPS", int),
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
+    ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
     ("cache_games", "RISK_CACHE_GAMES", int),
     ("max_wait_seconds", "RISK_MAX_WAIT", float),
     ("sse_keepalive_seconds", "RISK_SSE_KEEPALIVE", float),
     ("sse_max_seconds", "RISK_SSE_MAX_SECONDS", float),
+    ("streams_per_address", "RISK_STREAMS_PER_ADDRESS", int),
     ("workers", "RISK_WORKERS", int),
     ("threads", "RISK_THREADS", int),
 )

@@ -32,6 +32,7 @@ from service.ratelimit import RateLimiter
 from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
+from service.stream_slots import StreamSlots
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
@@ -50,6 +51,7 @@ class Services:
     metrics: Metrics
     redis: Client  # the game store
     queue_redis: Redis  # RQ's queues
+    streams: StreamSlots  # the per-address cap on open streams and long-polls
 
     @classmethod
     def of(cls, app: Flask) -> Services:
@@ -173,6 +175,16 @@ def bearer_token(header: str | None) -> str | None:
             headers=BEARER_CHALLENGE,
         )
     return token
+
+
+def client_address() -> str:
+    """The client address as a key part (IPv6 colons are fine; anything odd is hashed)."""
+    address = request.remote_addr or "unknown"
+    return (
+        address
+        if address.replace(":", "").replace(".", "").isalnum()
+        else auth.hash_token(address)[:32]
+    )
 
 
 def token() -> str | None:

@@ -2,26 +2,46 @@
 
 Both read the same stream from ``since`` (or ``Last-Event-ID``) and give
 each viewer only what it may see; once the game is over every event is
-shown whole, the seed included, so anyone can audit it. A long-poll or a
-stream holds one server thread while it waits (the ``gthread`` workers of
-``risk serve`` are sized for that); a stream ends after ``sse_max_seconds``
-and the client's EventSource reconnects with ``Last-Event-ID``, which
-spreads long-lived connections over the workers again.
+shown whole, the seed included, so anyone can audit it.
+
+Waiting is cheap on ``risk serve``'s gevent workers (a greenlet each), but
+bounded all the same: one client address holds at most
+``streams_per_address`` open streams and waiting long-polls
+(``service.stream_slots``; 429 ``too_many_streams`` past it). Both wait in
+slices of one keep-alive and look at the client's socket between slices, so
+a client that went away is noticed within one keep-alive and its slot
+given back, instead of holding it until the stream's next write or the
+poll's end. A stream ends after ``sse_max_seconds`` and the client's
+EventSource reconnects with ``Last-Event-ID``, which spreads long-lived
+connections over the workers again.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import select
+import socket
 import time
 from collections.abc import Iterator
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from service.api.common import event_json, game_id, games, query, reply, services, viewer
+from service.api.common import (
+    client_address,
+    event_json,
+    game_id,
+    games,
+    query,
+    reply,
+    services,
+    viewer,
+)
+from service.game_types import EventPage
 from service.problems import ApiProblem
 from service.schemas import EventsQuery, StreamQuery
 from service.store_errors import StoreError
+from service.stream_slots import StreamSlot, TooManyStreams
 
 bp = Blueprint("events", __name__, url_prefix="/v1/games/<game>/events")
 _EVENTS, _STREAM = EventsQuery(), StreamQuery()
@@ -36,7 +56,14 @@ def list_events(game: str) -> Response:
     who = viewer(gid)
     args = query(_EVENTS)
     wait = min(args["wait"], services().settings.max_wait_seconds)
-    page = games().events(gid, args["since"], args["limit"], wait)
+    if wait > 0:
+        slot = _slot(wait + 5)
+        try:
+            page = _long_poll(gid, args["since"], args["limit"], wait, slot)
+        finally:
+            slot.release()
+    else:
+        page = games().events(gid, args["since"], args["limit"])
     document = {
         "game_id": gid,
         "version": page.version,
@@ -52,9 +79,51 @@ def stream_events(game: str) -> Response:
     who = viewer(gid)
     since = _resume_point(query(_STREAM).get("since"))
     games().seat_info(gid)  # 404 now, before the stream starts, for a game that does not exist
-    stream = stream_with_context(_frames(gid, who, since))
+    slot = _slot(2 * services().settings.sse_keepalive_seconds + 5)
+    stream = stream_with_context(_frames(gid, who, since, slot))
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream, mimetype="text/event-stream", headers=headers)
+    response = Response(stream, mimetype="text/event-stream", headers=headers)
+    response.call_on_close(slot.release)  # also when the stream never started
+    return response
+
+
+def _slot(lease_seconds: float) -> StreamSlot:
+    try:
+        return services().streams.take(client_address(), lease_seconds)
+    except TooManyStreams as error:
+        headers = {"Retry-After": str(int(services().settings.sse_keepalive_seconds) or 1)}
+        raise ApiProblem(429, "too_many_streams", str(error), headers=headers) from None
+
+
+def _long_poll(gid: str, since: int, limit: int, wait: float, slot: StreamSlot) -> EventPage:
+    """Wait in keep-alive slices, so a client that left stops waiting within one."""
+    settings = services().settings
+    deadline = time.monotonic() + wait
+    while True:
+        left = deadline - time.monotonic()
+        wait_now = max(0.0, min(settings.sse_keepalive_seconds, left))
+        page = games().events(gid, since, limit, wait_now)
+        if page.envelopes or page.finished or left <= settings.sse_keepalive_seconds:
+            return page
+        if _client_gone():
+            return page
+        slot.renew(services().streams.now_ms())
+
+
+def _client_gone() -> bool:
+    """Whether the client closed its end (its socket reads as at end of file).
+
+    Only the HTTP server's socket can tell (gunicorn puts it in the environ);
+    without one (a test client), the client is taken to be there.
+    """
+    sock = request.environ.get("gunicorn.socket")
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def _resume_point(since: int | None) -> int:
@@ -67,7 +136,14 @@ def _resume_point(since: int | None) -> int:
     return int(last)
 
 
-def _frames(gid: str, who: str | None, since: int) -> Iterator[str]:
+def _frames(gid: str, who: str | None, since: int, slot: StreamSlot) -> Iterator[str]:
+    try:
+        yield from _frames_held(gid, who, since, slot)
+    finally:
+        slot.release()
+
+
+def _frames_held(gid: str, who: str | None, since: int, slot: StreamSlot) -> Iterator[str]:
     settings = services().settings
     deadline = time.monotonic() + settings.sse_max_seconds
     yield "retry: 2000\n\n"
@@ -80,6 +156,9 @@ def _frames(gid: str, who: str | None, since: int) -> Iterator[str]:
             yield 'event: error\ndata: {"code": "store_unavailable"}\n\n'
             return
         if not page.envelopes:
+            if _client_gone():
+                return
+            slot.renew(services().streams.now_ms())
             yield ": keep-alive\n\n"
         for envelope in page.envelopes:
             data = json.dumps(event_json(envelope, who, page.finished), separators=(",", ":"))
