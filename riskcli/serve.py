@@ -69,7 +69,9 @@ def serve(
     access_log: bool,
 ) -> None:
     """Serve the REST API (REDIS_URL, RISK_KEY_PREFIX, RISK_ADMIN_TOKEN, ... from the env)."""
-    settings = Settings.from_env(bind=bind, workers=workers, threads=threads)  # fail fast
+    settings = Settings.from_env(  # fail fast
+        bind=bind, workers=workers, threads=threads, connections=connections
+    )
     logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
     # One JSON line per request (service.app) replaces gunicorn's access log.
     logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)

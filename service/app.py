@@ -85,8 +85,12 @@ def _body_limit(settings: Settings) -> Callable[[str], int]:
 
 
 def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
+    # Each connection the HTTP server holds may wait on Redis at once (gevent):
+    # redis-py's pools default to 100 connections, which a thousand streams outrun.
+    pool_size = settings.connections + 100
     client = store_client(
         settings,
+        max_connections=pool_size,
         socket_timeout=5,
         socket_connect_timeout=2,
         health_check_interval=30,
@@ -94,6 +98,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     )
     blocking = store_client(
         settings,
+        max_connections=pool_size,
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,

@@ -22,7 +22,9 @@ directly instead of patching the environment::
     RISK_SSE_KEEPALIVE     15              seconds between SSE keep-alive comments
     RISK_SSE_MAX_SECONDS   300             a stream then ends; clients resume by Last-Event-ID
     RISK_STREAMS_PER_ADDRESS 32            open streams + waiting long-polls per address (0: no cap)
-    RISK_BIND / RISK_WORKERS / RISK_THREADS   for ``risk serve``
+    RISK_BIND / RISK_WORKERS / RISK_THREADS / RISK_WORKER_CLASS   for ``risk serve``
+    RISK_CONNECTIONS       4000            connections a worker serves at once (gevent); also
+                                           the size of each Redis connection pool
 
 Rate limits default to what a person playing, or a bot polling every
 100 ms, never reaches; a client above them is misbehaving.
@@ -87,6 +89,7 @@ class Settings:
     bind: str = "127.0.0.1:8000"
     workers: int = 2
     threads: int = 8
+    connections: int = 4000
 
     def __post_init__(self) -> None:
         if self.redis_cluster and not self.queue_url:
@@ -137,6 +140,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("streams_per_address", "RISK_STREAMS_PER_ADDRESS", int),
     ("workers", "RISK_WORKERS", int),
     ("threads", "RISK_THREADS", int),
+    ("connections", "RISK_CONNECTIONS", int),
 )
 
 
