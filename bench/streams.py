@@ -40,7 +40,7 @@ from typing import Any
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api import SEATS, Connection, Player, start_server  # noqa: E402  (bench/api.py)
+from api import SEATS, Connection, Player, start_server  # bench/api.py
 
 IDLE_GAMES = 20
 PER_ADDRESS = 25
