@@ -8,9 +8,11 @@ waiting client can never starve a command of a connection; see
 (for the queue gauges of ``/metrics``), the ``GameService``, the rate
 limiter and a metrics registry of its own. Request hooks, in order:
 
-* before: start the clock; count the request against the caller's token
-  and address (``/v1`` only, never the health checks), 429 when over;
-* after: CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
+* before: start the clock; 429 when the caller's token or address has used
+  up its rate limit (``/v1`` only, never the health checks);
+* after: count what the request cost against those limits (progress in a
+  game is free, ``service.request_cost``) and send ``RateLimit-*`` headers;
+  CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
   no proxy serves one seat's view to another, the request metrics, and one
   JSON log line (``service.logs``) with the request id (``X-Request-ID``,
   the caller's if given), the game id and the version.
@@ -40,6 +42,7 @@ from service.keys import KeySpace
 from service.metrics import Metrics
 from service.problems import ApiProblem, register_error_handlers
 from service.ratelimit import Check, RateLimiter
+from service.request_cost import Progress
 from service.settings import Settings
 from service.stream_slots import StreamSlots
 
@@ -119,7 +122,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
     streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
     limiter = RateLimiter(client, keys)
-    return Services(settings, games, limiter, metrics, client, queues, streams)
+    return Services(settings, games, limiter, metrics, client, queues, streams, Progress())
 
 
 def _retry() -> Retry:
@@ -144,28 +147,70 @@ def _start() -> None:
 
 
 def _rate_limit() -> None:
+    """429 for a client that has used up a limit; what this request costs is counted
+    once it is answered (``_charge``)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return
     risk = services()
-    settings = risk.settings
-    checks = [Check("ip", client_address(), settings.rate_ip)]
-    token = bearer_token(request.headers.get("Authorization"))
-    if token is not None:
-        checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
-    over = risk.limiter.hit(checks)
+    g.rate_checks = checks = _checks(risk.settings)
+    over = risk.limiter.over(checks)
     if over is not None:
         scope, retry_after = over
+        g.rate_checks = None  # a refusal costs nothing more
         risk.metrics.rate_limited.labels(scope).inc()
         raise ApiProblem(
             429,
             "rate_limited",
             f"too many requests for this {scope}; retry after {retry_after} s",
-            headers={"Retry-After": str(retry_after)},
+            headers={"Retry-After": str(retry_after)} | _quota_headers(risk, checks),
         )
+
+
+def _checks(settings: Settings) -> list[Check]:
+    checks = [Check("ip", client_address(), settings.rate_ip)]
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
+    return checks
+
+
+def _charge(response: Response) -> None:
+    """Count the request's cost (``service.request_cost``) and announce what is left."""
+    checks = g.get("rate_checks")
+    if not checks:
+        return
+    risk = services()
+    etag = response.headers.get("ETag", "").strip('"')
+    cost = risk.progress.cost(
+        checks[-1].ident,  # the token when there is one, else the address
+        (request.view_args or {}).get("game"),
+        request.endpoint,
+        response.status_code,
+        int(etag) if etag.isdigit() else None,
+        replayed=response.headers.get("Idempotent-Replayed") == "true",
+        waited=g.get("waited", False),
+    )
+    if cost:
+        risk.limiter.hit(checks, cost)
+    response.headers.update(_quota_headers(risk, checks))
+
+
+def _quota_headers(risk: Services, checks: list[Check]) -> dict[str, str]:
+    """``RateLimit-Limit``, ``-Remaining``, ``-Reset`` and ``-Policy`` of the tightest limit."""
+    quota = risk.limiter.quota(checks)
+    if quota is None:
+        return {}
+    return {
+        "RateLimit-Limit": str(quota.limit),
+        "RateLimit-Remaining": str(max(0, quota.remaining)),
+        "RateLimit-Reset": str(quota.reset),
+        "RateLimit-Policy": f"{quota.limit};w={quota.window}",
+    }
 
 
 def _finish(response: Response) -> Response:
     risk = services()
+    _charge(response)
     _cors(response, risk.settings.cors_origins)
     if request.path.startswith("/v1/games"):
         response.headers.setdefault("Cache-Control", "private, no-cache")

@@ -29,6 +29,7 @@ from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
 from service.problems import BEARER_CHALLENGE, ApiProblem
 from service.ratelimit import RateLimiter
+from service.request_cost import Progress
 from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
@@ -52,6 +53,7 @@ class Services:
     redis: Client  # the game store
     queue_redis: Redis  # RQ's queues
     streams: StreamSlots  # the per-address cap on open streams and long-polls
+    progress: Progress  # what each client was sent: what a request costs (rate limits)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

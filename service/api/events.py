@@ -25,7 +25,7 @@ import socket
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, g, request, stream_with_context
 
 from service.api.common import (
     client_address,
@@ -103,9 +103,10 @@ def _long_poll(gid: str, since: int, limit: int, wait: float, slot: StreamSlot) 
         left = deadline - time.monotonic()
         wait_now = max(0.0, min(settings.sse_keepalive_seconds, left))
         page = games().events(gid, since, limit, wait_now)
-        if page.envelopes or page.finished or left <= settings.sse_keepalive_seconds:
+        if page.envelopes or page.finished:
             return page
-        if _client_gone():
+        if left <= settings.sse_keepalive_seconds or _client_gone():
+            g.waited = True  # it waited for nothing: free for the rate limit
             return page
         slot.renew(services().streams.now_ms())
 
