@@ -41,6 +41,7 @@ from service.games import GameService
 from service.keys import KeySpace
 from service.metrics import Metrics
 from service.problems import ApiProblem, register_error_handlers
+from service.quotas import GameQuota
 from service.ratelimit import Check, RateLimiter
 from service.request_cost import Progress
 from service.settings import Settings
@@ -122,7 +123,15 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
     streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
     limiter = RateLimiter(client, keys)
-    return Services(settings, games, limiter, metrics, client, queues, streams, Progress())
+    quotas = GameQuota(
+        client,
+        keys,
+        games.lobby,
+        games.log,
+        open_seconds=settings.open_game_hours * 3600,
+        idle_seconds=settings.idle_game_hours * 3600,
+    )
+    return Services(settings, games, limiter, metrics, client, queues, streams, Progress(), quotas)
 
 
 def _retry() -> Retry:

@@ -22,6 +22,7 @@ The API's own records (``service.lobby``, ``service.ratelimit``), in the same sl
                                          "<creation ms, 15 digits>:<id>": the directory
                                          of open / running / finished games
     <prefix>:rl:<scope>:<id>:<window>    string with a TTL: a rate-limit counter
+    <prefix>:quota:<scope>:<id>          sorted set: a creator's active games -> creation ms
     <prefix>:streams:<address>           sorted set with a TTL: open streams and waiting
                                          long-polls of one client address, by lease end
 
@@ -144,6 +145,14 @@ class KeySpace:
         if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
             raise InvalidName(f"rate-limit scope and id must match {_RATE_PART.pattern}")
         return f"{self.prefix}:rl:{scope}:{ident}:{window}"
+
+    def game_quota(self, scope: str, ident: str) -> str:
+        """Sorted set of one creator's active games (``service.quotas``); "*" to match all."""
+        if "*" not in scope + ident and not (
+            _RATE_PART.fullmatch(scope) and _RATE_PART.fullmatch(ident)
+        ):
+            raise InvalidName(f"quota scope and id must match {_RATE_PART.pattern}")
+        return f"{self.prefix}:quota:{scope}:{ident}"
 
     def stream_slots(self, address: str) -> str:
         """Sorted set of one client address's open streams (``service.stream_slots``)."""

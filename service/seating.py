@@ -96,6 +96,8 @@ class Seating:
         info = self._lobby.get(game_id)
         if seat is not None and info.seat(seat) is None:
             raise UnknownSeat(game_id, seat)
+        if info.status != OPEN:  # started, or abandoned (``service.quotas``)
+            raise GameFull(game_id)
         token = auth.new_token()
         for candidate in [seat] if seat is not None else info.open_seats:
             claimed = SeatInfo(candidate, "human", name, None, seed, auth.hash_token(token))

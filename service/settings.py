@@ -12,6 +12,12 @@ directly instead of patching the environment::
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
     RISK_RATE_IP           1200/60         requests per window per client address
+    RISK_CREATE_TOKEN      unset: anyone may create games; set: POST /v1/games needs it
+                           (or the admin token) as its bearer token
+    RISK_GAMES_PER_ADDRESS 20              open + running games one address may have (0: any)
+    RISK_GAMES_PER_TOKEN   200             the same per bearer token a game is created with
+    RISK_OPEN_GAME_HOURS   24              an open game nobody finished joining then ends
+    RISK_IDLE_GAME_HOURS   72              a running game with no event no longer counts
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
     RISK_MAX_BODY_BYTES    65536
     RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
@@ -73,6 +79,11 @@ class Settings:
     queue_url: str | None = None
     key_prefix: str = "risk"
     admin_token: str | None = None
+    create_token: str | None = None
+    games_per_address: int = 20
+    games_per_token: int = 200
+    open_game_hours: float = 24.0
+    idle_game_hours: float = 72.0
     cors_origins: tuple[str, ...] = ()
     rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
@@ -114,6 +125,7 @@ class Settings:
             "queue_url": env.get("RISK_QUEUE_URL") or None,
             "key_prefix": env.get("RISK_KEY_PREFIX", base.key_prefix),
             "admin_token": env.get("RISK_ADMIN_TOKEN") or None,
+            "create_token": env.get("RISK_CREATE_TOKEN") or None,
             "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
             "bind": env.get("RISK_BIND", base.bind),
         }
@@ -129,6 +141,10 @@ class Settings:
 
 _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("proxy_hops", "RISK_PROXY_HOPS", int),
+    ("games_per_address", "RISK_GAMES_PER_ADDRESS", int),
+    ("games_per_token", "RISK_GAMES_PER_TOKEN", int),
+    ("open_game_hours", "RISK_OPEN_GAME_HOURS", float),
+    ("idle_game_hours", "RISK_IDLE_GAME_HOURS", float),
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),

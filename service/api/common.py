@@ -28,6 +28,7 @@ from service.keys import check_game_id
 from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
 from service.problems import BEARER_CHALLENGE, ApiProblem
+from service.quotas import GameQuota
 from service.ratelimit import RateLimiter
 from service.request_cost import Progress
 from service.settings import Settings
@@ -54,6 +55,7 @@ class Services:
     queue_redis: Redis  # RQ's queues
     streams: StreamSlots  # the per-address cap on open streams and long-polls
     progress: Progress  # what each client was sent: what a request costs (rate limits)
+    quotas: GameQuota  # open and running games per creator
 
     @classmethod
     def of(cls, app: Flask) -> Services:
