@@ -9,10 +9,15 @@ not; gunicorn's own errors answer as problems.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
+import random
 import socket
 import time
+import urllib.error
+import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +26,7 @@ from typing import Any
 import pytest
 import redis as redis_lib
 
-from tests.e2e.conftest import Stack, free_port, http, wait_ready
+from tests.e2e.conftest import Stack, free_port, http, running_stack, wait_ready
 
 pytestmark = pytest.mark.e2e
 SEATS = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "human"}]}
@@ -108,6 +113,8 @@ def test_healthz_stays_fast_with_200_idle_streams_and_dead_ones_are_noticed(
     """200 idle clients (half streams, half long-polls) over 8 addresses, more than
     the old thread pool had threads many times over; then all of them vanish."""
     with server(stack_env, tmp_path, RISK_SSE_KEEPALIVE="1") as stack:
+        slowloris = socket.create_connection(("127.0.0.1", port_of(stack)))
+        slowloris.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n")  # and never the rest
         games = [new_game(stack) for _ in range(4)]
         clients = []
         for index in range(200):
@@ -131,6 +138,9 @@ def test_healthz_stays_fast_with_200_idle_streams_and_dead_ones_are_noticed(
             client.close()
         # Within one keep-alive (1 s here) of the close, with room for a busy machine.
         eventually(lambda: held(redis, stack_env) == 0, 4)
+        slowloris.settimeout(8)  # headers have 5 s (gunicorn's keep-alive) to arrive
+        assert slowloris.recv(100) == b"", "a client that never ends its headers was kept"
+        slowloris.close()
 
 
 def test_one_address_holds_a_bounded_number_of_streams(
@@ -193,3 +203,80 @@ def test_bodies_over_the_limit_or_too_slow_are_refused_and_errors_are_problems(
         )
         assert (status, problem.get("code")) == (431, "header_fields_too_large")
         assert http("GET", f"{stack.url}/healthz")[0] == 200
+
+
+def call(url: str, token: str, method: str = "GET", body: Any = None, **headers: str) -> Any:
+    """(status, body, headers) of one request with the seat's token."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
+    for name, value in headers.items():
+        request.add_header(name.replace("_", "-"), value)
+    try:
+        with urllib.request.urlopen(request, timeout=40) as response:
+            return response.status, json.loads(response.read()), response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null"), error.headers
+
+
+def test_the_documented_loop_at_full_speed_is_never_limited_in_a_whole_game(
+    stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Against two bots: legal actions, a command, a long-poll when idle, as fast as
+    the server answers, under limits cut from 600 and 1,200 to 100 a minute so that
+    the game's ~400 requests are far more than a limit that counted every one."""
+    env = stack_env | {"RISK_RATE_TOKEN": "100/60", "RISK_RATE_IP": "100/60"}
+    with running_stack(env, tmp_path) as stack:
+        seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+        seats.append({"kind": "bot", "bot": "heuristic"})
+        status, created = http("POST", f"{stack.url}/v1/games", {"seats": seats})
+        assert status == 201, created
+        game, token = created["game"]["game_id"], created["tokens"]["p1"]
+        base = f"{stack.url}/v1/games/{game}"
+        rng, since, requests, statuses = random.Random(7), 0, 0, collections.Counter[int]()
+        while True:
+            status, legal, _ = call(f"{base}/legal-actions", token)
+            requests += 1
+            statuses[status] += 1
+            assert status == 200, legal
+            if legal["actions"]:
+                status, _, headers = call(
+                    f"{base}/commands",
+                    token,
+                    "POST",
+                    choose(legal["actions"], rng),
+                    If_Match=f'"{legal["version"]}"',
+                    Idempotency_Key=uuid.uuid4().hex,
+                )
+                requests += 1
+                statuses[status] += 1
+                continue
+            status, page, headers = call(f"{base}/events?since={since}&wait=25", token)
+            requests += 1
+            statuses[status] += 1
+            assert status == 200, page
+            since = page["version"]
+            if page["finished"]:
+                break
+        assert statuses[429] == 0, statuses
+        assert requests > 200, requests  # more than the limit, had it counted every request
+        assert int(headers["RateLimit-Remaining"]) >= 80, dict(headers)
+        for _ in range(200):  # the same look again and again: that is limited
+            status, _, headers = call(f"{base}/legal-actions", token)
+            if status == 429:
+                break
+        assert status == 429 and int(headers["Retry-After"]) >= 1
+
+
+def choose(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """What examples/http_bot.py does: the forced steps, attacks, else end the phase."""
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for action in actions:
+        by_type.setdefault(action["command"]["type"], []).append(action)
+    for kind in ("claim_territory", "trade_cards", "place_armies", "defend", "occupy", "blitz"):
+        if kind in by_type:
+            return dict(rng.choice(by_type[kind])["command"])
+    if "end_phase" in by_type:
+        return {"type": "end_phase"}
+    return dict(rng.choice([a for a in actions if a["command"]["type"] != "resign"])["command"])
