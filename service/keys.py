@@ -147,10 +147,8 @@ class KeySpace:
         return f"{self.prefix}:rl:{scope}:{ident}:{window}"
 
     def game_quota(self, scope: str, ident: str) -> str:
-        """Sorted set of one creator's active games (``service.quotas``); "*" to match all."""
-        if "*" not in scope + ident and not (
-            _RATE_PART.fullmatch(scope) and _RATE_PART.fullmatch(ident)
-        ):
+        """Sorted set of one creator's active games (``service.quotas``)."""
+        if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
             raise InvalidName(f"quota scope and id must match {_RATE_PART.pattern}")
         return f"{self.prefix}:quota:{scope}:{ident}"
 

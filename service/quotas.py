@@ -19,8 +19,10 @@ The active games of a creator are a sorted set per creator in Redis
 ``pending:`` placeholder, then counts; over the limit, the placeholder goes
 again and the creation is refused, so concurrent creations can never pass
 the limit together. Counting prunes the set: what no longer counts is
-removed, which is where abandoned lobbies are ended (lazily, when their
-creator comes back; ``sweep`` does it for every creator).
+removed, which is where abandoned lobbies are ended: lazily, when their
+creator creates again. (A lobby whose creator never returns stays open
+until someone joins or an operator deletes it; a periodic sweep over every
+creator's set is not built yet.)
 """
 
 from __future__ import annotations
@@ -109,13 +111,6 @@ class GameQuota:
     def cancel(self, ticket: Ticket) -> None:
         for key in ticket.keys:
             self._client.zrem(key, ticket.placeholder)
-
-    def sweep(self) -> int:
-        """Prune every creator's set (ending abandoned lobbies); how many games still count."""
-        return sum(
-            self._active(key)
-            for key in self._client.scan_iter(match=self._keys.game_quota("*", "*"), count=500)
-        )
 
     def _active(self, key: str) -> int:
         """Members that still count, after removing those that do not."""
