@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import select
 import socket
 import time
@@ -96,19 +97,32 @@ def _slot(lease_seconds: float) -> StreamSlot:
 
 
 def _long_poll(gid: str, since: int, limit: int, wait: float, slot: StreamSlot) -> EventPage:
-    """Wait in keep-alive slices, so a client that left stops waiting within one."""
-    settings = services().settings
+    """Wait in slices of at most a keep-alive, so a client that left stops waiting
+    within one; an idle slice is one blocking read and nothing else."""
     deadline = time.monotonic() + wait
-    while True:
+    page = games().events(gid, since, limit)
+    while not page.envelopes and not page.finished:
         left = deadline - time.monotonic()
-        wait_now = max(0.0, min(settings.sse_keepalive_seconds, left))
-        page = games().events(gid, since, limit, wait_now)
-        if page.envelopes or page.finished:
-            return page
-        if left <= settings.sse_keepalive_seconds or _client_gone():
+        if left <= 0 or _client_gone():
             g.waited = True  # it waited for nothing: free for the rate limit
             return page
-        slot.renew(services().streams.now_ms())
+        if _nothing_new(gid, since, _slice(left)):
+            slot.renew(services().streams.now_ms())
+        else:
+            page = games().events(gid, since, limit)
+    return page
+
+
+def _slice(left: float) -> float:
+    """One wait between looks at the client: at most a keep-alive, and spread at random
+    over its second half, so that streams opened together do not all wake together."""
+    keepalive = services().settings.sse_keepalive_seconds
+    return max(0.001, min(left, keepalive * random.uniform(0.5, 1.0)))
+
+
+def _nothing_new(gid: str, since: int, seconds: float) -> bool:
+    """Wait up to ``seconds`` for an event after ``since``; True if none came."""
+    return not games().log.wait(gid, since, seconds, count=1)
 
 
 def _client_gone() -> bool:
@@ -145,26 +159,25 @@ def _frames(gid: str, who: str | None, since: int, slot: StreamSlot) -> Iterator
 
 
 def _frames_held(gid: str, who: str | None, since: int, slot: StreamSlot) -> Iterator[str]:
-    settings = services().settings
-    deadline = time.monotonic() + settings.sse_max_seconds
+    deadline = time.monotonic() + services().settings.sse_max_seconds
     yield "retry: 2000\n\n"
-    finished = False
-    while not finished and (left := deadline - time.monotonic()) > 0:
-        try:
-            page = games().events(gid, since, PAGE, min(settings.sse_keepalive_seconds, left))
-        except StoreError as error:
-            log.warning("event stream of %s ended: %s", gid, error)
-            yield 'event: error\ndata: {"code": "store_unavailable"}\n\n'
-            return
-        if not page.envelopes:
-            if _client_gone():
+    try:
+        while deadline > time.monotonic():
+            page = games().events(gid, since, PAGE)
+            for envelope in page.envelopes:
+                data = json.dumps(event_json(envelope, who, page.finished), separators=(",", ":"))
+                yield f"id: {envelope.version}\nevent: game_event\ndata: {data}\n\n"
+                since = envelope.version
+            if page.finished and page.version <= since:
+                yield "event: end\ndata: {}\n\n"
                 return
-            slot.renew(services().streams.now_ms())
-            yield ": keep-alive\n\n"
-        for envelope in page.envelopes:
-            data = json.dumps(event_json(envelope, who, page.finished), separators=(",", ":"))
-            yield f"id: {envelope.version}\nevent: game_event\ndata: {data}\n\n"
-            since = envelope.version
-        finished = page.finished and page.version <= since
-    if finished:
-        yield "event: end\ndata: {}\n\n"
+            while not page.envelopes and _nothing_new(
+                gid, since, _slice(deadline - time.monotonic())
+            ):
+                if _client_gone() or deadline <= time.monotonic():
+                    return
+                slot.renew(services().streams.now_ms())
+                yield ": keep-alive\n\n"
+    except StoreError as error:
+        log.warning("event stream of %s ended: %s", gid, error)
+        yield 'event: error\ndata: {"code": "store_unavailable"}\n\n'
