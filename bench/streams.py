@@ -157,7 +157,8 @@ def with_streams(
     holder.start()
     try:
         deadline = started + 60
-        while (held := open_on_server(store_client, prefix)) < count:
+        # A long-poll that ends after its 30 s is sent again: a few are always in between.
+        while (held := open_on_server(store_client, prefix)) < count * 0.98:
             if time.perf_counter() > deadline:
                 raise SystemExit(f"only {held} of {count} streams open after 60 s")
             time.sleep(0.2)

@@ -135,9 +135,10 @@ def _client_gone() -> bool:
     if sock is None:
         return False
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
+        poller = select.poll()  # not select.select: it refuses descriptors past 1023
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0)) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
         return True
 
 
