@@ -35,10 +35,11 @@ _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
 @bp.post("")
 def create_game() -> Response:
     """A new game, within its creator's quota of active games (``service.quotas``)."""
+    creators = _creators()  # 401/403 first when creation needs a token
     data = body(_CREATE)
     quotas = services().quotas
     try:
-        ticket = quotas.reserve(_creators())
+        ticket = quotas.reserve(creators)
     except GameQuotaExceeded as error:
         raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
     try:
