@@ -261,6 +261,7 @@ def start_server(
         "RISK_KEY_PREFIX": prefix,
         "RISK_RATE_TOKEN": "1000000/1",
         "RISK_RATE_IP": "1000000/1",
+        "RISK_GAMES_PER_ADDRESS": "0",  # one address creates every game here
     }
     args = ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
     server = subprocess.Popen(

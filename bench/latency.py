@@ -99,6 +99,7 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, RISK_KEY_PREFIX=f"bench-{secrets.token_hex(4)}")
     env.update(RISK_RATE_TOKEN="off", RISK_RATE_IP="off", RISK_LOG_FORMAT="text")
+    env.update(RISK_GAMES_PER_ADDRESS="0")  # one address creates every game here
     url, children = start(env, args.workers)
     samples: list[float] = []
     try:

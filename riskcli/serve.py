@@ -1,9 +1,12 @@
 """``risk serve``: the API under gunicorn, configured from options and the environment.
 
-gunicorn with ``gthread`` workers because long-polls and event streams
-hold a thread each while they wait: threads make that cheap, and processes
-use both cores for the CPU-bound part (deciding, folding, JSON). Each
-worker builds its own app (and Redis clients) after the fork. With more
+gunicorn with gevent workers (``riskcli.http_workers``): long-polls and
+event streams wait for minutes, and a greenlet per connection makes a
+thousand of them cheap where a thread pool ran out at a few dozen;
+processes use both cores for the CPU-bound part (deciding, folding, JSON).
+``--worker-class gthread`` keeps the thread pool (``--threads`` per
+process). Each worker builds its own app (and Redis clients) after the
+fork, after gevent has patched the standard library. With more
 than one worker, metrics are shared through ``PROMETHEUS_MULTIPROC_DIR``
 (a private temporary directory unless one is set), so ``/metrics``
 reports the whole server whichever worker answers.
@@ -28,17 +31,47 @@ from service import logs
 from service.settings import Settings
 
 __all__ = ["serve"]
+_WORKER_CLASSES = {
+    "gevent": "riskcli.http_workers.GeventWorker",
+    "gthread": "riskcli.http_workers.ThreadedWorker",
+}
 
 
 @click.command("serve")
 @click.option("--bind", envvar="RISK_BIND", default="127.0.0.1:8000", show_default=True)
 @click.option("--workers", envvar="RISK_WORKERS", type=click.IntRange(1, 64), default=2)
+@click.option(
+    "--worker-class",
+    envvar="RISK_WORKER_CLASS",
+    type=click.Choice(["gevent", "gthread"]),
+    default="gevent",
+    show_default=True,
+    help="gevent: a greenlet per connection; gthread: a pool of --threads threads.",
+)
 @click.option("--threads", envvar="RISK_THREADS", type=click.IntRange(1, 256), default=16)
+@click.option(
+    "--connections",
+    envvar="RISK_CONNECTIONS",
+    type=click.IntRange(10),
+    default=4000,
+    show_default=True,
+    help="Most connections a gevent worker serves at once.",
+)
 @click.option("--timeout", type=click.IntRange(5), default=60, help="Worker heartbeat timeout.")
 @click.option("--access-log/--no-access-log", default=False, show_default=True)
-def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool) -> None:
+def serve(
+    bind: str,
+    workers: int,
+    worker_class: str,
+    threads: int,
+    connections: int,
+    timeout: int,
+    access_log: bool,
+) -> None:
     """Serve the REST API (REDIS_URL, RISK_KEY_PREFIX, RISK_ADMIN_TOKEN, ... from the env)."""
-    settings = Settings.from_env(bind=bind, workers=workers, threads=threads)  # fail fast
+    settings = Settings.from_env(  # fail fast
+        bind=bind, workers=workers, threads=threads, connections=connections
+    )
     logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
     # One JSON line per request (service.app) replaces gunicorn's access log.
     logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)
@@ -47,9 +80,12 @@ def serve(bind: str, workers: int, threads: int, timeout: int, access_log: bool)
         "bind": bind,
         "workers": workers,
         "threads": threads,
-        "worker_class": "gthread",
+        "worker_class": _WORKER_CLASSES[worker_class],
+        "worker_connections": connections,
         "timeout": timeout,
         "graceful_timeout": 10,
+        # Also the time a client has to send a request's headers (gevent), so a
+        # slow client cannot hold a connection open by trickling them.
         "keepalive": 5,
         "accesslog": None,
         "errorlog": "-",

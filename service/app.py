@@ -8,9 +8,11 @@ waiting client can never starve a command of a connection; see
 (for the queue gauges of ``/metrics``), the ``GameService``, the rate
 limiter and a metrics registry of its own. Request hooks, in order:
 
-* before: start the clock; count the request against the caller's token
-  and address (``/v1`` only, never the health checks), 429 when over;
-* after: CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
+* before: start the clock; 429 when the caller's token or address has used
+  up its rate limit (``/v1`` only, never the health checks);
+* after: count what the request cost against those limits (progress in a
+  game is free, ``service.request_cost``) and send ``RateLimit-*`` headers;
+  CORS headers for allowed origins, ``Vary``/``Cache-Control`` so
   no proxy serves one seat's view to another, the request metrics, and one
   JSON log line (``service.logs``) with the request id (``X-Request-ID``,
   the caller's if given), the game id and the version.
@@ -30,15 +32,20 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import api, logs
-from service.api.common import Services, bearer_token, services
+from service.api.common import Services, bearer_token, client_address, services
+from service.api.records import RECORDS_VERIFY
 from service.auth import hash_token
+from service.bodies import BodyGuard
 from service.connections import queue_client, store_client
 from service.games import GameService
 from service.keys import KeySpace
 from service.metrics import Metrics
 from service.problems import ApiProblem, register_error_handlers
+from service.quotas import GameQuota
 from service.ratelimit import Check, RateLimiter
+from service.request_cost import Progress
 from service.settings import Settings
+from service.stream_slots import StreamSlots
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -58,6 +65,9 @@ def create_app(
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions["risk"] = _services(settings, new_seed)
+    app.wsgi_app = BodyGuard(  # type: ignore[method-assign]
+        app.wsgi_app, _body_limit(settings), settings.body_timeout_seconds
+    )
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
     register_error_handlers(app)
@@ -69,9 +79,22 @@ def create_app(
     return app
 
 
+def _body_limit(settings: Settings) -> Callable[[str], int]:
+    """The largest body a path takes: records to verify are larger than any request."""
+
+    def limit_for(path: str) -> int:
+        return settings.max_record_bytes if path == RECORDS_VERIFY else settings.max_body_bytes
+
+    return limit_for
+
+
 def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Services:
+    # Each connection the HTTP server holds may wait on Redis at once (gevent):
+    # redis-py's pools default to 100 connections, which a thousand streams outrun.
+    pool_size = settings.connections + 100
     client = store_client(
         settings,
+        max_connections=pool_size,
         socket_timeout=5,
         socket_connect_timeout=2,
         health_check_interval=30,
@@ -79,6 +102,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     )
     blocking = store_client(
         settings,
+        max_connections=pool_size,
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,
@@ -96,7 +120,18 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         observer=metrics,
         new_seed=new_seed or _random_seed,
     )
-    return Services(settings, games, RateLimiter(client, keys), metrics, client, queues)
+    longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
+    streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
+    limiter = RateLimiter(client, keys)
+    quotas = GameQuota(
+        client,
+        keys,
+        games.lobby,
+        games.log,
+        open_seconds=settings.open_game_hours * 3600,
+        idle_seconds=settings.idle_game_hours * 3600,
+    )
+    return Services(settings, games, limiter, metrics, client, queues, streams, Progress(), quotas)
 
 
 def _retry() -> Retry:
@@ -121,36 +156,70 @@ def _start() -> None:
 
 
 def _rate_limit() -> None:
+    """429 for a client that has used up a limit; what this request costs is counted
+    once it is answered (``_charge``)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return
     risk = services()
-    settings = risk.settings
-    checks = [Check("ip", _address(), settings.rate_ip)]
-    token = bearer_token(request.headers.get("Authorization"))
-    if token is not None:
-        checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
-    over = risk.limiter.hit(checks)
+    g.rate_checks = checks = _checks(risk.settings)
+    over = risk.limiter.over(checks)
     if over is not None:
         scope, retry_after = over
+        g.rate_checks = None  # a refusal costs nothing more
         risk.metrics.rate_limited.labels(scope).inc()
         raise ApiProblem(
             429,
             "rate_limited",
             f"too many requests for this {scope}; retry after {retry_after} s",
-            headers={"Retry-After": str(retry_after)},
+            headers={"Retry-After": str(retry_after)} | _quota_headers(risk, checks),
         )
 
 
-def _address() -> str:
-    """The client address as a key part (IPv6 colons are fine; anything odd is hashed)."""
-    address = request.remote_addr or "unknown"
-    return (
-        address if address.replace(":", "").replace(".", "").isalnum() else hash_token(address)[:32]
+def _checks(settings: Settings) -> list[Check]:
+    checks = [Check("ip", client_address(), settings.rate_ip)]
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        checks.append(Check("token", hash_token(token)[:32], settings.rate_token))
+    return checks
+
+
+def _charge(response: Response) -> None:
+    """Count the request's cost (``service.request_cost``) and announce what is left."""
+    checks = g.get("rate_checks")
+    if not checks:
+        return
+    risk = services()
+    etag = response.headers.get("ETag", "").strip('"')
+    cost = risk.progress.cost(
+        checks[-1].ident,  # the token when there is one, else the address
+        (request.view_args or {}).get("game"),
+        request.endpoint,
+        response.status_code,
+        int(etag) if etag.isdigit() else None,
+        replayed=response.headers.get("Idempotent-Replayed") == "true",
+        waited=g.get("waited", False),
     )
+    if cost:
+        risk.limiter.hit(checks, cost)
+    response.headers.update(_quota_headers(risk, checks))
+
+
+def _quota_headers(risk: Services, checks: list[Check]) -> dict[str, str]:
+    """``RateLimit-Limit``, ``-Remaining``, ``-Reset`` and ``-Policy`` of the tightest limit."""
+    quota = risk.limiter.quota(checks)
+    if quota is None:
+        return {}
+    return {
+        "RateLimit-Limit": str(quota.limit),
+        "RateLimit-Remaining": str(max(0, quota.remaining)),
+        "RateLimit-Reset": str(quota.reset),
+        "RateLimit-Policy": f"{quota.limit};w={quota.window}",
+    }
 
 
 def _finish(response: Response) -> Response:
     risk = services()
+    _charge(response)
     _cors(response, risk.settings.cors_origins)
     if request.path.startswith("/v1/games"):
         response.headers.setdefault("Cache-Control", "private, no-cache")

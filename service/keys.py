@@ -24,6 +24,9 @@ The API's own records (``service.lobby``, ``service.ratelimit``), in the same sl
                                          "<creation ms, 15 digits>:<id>": the directory
                                          of open / running / finished games
     <prefix>:rl:<scope>:<id>:<window>    string with a TTL: a rate-limit counter
+    <prefix>:quota:<scope>:<id>          sorted set: a creator's active games -> creation ms
+    <prefix>:streams:<address>           sorted set with a TTL: open streams and waiting
+                                         long-polls of one client address, by lease end
 
 Why partitions rather than one tag per game: a relay then reads a fixed set
 of outbox streams (one per partition) instead of one per game, and the
@@ -146,6 +149,18 @@ class KeySpace:
         if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
             raise InvalidName(f"rate-limit scope and id must match {_RATE_PART.pattern}")
         return f"{self.prefix}:rl:{scope}:{ident}:{window}"
+
+    def game_quota(self, scope: str, ident: str) -> str:
+        """Sorted set of one creator's active games (``service.quotas``)."""
+        if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
+            raise InvalidName(f"quota scope and id must match {_RATE_PART.pattern}")
+        return f"{self.prefix}:quota:{scope}:{ident}"
+
+    def stream_slots(self, address: str) -> str:
+        """Sorted set of one client address's open streams (``service.stream_slots``)."""
+        if not _RATE_PART.fullmatch(address):
+            raise InvalidName(f"an address in a key must match {_RATE_PART.pattern}")
+        return f"{self.prefix}:streams:{address}"
 
     # -- the workers' records (workers.relay, workers.jobs) -------------------
 

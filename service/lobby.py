@@ -163,6 +163,12 @@ class Lobby:
         pipe.zadd(self._directory(info.game_id, status), {info.member: 0})
         pipe.execute()
 
+    def abandon(self, info: GameInfo) -> None:
+        """End a lobby nobody finished joining: listed as finished, ``ended`` says why,
+        and joins are refused (``Seating.join``); the record stays."""
+        self.move(info, FINISHED)
+        self._client.hset(self.keys.game_info(info.game_id), "ended", "abandoned")
+
     def page(
         self, statuses: Sequence[str], limit: int, cursor: str | None
     ) -> tuple[list[GameInfo], str | None]:

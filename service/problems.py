@@ -65,6 +65,7 @@ __all__ = [
     "PROBLEM_JSON",
     "SERVICE_ERROR_STATUS",
     "ApiProblem",
+    "http_code",
     "problem_response",
     "register_error_handlers",
 ]
@@ -82,10 +83,18 @@ _HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "body_timeout",
     413: "body_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     429: "rate_limited",
+    431: "header_fields_too_large",
 }
+
+
+def http_code(status: int) -> str:
+    """Our code for a plain HTTP error (werkzeug's or the HTTP server's own)."""
+    return _HTTP_CODES.get(status, "http_error")
 
 
 # The application service's own errors: the status of each (code and detail are the error's).
@@ -153,7 +162,7 @@ def _from_http(error: HTTPException) -> Response:
     headers = {}
     if status == 405 and error.valid_methods:  # type: ignore[attr-defined]
         headers["Allow"] = ", ".join(sorted(error.valid_methods))  # type: ignore[attr-defined]
-    return problem_response(status, _HTTP_CODES.get(status, "http_error"), detail, headers)
+    return problem_response(status, http_code(status), detail, headers)
 
 
 def _from_rule(error: RuleViolation) -> Response:

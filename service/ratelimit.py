@@ -14,6 +14,13 @@ client is within a batch of its limit, where the answer must be exact.
 A client spread over P processes may so exceed its limit by at most about
 P x 2 %, never more; a single process is exact at the limit.
 
+What a request costs (0 or 1) is decided after it is answered
+(``service.request_cost``): ``over`` checks before a request whether its
+client has already used its limit, and ``hit`` then counts the cost. A
+client whose requests cost nothing is never refused; one over its limit is
+refused everything until the window ends. ``quota`` says where a client
+stands, for the ``RateLimit-*`` headers.
+
 When Redis cannot be reached the limiter lets the request through: the
 request will meet the same outage where it needs Redis, and endpoints that
 do not (odds, maps) keep working.
@@ -35,7 +42,7 @@ from service.keys import KeySpace
 from service.settings import RateLimit
 from service.store import Client
 
-__all__ = ["Check", "RateLimiter"]
+__all__ = ["Check", "Quota", "RateLimiter"]
 
 log = logging.getLogger(__name__)
 BATCH_SHARE = 50  # flush every limit/50 requests: at most 2 % over per extra process
@@ -48,6 +55,16 @@ class Check(NamedTuple):
     scope: str
     ident: str
     limit: RateLimit
+
+
+class Quota(NamedTuple):
+    """Where one client stands in one scope: for the ``RateLimit-*`` headers."""
+
+    scope: str
+    limit: int
+    window: int
+    remaining: int
+    reset: int  # seconds until the window ends
 
 
 @dataclass(slots=True)
@@ -68,28 +85,63 @@ class RateLimiter:
         self._counts: dict[str, _Count] = {}
         self._lock = threading.Lock()
 
-    def hit(self, checks: Sequence[Check]) -> tuple[str, int] | None:
-        """Count one request against every check; (scope, Retry-After s) if one is over."""
+    def hit(self, checks: Sequence[Check], cost: int = 1) -> tuple[str, int] | None:
+        """Count ``cost`` against every check; (scope, Retry-After s) if one is over."""
         now = self._clock()
         for check in checks:
             if not check.limit.enabled:
                 continue
             window = int(now // check.limit.window)
-            total = self._count(self._keys.rate_limit(check.scope, check.ident, window), check)
+            key = self._keys.rate_limit(check.scope, check.ident, window)
+            total = self._count(key, check, cost)
             if total > check.limit.limit:
                 reset = (window + 1) * check.limit.window
                 return check.scope, max(1, math.ceil(reset - now))
         return None
 
-    def _count(self, key: str, check: Check) -> int:
+    def over(self, checks: Sequence[Check]) -> tuple[str, int] | None:
+        """(scope, Retry-After s) if the client has used up a limit already; counts nothing.
+
+        What this process knows is exact near the limit (every request is
+        added to Redis there), so no round trip is needed.
+        """
+        now = self._clock()
+        for quota in self._quotas(checks, now):
+            if quota.remaining <= 0:
+                return quota.scope, quota.reset
+        return None
+
+    def quota(self, checks: Sequence[Check]) -> Quota | None:
+        """The enabled limit with the least left (None when every limit is off)."""
+        quotas = self._quotas(checks, self._clock())
+        return min(quotas, key=lambda q: q.remaining) if quotas else None
+
+    def _quotas(self, checks: Sequence[Check], now: float) -> list[Quota]:
+        quotas = []
+        for check in checks:
+            limit = check.limit
+            if not limit.enabled:
+                continue
+            window = int(now // limit.window)
+            key = self._keys.rate_limit(check.scope, check.ident, window)
+            with self._lock:
+                count = self._counts.get(key)
+                used = count.known + count.pending if count else 0
+            reset = max(1, math.ceil((window + 1) * limit.window - now))
+            quotas.append(Quota(check.scope, limit.limit, limit.window, limit.limit - used, reset))
+        return quotas
+
+    def _count(self, key: str, check: Check, cost: int = 1) -> int:
         """This request counted; the client's total as well as this process knows it."""
         limit = check.limit.limit
         batch = max(1, limit // BATCH_SHARE)
         with self._lock:
             count = self._counts.setdefault(key, _Count())
-            count.pending += 1
+            count.pending += cost
             if count.pending < batch and count.known + count.pending + batch <= limit:
                 return count.known + count.pending
+            if not count.pending:
+                return count.known
             pending, count.pending = count.pending, 0
         known = self._flush(key, pending, check.limit.window)
         with self._lock:

@@ -239,7 +239,7 @@ class GameSummary(Schema):
 
 
 class LobbyView(GameSummary):
-    status = fields.String(required=True, validate=validate.OneOf(["open"]))
+    status = fields.String(required=True, validate=validate.OneOf(["open", "finished"]))
     viewer = fields.String(required=True, allow_none=True)
 
 

@@ -108,6 +108,8 @@ class Seating:
         info = self._lobby.get(game_id)
         if seat is not None and info.seat(seat) is None:
             raise UnknownSeat(game_id, seat)
+        if info.status != OPEN:  # started, or abandoned (``service.quotas``)
+            raise GameFull(game_id)
         candidates = [seat] if seat is not None else info.open_seats
         if team is not None:
             teams = seat_teams(info.mode, len(info.seats))

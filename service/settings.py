@@ -12,15 +12,25 @@ directly instead of patching the environment::
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
     RISK_RATE_IP           1200/60         requests per window per client address
+    RISK_CREATE_TOKEN      unset: anyone may create games; set: POST /v1/games needs it
+                           (or the admin token) as its bearer token
+    RISK_GAMES_PER_ADDRESS 20              open + running games one address may have (0: any)
+    RISK_GAMES_PER_TOKEN   200             the same per bearer token a game is created with
+    RISK_OPEN_GAME_HOURS   24              an open game nobody finished joining then ends
+    RISK_IDLE_GAME_HOURS   72              a running game with no event no longer counts
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
     RISK_MAX_BODY_BYTES    65536
     RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
+    RISK_BODY_TIMEOUT      10              seconds a client has to send its whole body (408)
     RISK_SNAPSHOT_EVERY    100             events between state snapshots
     RISK_CACHE_GAMES       1024            games kept folded in each process
     RISK_MAX_WAIT          30              longest long-poll, seconds
     RISK_SSE_KEEPALIVE     15              seconds between SSE keep-alive comments
     RISK_SSE_MAX_SECONDS   300             a stream then ends; clients resume by Last-Event-ID
-    RISK_BIND / RISK_WORKERS / RISK_THREADS   for ``risk serve``
+    RISK_STREAMS_PER_ADDRESS 32            open streams + waiting long-polls per address (0: no cap)
+    RISK_BIND / RISK_WORKERS / RISK_THREADS / RISK_WORKER_CLASS   for ``risk serve``
+    RISK_CONNECTIONS       4000            connections a worker serves at once (gevent); also
+                                           the size of each Redis connection pool
 
 Rate limits default to what a person playing, or a bot polling every
 100 ms, never reaches; a client above them is misbehaving.
@@ -69,20 +79,28 @@ class Settings:
     queue_url: str | None = None
     key_prefix: str = "risk"
     admin_token: str | None = None
+    create_token: str | None = None
+    games_per_address: int = 20
+    games_per_token: int = 200
+    open_game_hours: float = 24.0
+    idle_game_hours: float = 72.0
     cors_origins: tuple[str, ...] = ()
     rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
     proxy_hops: int = 0
     max_body_bytes: int = 64 * 1024
     max_record_bytes: int = 16 * 1024 * 1024
+    body_timeout_seconds: float = 10.0
     snapshot_every: int = 100
     cache_games: int = 1024
     max_wait_seconds: float = 30.0
     sse_keepalive_seconds: float = 15.0
     sse_max_seconds: float = 300.0
+    streams_per_address: int = 32
     bind: str = "127.0.0.1:8000"
     workers: int = 2
     threads: int = 8
+    connections: int = 4000
 
     def __post_init__(self) -> None:
         if self.redis_cluster and not self.queue_url:
@@ -107,6 +125,7 @@ class Settings:
             "queue_url": env.get("RISK_QUEUE_URL") or None,
             "key_prefix": env.get("RISK_KEY_PREFIX", base.key_prefix),
             "admin_token": env.get("RISK_ADMIN_TOKEN") or None,
+            "create_token": env.get("RISK_CREATE_TOKEN") or None,
             "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
             "bind": env.get("RISK_BIND", base.bind),
         }
@@ -122,15 +141,22 @@ class Settings:
 
 _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("proxy_hops", "RISK_PROXY_HOPS", int),
+    ("games_per_address", "RISK_GAMES_PER_ADDRESS", int),
+    ("games_per_token", "RISK_GAMES_PER_TOKEN", int),
+    ("open_game_hours", "RISK_OPEN_GAME_HOURS", float),
+    ("idle_game_hours", "RISK_IDLE_GAME_HOURS", float),
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
+    ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
     ("cache_games", "RISK_CACHE_GAMES", int),
     ("max_wait_seconds", "RISK_MAX_WAIT", float),
     ("sse_keepalive_seconds", "RISK_SSE_KEEPALIVE", float),
     ("sse_max_seconds", "RISK_SSE_MAX_SECONDS", float),
+    ("streams_per_address", "RISK_STREAMS_PER_ADDRESS", int),
     ("workers", "RISK_WORKERS", int),
     ("threads", "RISK_THREADS", int),
+    ("connections", "RISK_CONNECTIONS", int),
 )
 
 

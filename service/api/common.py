@@ -28,11 +28,14 @@ from service.keys import check_game_id
 from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
 from service.problems import BEARER_CHALLENGE, ApiProblem
+from service.quotas import GameQuota
 from service.ratelimit import RateLimiter
+from service.request_cost import Progress
 from service.seating import seat_teams
 from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
+from service.stream_slots import StreamSlots
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
@@ -51,6 +54,9 @@ class Services:
     metrics: Metrics
     redis: Client  # the game store
     queue_redis: Redis  # RQ's queues
+    streams: StreamSlots  # the per-address cap on open streams and long-polls
+    progress: Progress  # what each client was sent: what a request costs (rate limits)
+    quotas: GameQuota  # open and running games per creator
 
     @classmethod
     def of(cls, app: Flask) -> Services:
@@ -174,6 +180,16 @@ def bearer_token(header: str | None) -> str | None:
             headers=BEARER_CHALLENGE,
         )
     return token
+
+
+def client_address() -> str:
+    """The client address as a key part (IPv6 colons are fine; anything odd is hashed)."""
+    address = request.remote_addr or "unknown"
+    return (
+        address
+        if address.replace(":", "").replace(".", "").isalnum()
+        else auth.hash_token(address)[:32]
+    )
 
 
 def token() -> str | None:

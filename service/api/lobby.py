@@ -8,6 +8,7 @@ from riskcore.model.state import FINISHED
 from riskcore.views.view import view
 from service.api.common import (
     body,
+    client_address,
     game_document,
     game_id,
     games,
@@ -16,10 +17,15 @@ from service.api.common import (
     require_admin,
     services,
     summary,
+    token,
+    token_required,
     viewer,
 )
+from service.auth import hash_token, is_admin
 from service.clocks import deadline
 from service.games import SeatPlan
+from service.problems import ApiProblem
+from service.quotas import Creator, GameQuotaExceeded
 from service.schemas import CreateGame, JoinGame, ListGamesQuery
 
 bp = Blueprint("lobby", __name__, url_prefix="/v1/games")
@@ -28,18 +34,47 @@ _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
 
 @bp.post("")
 def create_game() -> Response:
+    """A new game, within its creator's quota of active games (``service.quotas``)."""
+    creators = _creators()  # 401/403 first when creation needs a token
     data = body(_CREATE)
-    created = games().create(
-        seats=[SeatPlan(**seat) for seat in data["seats"]],
-        board=data["board"],
-        mode=data["mode"],
-        rules=data["rules"],
-        clock=data["clock"],
-    )
+    quotas = services().quotas
+    try:
+        ticket = quotas.reserve(creators)
+    except GameQuotaExceeded as error:
+        raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
+    try:
+        created = games().create(
+            seats=[SeatPlan(**seat) for seat in data["seats"]],
+            board=data["board"],
+            mode=data["mode"],
+            rules=data["rules"],
+            clock=data["clock"],
+        )
+    except BaseException:
+        quotas.cancel(ticket)
+        raise
     info = created.info
+    quotas.confirm(ticket, info.game_id, info.created_ms)
     document = {"game": summary(info), "tokens": created.tokens}
     location = {"Location": f"/v1/games/{info.game_id}"}
     return reply(document, 201, version=info.version, headers=location)
+
+
+def _creators() -> list[Creator]:
+    """Whose quota a new game counts against; with ``RISK_CREATE_TOKEN`` set, only
+    that token (or the admin token) may create."""
+    settings = services().settings
+    presented = token()
+    if settings.create_token is not None:
+        if presented is None:
+            raise token_required()
+        allowed = (settings.create_token, settings.admin_token)
+        if not any(is_admin(presented, expected) for expected in allowed):
+            raise ApiProblem(403, "create_not_allowed", "creating games needs the creation token")
+    creators = [Creator("ip", client_address(), settings.games_per_address)]
+    if presented is not None:
+        creators.append(Creator("token", hash_token(presented)[:32], settings.games_per_token))
+    return creators
 
 
 @bp.get("")

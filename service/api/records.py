@@ -23,6 +23,7 @@ from service.schemas import VerifyQuery
 bp = Blueprint("records", __name__)
 RECORD_TYPE = "application/x-ndjson"
 _VERIFY = VerifyQuery()
+RECORDS_VERIFY = "/v1/records/verify"  # takes bodies up to max_record_bytes (service.bodies)
 
 
 @bp.get("/v1/games/<game>/record")
@@ -42,7 +43,7 @@ def game_summary(game: str) -> Response:
     return reply(summarize(events), version=loaded.version)
 
 
-@bp.post("/v1/records/verify")
+@bp.post(RECORDS_VERIFY)
 def verify_record() -> Response:
     request.max_content_length = services().settings.max_record_bytes
     if request.mimetype not in (RECORD_TYPE, "application/jsonl", "text/plain"):

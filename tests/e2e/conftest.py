@@ -98,6 +98,7 @@ def stack_env(redis_url: str, key_prefix: str, redis: Any) -> dict[str, str]:
         RISK_KEY_PREFIX=key_prefix.replace("test:", "e2e-"),
         RISK_RATE_TOKEN="off",
         RISK_RATE_IP="off",
+        RISK_GAMES_PER_ADDRESS="0",
         PYTHONUNBUFFERED="1",
     )
     return env

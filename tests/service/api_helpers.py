@@ -100,7 +100,7 @@ def _service_document(response: TestResponse) -> type[Schema] | None:
     for pattern, method, operation in _OPERATIONS:
         if method == response.request.method and pattern.match(response.request.path):
             if operation == "getGame" and response.status_code == 200:
-                return schemas.LobbyView if response.json.get("status") == "open" else None
+                return schemas.LobbyView if response.json.get("version") == 0 else None
             return _DOCUMENTS.get((operation, response.status_code))
     return None
 

@@ -18,13 +18,15 @@ OFF = RateLimit(0, 1)
 
 @pytest.fixture
 def settings(redis_url: str, key_prefix: str) -> Settings:
-    """Rate limits off (tests that need them turn them on), short event streams."""
+    """Rate limits and game quotas off (tests that need them turn them on), short
+    event streams."""
     return Settings(
         redis_url=redis_url,
         key_prefix=key_prefix,
         admin_token="admin-secret",
         rate_token=OFF,
         rate_ip=OFF,
+        games_per_address=0,
         sse_keepalive_seconds=0.2,
         sse_max_seconds=2,
     )

@@ -83,6 +83,7 @@ def server(redis_url: str, key_prefix: str, redis: Any, tmp_path: Path) -> Itera
         "RISK_KEY_PREFIX": key_prefix,
         "RISK_RATE_TOKEN": "off",
         "RISK_RATE_IP": "off",
+        "RISK_GAMES_PER_ADDRESS": "0",
     }
     command = [sys.executable, "-m", "riskcli", "serve"]
     log = tmp_path / "serve.log"

@@ -187,14 +187,17 @@ def test_rate_limits_per_token_and_per_address_answer_429(
 ) -> None:
     limited = dataclasses.replace(settings, rate_token=RateLimit(3, 60), rate_ip=RateLimit(6, 60))
     api = ApiClient(create_app(limited).test_client())
-    game, tokens = api.create(3)  # request 1 from this address
-    for _ in range(3):
-        assert api.get(f"/v1/games/{game}", token=tokens["p1"]).status_code == 200
-    refused = api.get(f"/v1/games/{game}", token=tokens["p1"])
+    game, tokens = api.create(3)  # costs 1 for this address
+    view = f"/v1/games/{game}"
+    for _ in range(4):  # the first look at this version is free, the same again costs 1
+        assert api.get(view, token=tokens["p1"]).status_code == 200
+    refused = api.get(view, token=tokens["p1"])
     body = problem(refused, 429, "rate_limited")
     assert "token" in body["detail"] and 1 <= int(refused.headers["Retry-After"]) <= 60
-    assert api.get(f"/v1/games/{game}", token=tokens["p2"]).status_code == 200  # request 6
-    problem(api.get(f"/v1/games/{game}", token=tokens["p3"]), 429, "rate_limited")
+    assert refused.headers["RateLimit-Remaining"] == "0"
+    for _ in range(3):  # the address has used 4 of 6: free, then 5, then 6
+        assert api.get(view, token=tokens["p2"]).status_code == 200
+    problem(api.get(view, token=tokens["p2"]), 429, "rate_limited")
     assert api.get("/healthz").status_code == 200  # health checks are never limited
     assert 'risk_rate_limited_total{scope="token"} 1.0' in api.get("/metrics").get_data(
         as_text=True

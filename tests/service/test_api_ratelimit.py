@@ -1,14 +1,19 @@
-"""The rate limiter: exact at the limit, batched far from it, shared through Redis."""
+"""The rate limiter: exact at the limit, batched far from it, shared through Redis;
+what a request costs (progress in a game is free)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import redis as redis_lib
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.app import create_app
 from service.keys import KeySpace
 from service.ratelimit import Check, RateLimiter
-from service.settings import RateLimit
+from service.settings import RateLimit, Settings
+from tests.service.api_helpers import ApiClient
 
 
 class Clock:
@@ -69,3 +74,53 @@ def test_disabled_limits_and_an_unreachable_redis_let_requests_through(key_prefi
     assert allowed(limiter, Check("ip", "x", RateLimit(1, 60)), 3) == 3
     assert allowed(limiter, Check("ip", "y", RateLimit(0, 1)), 3) == 3
     nowhere.close()
+
+
+# -- what a request costs (service.request_cost), through the app ----------------------
+
+
+def limited_api(settings: Settings, per_minute: int) -> ApiClient:
+    limits = RateLimit(per_minute, 60)
+    return ApiClient(create_app(replace(settings, rate_token=limits, rate_ip=limits)).test_client())
+
+
+def test_playing_at_full_speed_costs_nothing_while_repeats_are_limited(settings: Settings) -> None:
+    """Legal actions, a command, the events: 300 requests at a limit of 20 a minute."""
+    api = limited_api(settings, 20)
+    game, tokens = api.create(3)  # costs 1
+    since = 0
+    for _ in range(100):
+        page = api.get(f"/v1/games/{game}/events", query_string={"since": since, "wait": 1})
+        assert page.status_code == 200, page.json
+        since = page.json["version"]
+        token = tokens[api.get(f"/v1/games/{game}").json["current"]]
+        legal = api.get(f"/v1/games/{game}/legal-actions", token=token)
+        assert legal.status_code == 200, legal.json
+        sent = api.command(game, token, legal.json["actions"][0]["command"])
+        assert sent.status_code == 200, sent.json
+    assert int(sent.headers["RateLimit-Remaining"]) >= 19 - 3  # the first look of each seat
+    assert sent.headers["RateLimit-Limit"] == "20"
+    assert sent.headers["RateLimit-Policy"] == "20;w=60"
+
+
+def test_loops_that_bring_nothing_new_meet_the_limit(settings: Settings) -> None:
+    for repeat in (
+        lambda api, game, token: api.get(f"/v1/games/{game}/events?since=0"),  # no wait
+        lambda api, game, token: api.get(f"/v1/games/{game}", token=token),
+        lambda api, game, token: api.get(f"/v1/games/{game}/legal-actions", token=token),
+        lambda api, game, token: api.command(game, token, {"type": "end_phase"}),  # refused
+    ):
+        api = limited_api(settings, 10)
+        game, tokens = api.create(3)
+        answers = [repeat(api, game, tokens["p1"]).status_code for _ in range(15)]
+        assert 429 in answers[9:12] and answers[-1] == 429, answers
+
+
+def test_a_long_poll_that_waited_for_nothing_is_free(settings: Settings) -> None:
+    api = limited_api(settings, 3)
+    game, _ = api.create(3)  # 1
+    version = api.get(f"/v1/games/{game}/events").json["version"]  # free: new events
+    for _ in range(4):
+        waited = api.get(f"/v1/games/{game}/events", query_string={"since": version, "wait": 0.2})
+        assert waited.status_code == 200 and waited.json["events"] == []
+    assert waited.headers["RateLimit-Remaining"] == "2"

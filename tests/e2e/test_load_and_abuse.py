@@ -1,0 +1,282 @@
+"""Load and abuse against a real `risk serve` (issue 13, items 10 and 12).
+
+Idle event streams and long-polls must not starve `/healthz` (forty of them
+used to take every thread of the gthread pool), a client that goes away is
+noticed within one keep-alive, one address holds a bounded number of
+them, and bodies are refused whole when too large or too slow, chunked or
+not; gunicorn's own errors answer as problems.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis as redis_lib
+
+from tests.e2e.conftest import Stack, free_port, http, running_stack, wait_ready
+
+pytestmark = pytest.mark.e2e
+SEATS = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "human"}]}
+
+
+@contextmanager
+def server(env: dict[str, str], logs: Path, **overrides: str) -> Iterator[Stack]:
+    port = free_port()
+    stack = Stack(env | overrides, url=f"http://127.0.0.1:{port}", logs=logs)
+    stack.start("api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1")
+    try:
+        wait_ready(stack.url)
+        yield stack
+    finally:
+        stack.stop_all()
+
+
+def port_of(stack: Stack) -> int:
+    return int(stack.url.rsplit(":", 1)[1])
+
+
+def open_wait(stack: Stack, path: str, source: str = "127.0.0.1") -> socket.socket:
+    """A raw client that sends one GET and then just stays connected."""
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port_of(stack)))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
+    return sock
+
+
+def held(redis: redis_lib.Redis, env: dict[str, str]) -> int:
+    """Open streams and waiting long-polls, as the server counts them (its leases)."""
+    prefix = env["RISK_KEY_PREFIX"]
+    return sum(int(redis.zcard(key)) for key in redis.scan_iter(f"{prefix}:streams:*"))
+
+
+def eventually(check: Any, seconds: float) -> float:
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < seconds, "not within the time"
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def new_game(stack: Stack) -> tuple[str, int]:
+    status, created = http("POST", f"{stack.url}/v1/games", SEATS)
+    assert status == 201, created
+    return created["game"]["game_id"], created["game"]["version"]
+
+
+def raw(stack: Stack, request: bytes, pause: float = 0) -> tuple[int, dict[str, str], Any]:
+    """Send ``request`` as it is (with ``pause`` s before the last 10 bytes of its
+    body); the answer's status, headers and body."""
+    with socket.create_connection(("127.0.0.1", port_of(stack)), timeout=20) as sock:
+        half = len(request) - 10 if pause else len(request)
+        sock.sendall(request[:half])
+        if pause:
+            time.sleep(pause)
+            with contextlib.suppress(OSError):  # the server may have given up on us first
+                sock.sendall(request[half:])
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer) < _length(answer):
+            part = sock.recv(65536)
+            if not part:
+                break
+            answer += part
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, json.loads(body) if body else None
+
+
+def _length(answer: bytes) -> int:
+    head, _, _ = answer.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return len(head) + 4 + int(line.split(b":")[1])
+    return 0
+
+
+def test_healthz_stays_fast_with_200_idle_streams_and_dead_ones_are_noticed(
+    stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
+) -> None:
+    """200 idle clients (half streams, half long-polls) over 8 addresses, more than
+    the old thread pool had threads many times over; then all of them vanish."""
+    with server(stack_env, tmp_path, RISK_SSE_KEEPALIVE="1") as stack:
+        slowloris = socket.create_connection(("127.0.0.1", port_of(stack)))
+        slowloris.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n")  # and never the rest
+        games = [new_game(stack) for _ in range(4)]
+        clients = []
+        for index in range(200):
+            game, version = games[index % len(games)]
+            path = (
+                f"/v1/games/{game}/events/stream"
+                if index % 2
+                else f"/v1/games/{game}/events?since={version}&wait=30"
+            )
+            clients.append(open_wait(stack, path, source=f"127.0.0.{2 + index // 25}"))
+        eventually(lambda: held(redis, stack_env) == 200, 20)
+        latencies = []
+        for _ in range(50):
+            started = time.perf_counter()
+            status, _ = http("GET", f"{stack.url}/healthz", timeout=2)
+            latencies.append(time.perf_counter() - started)
+            assert status == 200
+        assert max(latencies) < 1, max(latencies)
+        assert sorted(latencies)[len(latencies) // 2] < 0.1, sorted(latencies)
+        for client in clients:
+            client.close()
+        # Within one keep-alive (1 s here) of the close, with room for a busy machine.
+        eventually(lambda: held(redis, stack_env) == 0, 4)
+        slowloris.settimeout(8)  # headers have 5 s (gunicorn's keep-alive) to arrive
+        assert slowloris.recv(100) == b"", "a client that never ends its headers was kept"
+        slowloris.close()
+
+
+def test_one_address_holds_a_bounded_number_of_streams(
+    stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
+) -> None:
+    with server(stack_env, tmp_path, RISK_STREAMS_PER_ADDRESS="3", RISK_SSE_KEEPALIVE="1") as stack:
+        game, version = new_game(stack)
+        stream = f"/v1/games/{game}/events/stream"
+        clients = [open_wait(stack, stream) for _ in range(2)]
+        clients.append(open_wait(stack, f"/v1/games/{game}/events?since={version}&wait=30"))
+        eventually(lambda: held(redis, stack_env) == 3, 10)
+        status, problem = http("GET", f"{stack.url}{stream}")
+        assert status == 429 and problem["code"] == "too_many_streams", problem
+        status, problem = http("GET", f"{stack.url}/v1/games/{game}/events?since=0&wait=5")
+        assert (status, problem.get("code")) == (429, "too_many_streams")
+        status, _ = http("GET", f"{stack.url}/v1/games/{game}/events?since=0")
+        assert status == 200  # a poll that does not wait holds nothing
+        assert held(redis, stack_env) == 3
+        other = open_wait(stack, stream, source="127.0.0.9")  # another address is not counted
+        eventually(lambda: held(redis, stack_env) == 4, 10)
+        clients[0].close()
+        eventually(lambda: held(redis, stack_env) == 3, 4)
+        clients.append(open_wait(stack, stream))  # the closed one's slot is free again
+        eventually(lambda: held(redis, stack_env) == 4, 10)
+        for client in [*clients, other]:
+            client.close()
+
+
+def test_bodies_over_the_limit_or_too_slow_are_refused_and_errors_are_problems(
+    stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
+) -> None:
+    with server(stack_env, tmp_path, RISK_BODY_TIMEOUT="1") as stack:
+        before = len(list(redis.scan_iter(f"{stack_env['RISK_KEY_PREFIX']}:*:info")))
+        # A game, then 200 KB of white space: chunked, it was cut at 64 KB and accepted (201).
+        body = json.dumps(SEATS).encode() + b" " * 200_000
+        chunked = b"".join(
+            b"%x\r\n%s\r\n" % (len(body[i : i + 8192]), body[i : i + 8192])
+            for i in range(0, len(body), 8192)
+        )
+        head = (
+            b"POST /v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        status, headers, problem = raw(stack, head + chunked + b"0\r\n\r\n")
+        assert (status, problem.get("code")) == (413, "body_too_large"), problem
+        assert headers["Content-Type"] == "application/problem+json"
+        sized = head.replace(b"Transfer-Encoding: chunked", b"Content-Length: %d" % len(body))
+        status, _, problem = raw(stack, sized + body)
+        assert (status, problem.get("code")) == (413, "body_too_large")
+        small = json.dumps(SEATS).encode()
+        slow = head.replace(b"Transfer-Encoding: chunked", b"Content-Length: %d" % len(small))
+        status, _, problem = raw(stack, slow + small, pause=2)
+        assert (status, problem.get("code")) == (408, "body_timeout"), problem
+        assert len(list(redis.scan_iter(f"{stack_env['RISK_KEY_PREFIX']}:*:info"))) == before
+        status, headers, problem = raw(stack, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
+        assert (status, problem.get("code")) == (414, "uri_too_long")
+        assert headers["Content-Type"] == "application/problem+json"
+        status, _, problem = raw(
+            stack, b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"
+        )
+        assert (status, problem.get("code")) == (431, "header_fields_too_large")
+        assert http("GET", f"{stack.url}/healthz")[0] == 200
+
+
+def call(url: str, token: str, method: str = "GET", body: Any = None, **headers: str) -> Any:
+    """(status, body, headers) of one request with the seat's token."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
+    for name, value in headers.items():
+        request.add_header(name.replace("_", "-"), value)
+    try:
+        with urllib.request.urlopen(request, timeout=40) as response:
+            return response.status, json.loads(response.read()), response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null"), error.headers
+
+
+def test_the_documented_loop_at_full_speed_is_never_limited_in_a_whole_game(
+    stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Against two bots: legal actions, a command, a long-poll when idle, as fast as
+    the server answers, under limits cut from 600 and 1,200 to 100 a minute so that
+    the game's ~400 requests are far more than a limit that counted every one."""
+    env = stack_env | {"RISK_RATE_TOKEN": "100/60", "RISK_RATE_IP": "100/60"}
+    with running_stack(env, tmp_path) as stack:
+        seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+        seats.append({"kind": "bot", "bot": "heuristic"})
+        status, created = http("POST", f"{stack.url}/v1/games", {"seats": seats})
+        assert status == 201, created
+        game, token = created["game"]["game_id"], created["tokens"]["p1"]
+        base = f"{stack.url}/v1/games/{game}"
+        rng, since, requests, statuses = random.Random(7), 0, 0, collections.Counter[int]()
+        while True:
+            status, legal, _ = call(f"{base}/legal-actions", token)
+            requests += 1
+            statuses[status] += 1
+            assert status == 200, legal
+            if legal["actions"]:
+                status, _, headers = call(
+                    f"{base}/commands",
+                    token,
+                    "POST",
+                    choose(legal["actions"], rng),
+                    If_Match=f'"{legal["version"]}"',
+                    Idempotency_Key=uuid.uuid4().hex,
+                )
+                requests += 1
+                statuses[status] += 1
+                continue
+            status, page, headers = call(f"{base}/events?since={since}&wait=25", token)
+            requests += 1
+            statuses[status] += 1
+            assert status == 200, page
+            since = page["version"]
+            if page["finished"]:
+                break
+        assert statuses[429] == 0, statuses
+        assert requests > 200, requests  # more than the limit, had it counted every request
+        assert int(headers["RateLimit-Remaining"]) >= 80, dict(headers)
+        for _ in range(200):  # the same look again and again: that is limited
+            status, _, headers = call(f"{base}/legal-actions", token)
+            if status == 429:
+                break
+        assert status == 429 and int(headers["Retry-After"]) >= 1
+
+
+def choose(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """What examples/http_bot.py does: the forced steps, attacks, else end the phase."""
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for action in actions:
+        by_type.setdefault(action["command"]["type"], []).append(action)
+    for kind in ("claim_territory", "trade_cards", "place_armies", "defend", "occupy", "blitz"):
+        if kind in by_type:
+            return dict(rng.choice(by_type[kind])["command"])
+    if "end_phase" in by_type:
+        return {"type": "end_phase"}
+    return dict(rng.choice([a for a in actions if a["command"]["type"] != "resign"])["command"])
