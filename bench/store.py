@@ -19,7 +19,13 @@ private key prefix that is deleted afterwards):
   alternate over ``--rounds`` rounds; each ratio is the median of the
   rounds' ratios, so other work on the machine weighs on both sides alike.
 * ``append_script_us_in_redis``: the append script's own time in Redis
-  (``INFO commandstats``), and ``zero_cost_client_estimate_per_s``: about
+  (``INFO commandstats``), beside ``bare_xadd_us_in_redis``, a bare ``XADD``'s
+  own time there, taken from the same statistics while redis-benchmark runs
+  (so run it against a server of its own: other clients' commands would
+  count too); ``ratio_script_to_bare_xadd_us`` divides them (target: at most
+  6), and ``ratio_100_games_threads_to_script_limit`` divides the threads'
+  appends/s by 1 / the script's time, the most a server busy only with
+  appends could take (target: at least 0.7); and ``zero_cost_client_estimate_per_s``: about
   what a client costing nothing would reach with one connection, paying
   redis-benchmark's one-connection round trip plus that script time (an
   estimate: the round trip already holds one XADD's server time).
@@ -235,27 +241,42 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         for t in range(args.threads)
     ]
     rounds: dict[str, list[float]] = collections.defaultdict(list)
-    scripts_before = _evalsha_stats(store)
+    script_stats = [0, 0]
+    xadd_stats = [0, 0]
     for _ in range(args.rounds):
+        before = _command_stats(store, "evalsha")
         rounds["one_game"].append(per_round / solo.run(solo.encode(per_round)))
         rounds["100_games"].append(per_round / hundred.run(hundred.encode(per_round)))
         rounds["100_games_threads"].append(threaded_rate(threads, per_round))
+        _add_delta(script_stats, before, _command_stats(store, "evalsha"))
         raw = raw_xadd(url, prefix, 50, 100_000)
+        before = _command_stats(store, "xadd")
         raw_one = raw_xadd(url, prefix, 1, 20_000)
+        _add_delta(xadd_stats, before, _command_stats(store, "xadd"))
         if raw and raw_one:  # ratios within the round, beside the appends just measured
             rounds["raw"].append(raw)
             rounds["raw_one_connection"].append(raw_one)
             for name in ("one_game", "100_games", "100_games_threads"):
                 rounds[f"ratio_{name}_to_raw"].append(rounds[name][-1] / raw)
             rounds["ratio_one_game_to_raw_one_connection"].append(rounds["one_game"][-1] / raw_one)
-    calls, usec = (a - b for a, b in zip(_evalsha_stats(store), scripts_before, strict=True))
+    calls, usec = script_stats
     script_us = usec / calls if calls else None
+    xadd_us = xadd_stats[1] / xadd_stats[0] if xadd_stats[0] else None
     found: dict[str, object] = {"appends_measured": per_round * args.rounds}
-    found["append_script_us_in_redis"] = None if script_us is None else round(script_us, 1)
+    found["append_script_us_in_redis"] = None if script_us is None else round(script_us, 2)
+    found["bare_xadd_us_in_redis"] = None if xadd_us is None else round(xadd_us, 2)
+    if script_us and xadd_us:
+        found["ratio_script_to_bare_xadd_us"] = round(script_us / xadd_us, 2)
     found["rounds"] = args.rounds
     found["threads"] = args.threads
     for name in ("one_game", "100_games", "100_games_threads"):
         found[f"append_{name}_per_s"] = round(statistics.median(rounds[name]))
+    if script_us:
+        limit = 1e6 / script_us
+        found["script_limit_per_s"] = round(limit)
+        found["ratio_100_games_threads_to_script_limit"] = round(
+            statistics.median(rounds["100_games_threads"]) / limit, 3
+        )
     if rounds["raw"]:
         raw = statistics.median(rounds["raw"])
         raw_one = statistics.median(rounds["raw_one_connection"])
@@ -277,10 +298,15 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
     return found
 
 
-def _evalsha_stats(store: EventStore) -> tuple[int, int]:
-    """(calls, microseconds) of EVALSHA so far on the server: the script's own time."""
-    stats = store.client.info("commandstats").get("cmdstat_evalsha", {})
+def _command_stats(store: EventStore, command: str) -> tuple[int, int]:
+    """(calls, microseconds) of ``command`` so far on the server: its own time there."""
+    stats = store.client.info("commandstats").get(f"cmdstat_{command}", {})
     return stats.get("calls", 0), stats.get("usec", 0)
+
+
+def _add_delta(total: list[int], before: tuple[int, int], after: tuple[int, int]) -> None:
+    total[0] += after[0] - before[0]
+    total[1] += after[1] - before[1]
 
 
 def run(
