@@ -6,13 +6,20 @@ then measures, from a cold process cache:
 
 - time to the state at version N for N = 10, 1,000 and 10,000;
 - time to build the game's record, and verification speed (events/s) of
-  `riskcore.audit.verify` over it.
+  `riskcore.audit.verify` over it;
+- on the same stored events, in ``--rounds`` alternating rounds (ratios are
+  medians of the rounds' ratios, so the machine's load weighs on both sides
+  alike): ``json.loads`` alone over the stored envelopes, the fold from them
+  (decode and fold, as a load does), and verification of the game's record;
+  ``ratio_fold_json_to_json_loads`` (target: at least 0.5) and
+  ``ratio_verify_to_fold_json`` (target: at least 0.5).
 
-    .venv/bin/python bench/replay.py        # REDIS_URL, default redis://127.0.0.1:6379/0
+    .venv/bin/python bench/replay.py [--rounds 5]   # REDIS_URL, default redis://127.0.0.1:6379/0
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import secrets
@@ -21,8 +28,10 @@ import time
 
 import redis
 
+from riskcore.audit.record import decode_envelope
 from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
+from riskcore.engine.evolve import fold
 from riskcore.simulate import GameResult, play_game
 from service.games import GameService
 from service.keys import KeySpace
@@ -50,7 +59,48 @@ def timed(fn, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(samples)
 
 
+def fastest(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    """The fastest of ``repeat`` runs: what the code costs, less the machine's interruptions."""
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    return min(samples)
+
+
+def side_by_side(payloads: list[bytes], text: str, rounds: int) -> dict[str, object]:
+    """json.loads alone, the fold from JSON and verification, round by round (each the
+    fastest of three runs)."""
+    count = len(payloads)
+    each: dict[str, list[float]] = {"json_loads": [], "fold_json": [], "verify": []}
+    for _ in range(rounds):
+        each["json_loads"].append(count / fastest(lambda: [json.loads(p) for p in payloads], 3))
+        each["fold_json"].append(
+            count / fastest(lambda: fold(decode_envelope(p).event for p in payloads), 3)
+        )
+        each["verify"].append(count / fastest(lambda: verify_text(text), 3))
+    ratios = {
+        "ratio_fold_json_to_json_loads": [
+            f / j for f, j in zip(each["fold_json"], each["json_loads"], strict=True)
+        ],
+        "ratio_verify_to_fold_json": [
+            v / f for v, f in zip(each["verify"], each["fold_json"], strict=True)
+        ],
+    }
+    found: dict[str, object] = {"rounds": rounds}
+    for name, values in each.items():
+        found[f"{name}_events_per_second"] = round(statistics.median(values))
+    for name, values in ratios.items():
+        found[name] = round(statistics.median(values), 3)
+    found["each_round"] = {name: [round(v, 3) for v in values] for name, values in ratios.items()}
+    return found
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
     client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     keys = KeySpace(f"bench-{secrets.token_hex(4)}")
     result, seed = long_game()
@@ -75,6 +125,8 @@ def main() -> None:
         verdict = verify_text(text)
         verify_seconds = time.perf_counter() - started
         assert verdict.ok, verdict.divergence
+        payloads = [event.payload for event in store.read(game)]
+        ratios = side_by_side(payloads, text, args.rounds)
         print(
             json.dumps(
                 {
@@ -86,6 +138,7 @@ def main() -> None:
                     "record_bytes": len(text),
                     "verify_seconds": round(verify_seconds, 3),
                     "verify_events_per_second": round(len(result.events) / verify_seconds),
+                    "side_by_side": ratios,
                 },
                 indent=2,
             )
