@@ -14,7 +14,13 @@ then measures, from a cold process cache:
   ``ratio_fold_json_to_json_loads`` (target: at least 0.5) and
   ``ratio_verify_to_fold_json`` (target: at least 0.5).
 
-    .venv/bin/python bench/replay.py [--rounds 5]   # REDIS_URL, default redis://127.0.0.1:6379/0
+``--instructions`` adds the instructions each of the three executes per
+event, counted by valgrind's callgrind in a fresh interpreter (less those of
+starting it, importing and reading the events), which the machine's load
+cannot move, and the same two ratios from those counts.
+
+    .venv/bin/python bench/replay.py [--rounds 5] [--instructions]
+    # REDIS_URL, default redis://127.0.0.1:6379/0
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import json
 import os
 import secrets
 import statistics
+import tempfile
 import time
 
 import redis
@@ -97,9 +104,51 @@ def side_by_side(payloads: list[bytes], text: str, rounds: int) -> dict[str, obj
     return found
 
 
+_COUNTED = """
+import json, sys
+sys.path.insert(0, {root!r})
+from riskcore.audit.record import decode_envelope
+from riskcore.audit.verify import verify_text
+from riskcore.engine.evolve import fold
+text = open({record!r}, encoding="utf-8").read()
+payloads = [p.encode() for p in json.load(open({payloads!r}, encoding="utf-8"))]
+{work}
+"""
+_WORK = {
+    "json_loads": "[json.loads(p) for p in payloads]",
+    "fold_json": "fold(decode_envelope(p).event for p in payloads)",
+    "verify": "assert verify_text(text).ok",
+}
+
+
+def counted_instructions(payloads: list[bytes], text: str) -> dict[str, object]:
+    """Instructions per event of each of the three, less the set-up's."""
+    from ratio import instructions  # bench/ratio.py, beside this script
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as scratch:
+        record, stored = os.path.join(scratch, "record"), os.path.join(scratch, "payloads")
+        with open(record, "w", encoding="utf-8") as out:
+            out.write(text)
+        with open(stored, "w", encoding="utf-8") as out:
+            json.dump([p.decode() for p in payloads], out)
+        paths = {"root": root, "record": record, "payloads": stored}
+        idle = instructions(_COUNTED.format(**paths, work=""))
+        per_event = {
+            name: (instructions(_COUNTED.format(**paths, work=work)) - idle) / len(payloads)
+            for name, work in _WORK.items()
+        }
+    return {
+        "instructions_per_event": {name: round(n) for name, n in per_event.items()},
+        "ratio_fold_json_to_json_loads": round(per_event["json_loads"] / per_event["fold_json"], 3),
+        "ratio_verify_to_fold_json": round(per_event["fold_json"] / per_event["verify"], 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     keys = KeySpace(f"bench-{secrets.token_hex(4)}")
@@ -127,6 +176,8 @@ def main() -> None:
         assert verdict.ok, verdict.divergence
         payloads = [event.payload for event in store.read(game)]
         ratios = side_by_side(payloads, text, args.rounds)
+        if args.instructions:
+            ratios["instructions"] = counted_instructions(payloads, text)
         print(
             json.dumps(
                 {
