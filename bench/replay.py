@@ -10,7 +10,8 @@ then measures, from a cold process cache:
 - on the same stored events, in ``--rounds`` alternating rounds (ratios are
   medians of the rounds' ratios, so the machine's load weighs on both sides
   alike): ``json.loads`` alone over the stored envelopes, the fold from them
-  (decode and fold, as a load does), and verification of the game's record;
+  (decode and fold, as a load does), and verification of the game's record
+  as ``risk verify`` does it (``riskcli.audit.verify_offline``);
   ``ratio_fold_json_to_json_loads`` (target: at least 0.5) and
   ``ratio_verify_to_fold_json`` (target: at least 0.5).
 
@@ -35,8 +36,8 @@ import time
 
 import redis
 
+from riskcli.audit import verify_offline
 from riskcore.audit.record import decode_envelope
-from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.simulate import GameResult, play_game
@@ -86,7 +87,7 @@ def side_by_side(payloads: list[bytes], text: str, rounds: int) -> dict[str, obj
         each["fold_json"].append(
             count / fastest(lambda: fold(decode_envelope(p).event for p in payloads), 3)
         )
-        each["verify"].append(count / fastest(lambda: verify_text(text), 3))
+        each["verify"].append(count / fastest(lambda: verify_offline(text), 3))
     ratios = {
         "ratio_fold_json_to_json_loads": [
             f / j for f, j in zip(each["fold_json"], each["json_loads"], strict=True)
@@ -108,7 +109,7 @@ _COUNTED = """
 import json, sys
 sys.path.insert(0, {root!r})
 from riskcore.audit.record import decode_envelope
-from riskcore.audit.verify import verify_text
+from riskcli.audit import verify_offline
 from riskcore.engine.evolve import fold
 text = open({record!r}, encoding="utf-8").read()
 payloads = [p.encode() for p in json.load(open({payloads!r}, encoding="utf-8"))]
@@ -117,7 +118,7 @@ payloads = [p.encode() for p in json.load(open({payloads!r}, encoding="utf-8"))]
 _WORK = {
     "json_loads": "[json.loads(p) for p in payloads]",
     "fold_json": "fold(decode_envelope(p).event for p in payloads)",
-    "verify": "assert verify_text(text).ok",
+    "verify": "assert verify_offline(text).ok",
 }
 
 
@@ -171,7 +172,7 @@ def main() -> None:
         text = record_text(service, game, None)
         build = time.perf_counter() - started
         started = time.perf_counter()
-        verdict = verify_text(text)
+        verdict = verify_offline(text)
         verify_seconds = time.perf_counter() - started
         assert verdict.ok, verdict.divergence
         payloads = [event.payload for event in store.read(game)]

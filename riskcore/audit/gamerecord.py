@@ -53,6 +53,7 @@ from riskcore.protocol.codec import (
     event_to_dict,
 )
 from riskcore.protocol.events import RECORD_FORMAT
+from riskcore.protocol.frozen import fast_init
 from riskcore.views.view import redact
 
 RECORD_NAME = "risk-record"
@@ -61,7 +62,8 @@ RECORD_FORMATS = (1, RECORD_FORMAT)
 HEADER_FACTS = ("game_id", "board", "mode", "rules", "seats", "seed_commitment", "player_seeds")
 
 
-@dataclass(frozen=True, slots=True)
+@fast_init  # one per line of a record: verification builds thousands
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordEntry:
     version: int
     hash: str | None  # None: withheld (a running format-1 game)
@@ -229,9 +231,18 @@ def _entry(obj: dict[str, Any], number: int, may_withhold: bool) -> RecordEntry:
         raise RecordError(f"line {number}: 'secret' must be an object")
     salt_hex = _text(obj, "salt", number) if "salt" in obj else None
     if may_withhold and "hash" not in obj and "prev" not in obj:
-        return RecordEntry(version, None, None, payload, number, secret, salt_hex)
-    digest, prev = _text(obj, "hash", number), _text(obj, "prev", number)
-    return RecordEntry(version, digest, prev, payload, number, secret, salt_hex)
+        digest = prev = None
+    else:
+        digest, prev = _text(obj, "hash", number), _text(obj, "prev", number)
+    return RecordEntry(
+        version=version,
+        hash=digest,
+        prev=prev,
+        payload=payload,
+        line=number,
+        secret=secret,
+        salt=salt_hex,
+    )
 
 
 def _text(obj: dict[str, Any], key: str, number: int) -> str:
