@@ -1,7 +1,7 @@
 """Event store benchmark: prints one JSON object.
 
     .venv/bin/python bench/store.py [--appends 20000] [--rounds 5] [--threads 4]
-                                    [--load-events 10000]
+                                    [--load-events 10000] [--instructions 2000]
 
 Figures (against $REDIS_URL, default redis://127.0.0.1:6379/0, under a
 private key prefix that is deleted afterwards):
@@ -29,6 +29,11 @@ private key prefix that is deleted afterwards):
   what a client costing nothing would reach with one connection, paying
   redis-benchmark's one-connection round trip plus that script time (an
   estimate: the round trip already holds one XADD's server time).
+* ``--instructions N`` adds ``instructions``: what a private
+  ``redis-server`` run under valgrind's callgrind executes per single-event
+  append (N of them, one game), per bare ``XADD`` and per ``PING`` (the
+  round trip's share), and ``ratio_script_to_bare_xadd`` from those counts
+  less the ``PING``'s: the commandstats ratio without the machine's load.
 * ``load_ms``: median time to load a 10,000-event game without a
   snapshot, and with a snapshot 99 events behind the head (the worst case
   with ``snapshot_every=100``). The snapshot is an 8 KB stand-in blob and
@@ -52,6 +57,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -215,16 +221,84 @@ def main() -> None:
     parser.add_argument("--load-events", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=4, choices=range(1, 101), metavar="1..100")
+    parser.add_argument("--instructions", type=int, default=0, metavar="N")
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     client = redis.Redis.from_url(url)
     prefix = f"bench:{uuid.uuid4().hex[:8]}"
     store = EventStore(client, KeySpace(prefix))
     try:
-        print(json.dumps(run(store, client, url, prefix, args), indent=2))
+        found = run(store, client, url, prefix, args)
+        if args.instructions:
+            found["instructions"] = counted_instructions(args.instructions)
+        print(json.dumps(found, indent=2))
     finally:
         for key in client.scan_iter(f"{prefix}:*", count=1000):
             client.delete(key)
+
+
+def counted_instructions(appends: int, port: int = 6399) -> dict[str, object]:
+    """Instructions a callgrind-run private redis-server executes per operation."""
+    with tempfile.TemporaryDirectory() as scratch:
+        grind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/cg.%p"]
+        # --hz 1: the fewest timer wake-ups counted beside the commands
+        redis_args = ["--port", str(port), "--save", "", "--appendonly", "no", "--hz", "1"]
+        server = subprocess.Popen(
+            [*grind, "redis-server", *redis_args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            client = redis.Redis(port=port)
+            for _ in range(600):
+                try:
+                    client.ping()
+                    break
+                except redis.ConnectionError:
+                    time.sleep(0.1)
+            store = EventStore(client, KeySpace("grind"))
+            appender = Appender(store, ["solo"])
+            appender.run(appender.encode(100))  # the script loaded, the game created
+            per_op = {}
+            _callgrind_dump(server.pid, scratch)  # from here on, count
+            operations = {
+                "append": lambda: appender.run(appender.encode(appends)),
+                "bare_xadd": lambda: [
+                    client.xadd("bare", {"p": payload(n), "h": b"h" * 32}) for n in range(appends)
+                ],
+                "ping": lambda: [client.ping() for _ in range(appends)],
+            }
+            for name, operation in operations.items():
+                operation()
+                per_op[name] = _callgrind_dump(server.pid, scratch) / appends
+        finally:
+            server.terminate()
+            server.wait()
+    ping = per_op["ping"]
+    return {
+        "operations": appends,
+        "per_operation": {name: round(n) for name, n in per_op.items()},
+        "ratio_script_to_bare_xadd": round(
+            (per_op["append"] - ping) / (per_op["bare_xadd"] - ping), 2
+        ),
+    }
+
+
+def _callgrind_dump(pid: int, scratch: str) -> int:
+    """Dump callgrind's counts since the last dump; the instructions in that part."""
+    before = set(os.listdir(scratch))
+    subprocess.run(["callgrind_control", "-d", str(pid)], capture_output=True, check=True)
+    for _ in range(100):
+        new = set(os.listdir(scratch)) - before
+        if new:
+            time.sleep(0.2)  # let callgrind finish writing it
+            with open(os.path.join(scratch, new.pop()), encoding="utf-8") as dump:
+                text = dump.read()
+            found = re.search(r"^summary: (\d+)", text, re.MULTILINE)
+            if found:
+                return int(found.group(1))
+        time.sleep(0.1)
+    raise RuntimeError("callgrind wrote no dump")
 
 
 def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namespace) -> dict:
