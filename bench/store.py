@@ -1,7 +1,7 @@
 """Event store benchmark: prints one JSON object.
 
     .venv/bin/python bench/store.py [--appends 20000] [--rounds 5] [--threads 4]
-                                    [--load-events 10000]
+                                    [--load-events 10000] [--instructions 2000]
 
 Figures (against $REDIS_URL, default redis://127.0.0.1:6379/0, under a
 private key prefix that is deleted afterwards):
@@ -19,10 +19,21 @@ private key prefix that is deleted afterwards):
   alternate over ``--rounds`` rounds; each ratio is the median of the
   rounds' ratios, so other work on the machine weighs on both sides alike.
 * ``append_script_us_in_redis``: the append script's own time in Redis
-  (``INFO commandstats``), and ``zero_cost_client_estimate_per_s``: about
+  (``INFO commandstats``), beside ``bare_xadd_us_in_redis``, a bare ``XADD``'s
+  own time there, taken from the same statistics while redis-benchmark runs
+  (so run it against a server of its own: other clients' commands would
+  count too); ``ratio_script_to_bare_xadd_us`` divides them (target: at most
+  6), and ``ratio_100_games_threads_to_script_limit`` divides the threads'
+  appends/s by 1 / the script's time, the most a server busy only with
+  appends could take (target: at least 0.7); and ``zero_cost_client_estimate_per_s``: about
   what a client costing nothing would reach with one connection, paying
   redis-benchmark's one-connection round trip plus that script time (an
   estimate: the round trip already holds one XADD's server time).
+* ``--instructions N`` adds ``instructions``: what a private
+  ``redis-server`` run under valgrind's callgrind executes per single-event
+  append (N of them, one game), per bare ``XADD`` and per ``PING`` (the
+  round trip's share), and ``ratio_script_to_bare_xadd`` from those counts
+  less the ``PING``'s: the commandstats ratio without the machine's load.
 * ``load_ms``: median time to load a 10,000-event game without a
   snapshot, and with a snapshot 99 events behind the head (the worst case
   with ``snapshot_every=100``). The snapshot is an 8 KB stand-in blob and
@@ -46,6 +57,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -209,16 +221,84 @@ def main() -> None:
     parser.add_argument("--load-events", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=4, choices=range(1, 101), metavar="1..100")
+    parser.add_argument("--instructions", type=int, default=0, metavar="N")
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     client = redis.Redis.from_url(url)
     prefix = f"bench:{uuid.uuid4().hex[:8]}"
     store = EventStore(client, KeySpace(prefix))
     try:
-        print(json.dumps(run(store, client, url, prefix, args), indent=2))
+        found = run(store, client, url, prefix, args)
+        if args.instructions:
+            found["instructions"] = counted_instructions(args.instructions)
+        print(json.dumps(found, indent=2))
     finally:
         for key in client.scan_iter(f"{prefix}:*", count=1000):
             client.delete(key)
+
+
+def counted_instructions(appends: int, port: int = 6399) -> dict[str, object]:
+    """Instructions a callgrind-run private redis-server executes per operation."""
+    with tempfile.TemporaryDirectory() as scratch:
+        grind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/cg.%p"]
+        # --hz 1: the fewest timer wake-ups counted beside the commands
+        redis_args = ["--port", str(port), "--save", "", "--appendonly", "no", "--hz", "1"]
+        server = subprocess.Popen(
+            [*grind, "redis-server", *redis_args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            client = redis.Redis(port=port)
+            for _ in range(600):
+                try:
+                    client.ping()
+                    break
+                except redis.ConnectionError:
+                    time.sleep(0.1)
+            store = EventStore(client, KeySpace("grind"))
+            appender = Appender(store, ["solo"])
+            appender.run(appender.encode(100))  # the script loaded, the game created
+            per_op = {}
+            _callgrind_dump(server.pid, scratch)  # from here on, count
+            operations = {
+                "append": lambda: appender.run(appender.encode(appends)),
+                "bare_xadd": lambda: [
+                    client.xadd("bare", {"p": payload(n), "h": b"h" * 32}) for n in range(appends)
+                ],
+                "ping": lambda: [client.ping() for _ in range(appends)],
+            }
+            for name, operation in operations.items():
+                operation()
+                per_op[name] = _callgrind_dump(server.pid, scratch) / appends
+        finally:
+            server.terminate()
+            server.wait()
+    ping = per_op["ping"]
+    return {
+        "operations": appends,
+        "per_operation": {name: round(n) for name, n in per_op.items()},
+        "ratio_script_to_bare_xadd": round(
+            (per_op["append"] - ping) / (per_op["bare_xadd"] - ping), 2
+        ),
+    }
+
+
+def _callgrind_dump(pid: int, scratch: str) -> int:
+    """Dump callgrind's counts since the last dump; the instructions in that part."""
+    before = set(os.listdir(scratch))
+    subprocess.run(["callgrind_control", "-d", str(pid)], capture_output=True, check=True)
+    for _ in range(100):
+        new = set(os.listdir(scratch)) - before
+        if new:
+            time.sleep(0.2)  # let callgrind finish writing it
+            with open(os.path.join(scratch, new.pop()), encoding="utf-8") as dump:
+                text = dump.read()
+            found = re.search(r"^summary: (\d+)", text, re.MULTILINE)
+            if found:
+                return int(found.group(1))
+        time.sleep(0.1)
+    raise RuntimeError("callgrind wrote no dump")
 
 
 def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namespace) -> dict:
@@ -235,27 +315,42 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         for t in range(args.threads)
     ]
     rounds: dict[str, list[float]] = collections.defaultdict(list)
-    scripts_before = _evalsha_stats(store)
+    script_stats = [0, 0]
+    xadd_stats = [0, 0]
     for _ in range(args.rounds):
+        before = _command_stats(store, "evalsha")
         rounds["one_game"].append(per_round / solo.run(solo.encode(per_round)))
         rounds["100_games"].append(per_round / hundred.run(hundred.encode(per_round)))
         rounds["100_games_threads"].append(threaded_rate(threads, per_round))
+        _add_delta(script_stats, before, _command_stats(store, "evalsha"))
         raw = raw_xadd(url, prefix, 50, 100_000)
+        before = _command_stats(store, "xadd")
         raw_one = raw_xadd(url, prefix, 1, 20_000)
+        _add_delta(xadd_stats, before, _command_stats(store, "xadd"))
         if raw and raw_one:  # ratios within the round, beside the appends just measured
             rounds["raw"].append(raw)
             rounds["raw_one_connection"].append(raw_one)
             for name in ("one_game", "100_games", "100_games_threads"):
                 rounds[f"ratio_{name}_to_raw"].append(rounds[name][-1] / raw)
             rounds["ratio_one_game_to_raw_one_connection"].append(rounds["one_game"][-1] / raw_one)
-    calls, usec = (a - b for a, b in zip(_evalsha_stats(store), scripts_before, strict=True))
+    calls, usec = script_stats
     script_us = usec / calls if calls else None
+    xadd_us = xadd_stats[1] / xadd_stats[0] if xadd_stats[0] else None
     found: dict[str, object] = {"appends_measured": per_round * args.rounds}
-    found["append_script_us_in_redis"] = None if script_us is None else round(script_us, 1)
+    found["append_script_us_in_redis"] = None if script_us is None else round(script_us, 2)
+    found["bare_xadd_us_in_redis"] = None if xadd_us is None else round(xadd_us, 2)
+    if script_us and xadd_us:
+        found["ratio_script_to_bare_xadd_us"] = round(script_us / xadd_us, 2)
     found["rounds"] = args.rounds
     found["threads"] = args.threads
     for name in ("one_game", "100_games", "100_games_threads"):
         found[f"append_{name}_per_s"] = round(statistics.median(rounds[name]))
+    if script_us:
+        limit = 1e6 / script_us
+        found["script_limit_per_s"] = round(limit)
+        found["ratio_100_games_threads_to_script_limit"] = round(
+            statistics.median(rounds["100_games_threads"]) / limit, 3
+        )
     if rounds["raw"]:
         raw = statistics.median(rounds["raw"])
         raw_one = statistics.median(rounds["raw_one_connection"])
@@ -277,10 +372,15 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
     return found
 
 
-def _evalsha_stats(store: EventStore) -> tuple[int, int]:
-    """(calls, microseconds) of EVALSHA so far on the server: the script's own time."""
-    stats = store.client.info("commandstats").get("cmdstat_evalsha", {})
+def _command_stats(store: EventStore, command: str) -> tuple[int, int]:
+    """(calls, microseconds) of ``command`` so far on the server: its own time there."""
+    stats = store.client.info("commandstats").get(f"cmdstat_{command}", {})
     return stats.get("calls", 0), stats.get("usec", 0)
+
+
+def _add_delta(total: list[int], before: tuple[int, int], after: tuple[int, int]) -> None:
+    total[0] += after[0] - before[0]
+    total[1] += after[1] - before[1]
 
 
 def run(

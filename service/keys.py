@@ -9,7 +9,8 @@ one Redis Cluster slot and every script touches exactly one slot::
     <prefix>:{p<N>}:game:<id>:meta       hash: v (version), h (head hash), e (epoch)
     <prefix>:{p<N>}:game:<id>:seed       string: the secret server seed
     <prefix>:{p<N>}:game:<id>:snapshot   hash: v (version), s (stamp), d (data)
-    <prefix>:{p<N>}:game:<id>:idem:<key> hash with a TTL: one idempotency record;
+    <prefix>:{p<N>}:game:<id>:idem:<key> string with a TTL: one idempotency record (a hash
+                                         when written before 2026-12-01, still read);
                                          <key> is seat:<seat>:<client's key> or
                                          server:<seat>:<the server's own key>
     <prefix>:{p<N>}:outbox               stream: one notification per append

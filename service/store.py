@@ -34,6 +34,7 @@ import functools
 import hashlib
 import itertools
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
 
@@ -51,6 +52,7 @@ from service.store_errors import (
     IdempotencyMismatch,
     InvalidArgument,
     MalformedAppend,
+    StoreError,
     StoreFull,
     StoreUnavailable,
     VersionConflict,
@@ -76,9 +78,12 @@ R = TypeVar("R")
 MAX_SEED = 1024
 MAX_KIND = 256
 MAX_FINGERPRINT = 64
-# An idempotency record's fields, as append.lua writes them: request fingerprint,
-# game epoch, first and last version written, head hash after them.
-_IDEMPOTENCY_RECORD = ["r", "e", "f", "l", "h"]
+# An idempotency record, as append.lua writes it: the head hash after the append
+# (32 bytes), then b"<epoch> <first> <last> <request fingerprint>". Records
+# written before that format are hashes with these fields (the same, in order:
+# fingerprint, epoch, first and last version, head hash); they stay readable.
+_RECORD = re.compile(rb"(.{32})(\S+) (\d+) (\d+) (.*)\Z", re.DOTALL)
+_HASH_RECORD = ["r", "e", "f", "l", "h"]
 
 
 # Named tuples, not dataclasses: a load builds thousands of StoredEvents and
@@ -247,9 +252,11 @@ class EventStore:
             )
         args: list[Any] = [game_id, expected_version, prev, fingerprint, ttl_ms]
         args += [seed or b"", kind, self._outbox_maxlen]
-        for event in events:
-            args += event
-        script_keys = [keys.events, keys.meta, idem_key, keys.seed, keys.outbox, keys.games]
+        for version, event in enumerate(events, expected_version + 1):
+            args += (version, *event)
+        script_keys = [keys.events, keys.meta, idem_key, keys.outbox]
+        if expected_version == 0:  # only the first append writes the seed and the index
+            script_keys += (keys.seed, keys.games)
         try:
             reply = self._append(keys=script_keys, args=args)
         except (redis.ConnectionError, redis.TimeoutError) as error:
@@ -309,13 +316,20 @@ class EventStore:
         epoch); IdempotencyMismatch if it was made for another request.
         """
         keys = self.keys.game(game_id)
+        record_key = keys.idempotency(idempotency_key)
         pipe = self._client.pipeline(transaction=False)
-        pipe.hmget(keys.idempotency(idempotency_key), _IDEMPOTENCY_RECORD)
+        pipe.get(record_key)
         pipe.hget(keys.meta, "e")
-        (stored, epoch, first, last, head), current_epoch = pipe.execute()
-        if stored is None or epoch != current_epoch:
+        record, current_epoch = pipe.execute(raise_on_error=False)
+        if isinstance(current_epoch, Exception):
+            raise current_epoch
+        stored = _read_record(self._client, record_key, record)
+        if stored is None:
             return None
-        if stored != fingerprint:
+        fingerprint_stored, epoch, first, last, head = stored
+        if epoch != current_epoch:
+            return None
+        if fingerprint_stored != fingerprint:
             raise IdempotencyMismatch(game_id, idempotency_key)
         return AppendResult(int(first), int(last), head, True)
 
@@ -543,6 +557,26 @@ def _append_result(
     if status == b"idempotency":
         raise IdempotencyMismatch(game_id, key or "")
     raise MalformedAppend(f"game {game_id!r}: {reply[1].decode()}")
+
+
+def _read_record(client: Client, key: str, record: Any) -> tuple[bytes, ...] | None:
+    """An idempotency record's fingerprint, epoch, first, last and head; None if absent.
+
+    ``record`` is what ``GET`` answered: the record, None, or the WRONGTYPE
+    error of a record kept as a hash, which is then read as one.
+    """
+    if isinstance(record, redis.ResponseError) and "WRONGTYPE" in str(record):
+        fields = client.hmget(key, _HASH_RECORD)
+        return None if fields[0] is None else tuple(fields)
+    if isinstance(record, Exception):
+        raise record
+    if record is None:
+        return None
+    found = _RECORD.match(record)
+    if found is None:
+        raise StoreError(f"unreadable idempotency record at {key!r}")
+    head, epoch, first, last, fingerprint = found.groups()
+    return fingerprint, epoch, first, last, head
 
 
 def _fingerprint(expected_version: int, events: Sequence[NewEvent]) -> bytes:

@@ -32,11 +32,13 @@ from riskcore.audit.sealing import public_envelope
 from riskcore.errors import RecordError
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import canonical, event_from_dict, event_to_dict
+from riskcore.protocol.frozen import fast_init
 
 SYSTEM = "system"
 
 
-@dataclass(frozen=True, slots=True)
+@fast_init  # a verification or a load builds one per event
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Envelope:
     version: int
     time_ms: int
@@ -91,12 +93,12 @@ def envelopes(
     """Wrap one batch: consecutive versions, the command on the first only."""
     return [
         Envelope(
-            first_version + i,
-            time_ms,
-            actor,
-            event,
-            command if i == 0 else None,
-            bot if i == 0 else None,
+            version=first_version + i,
+            time_ms=time_ms,
+            actor=actor,
+            event=event,
+            command=command if i == 0 else None,
+            bot=bot if i == 0 else None,
         )
         for i, event in enumerate(events)
     ]

@@ -3,12 +3,14 @@ and the server commands' stand-ins in `risk --help`."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 import click
 from click.testing import CliRunner
 
+from riskcli.audit import verify_offline
 from riskcli.main import SERVER_COMMANDS, main
 from riskcore.bots import get_bot
 from riskcore.simulate import play_game, record_of
@@ -57,6 +59,22 @@ def test_verify_and_replay_a_record(tmp_path: Path) -> None:
     assert code == 0 and "at version 50" in out
     code, out = run("replay", str(record), "--summary")
     assert code == 0 and json.loads(out)["winner"] == result.winner
+
+
+def test_verify_pauses_the_garbage_collector_only_while_it_runs() -> None:
+    result = play_game([get_bot("random") for _ in range(3)], seed=SEED, game_id="gc")
+    text = record_of(result, SEED)
+    assert gc.isenabled()
+    assert verify_offline(text).ok
+    assert gc.isenabled()
+    assert not verify_offline(text.replace('"a":"p1"', '"a":"p2"', 1)).ok
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert verify_offline(text).ok
+        assert not gc.isenabled()  # a caller's choice is left as it was
+    finally:
+        gc.enable()
 
 
 def test_verify_exits_1_and_names_the_divergence(tmp_path: Path) -> None:

@@ -194,6 +194,20 @@ def test_unknown_engine_version_is_refused(record: list[str]) -> None:
     assert verdict.divergence.field == "engine.codec"
 
 
+def test_lines_are_read_as_json_loads_reads_them(record: list[str]) -> None:
+    """Lines the server did not write (spaces around them, another layout) still verify."""
+    spaced = [f"  {line} \t" for line in record[:3]] + [json.dumps(json.loads(record[3]), indent=1)]
+    loose = [line.replace("\n", " ") for line in spaced] + record[4:]
+    assert verify_text("\n".join(loose)).ok
+
+
+@pytest.mark.parametrize("extra", ["}", " 1", ',{"n":2}', " x"])
+def test_a_line_with_more_than_one_json_value_is_named(record: list[str], extra: str) -> None:
+    verdict = verify_text("\n".join([record[0], record[1] + extra, *record[2:]]))
+    assert verdict.divergence is not None
+    assert verdict.divergence.message.startswith("line 2: not JSON")
+
+
 @pytest.mark.parametrize("garbage", ["", "not json", "[1, 2]", '{"record": "other"}', "\x00\xff"])
 def test_garbage_gives_a_verdict_not_a_crash(garbage: str) -> None:
     verdict = verify_text(garbage)

@@ -172,6 +172,42 @@ def test_a_recreated_game_has_no_original_append_of_the_deleted_games_keys(
     assert store.original_append(GAME, "k", b"digest") is None
 
 
+def _as_hash_record(redis: redis_lib.Redis, key: str) -> None:
+    """Rewrite a record the way the append script wrote them before they were strings."""
+    stored = redis.get(key)
+    assert stored is not None
+    epoch, first, last, fingerprint = stored[32:].split(b" ", 3)
+    ttl = redis.pttl(key)
+    redis.delete(key)
+    mapping = {"r": fingerprint, "e": epoch, "f": first, "l": last, "h": stored[:32]}
+    redis.hset(key, mapping=mapping)
+    redis.pexpire(key, ttl)
+
+
+def test_an_idempotency_record_of_the_older_hash_format_still_replays(
+    store: EventStore, redis: redis_lib.Redis
+) -> None:
+    """Records live 24 h: those written as hashes before the string format keep working."""
+    kwargs = {"prev": GENESIS, "idempotency_key": "cmd", "fingerprint": b"digest of\x00 a command"}
+    original = store.append(GAME, 0, new_events(GENESIS, body("mine", 2)), **kwargs)
+    _as_hash_record(redis, store.keys.game(GAME).idempotency("cmd"))
+    assert redis.type(store.keys.game(GAME).idempotency("cmd")) == b"hash"
+    grow(store, GAME, 2)
+    replayed = original._replace(replayed=True)
+    assert store.append(GAME, 0, new_events(GENESIS, body("again", 2)), **kwargs) == replayed
+    assert store.original_append(GAME, "cmd", b"digest of\x00 a command") == replayed
+    with pytest.raises(IdempotencyMismatch):
+        store.append(GAME, 0, new_events(GENESIS, body("x")), **kwargs | {"fingerprint": b"o"})
+    with pytest.raises(IdempotencyMismatch):
+        store.original_append(GAME, "cmd", b"another command")
+    assert store.version(GAME) == 4
+
+
+def test_an_idempotency_record_is_one_string(store: EventStore, redis: redis_lib.Redis) -> None:
+    store.append(GAME, 0, new_events(GENESIS, body("x")), prev=GENESIS, idempotency_key="k")
+    assert redis.type(store.keys.game(GAME).idempotency("k")) == b"string"
+
+
 def test_idempotency_records_expire(redis: redis_lib.Redis, key_prefix: str) -> None:
     store = EventStore(redis, KeySpace(key_prefix), idempotency_ttl_seconds=3600)
     store.append(GAME, 0, new_events(GENESIS, body("x")), prev=GENESIS, idempotency_key="k")
@@ -251,14 +287,29 @@ def test_malformed_appends_are_refused_before_anything_is_written(
 
 SCRIPT_MALFORMED = {
     "no events": lambda a: a[:8],
-    "odd pair": lambda a: a[:-1],
+    "a partial triple": lambda a: a[:-1],
     "short hash in the last event": lambda a: [*a[:-1], a[-1][:31]],
-    "empty payload in the middle": lambda a: [*a[:10], b"", *a[11:]],
+    "empty payload in the middle": lambda a: [*a[:13], b"", *a[14:]],
     "non-numeric version": lambda a: [a[0], b"1e3", *a[2:]],
+    "a version with a leading zero": lambda a: [a[0], b"00", *a[2:]],
+    "an event out of sequence": lambda a: [*a[:11], b"3", *a[12:]],
+    "a non-numeric event version": lambda a: [*a[:11], b"2.0", *a[12:]],
     "short prev": lambda a: [*a[:2], b"x", *a[3:]],
     "seed after the first append": lambda a: [a[0], b"2", *a[2:5], b"seed", *a[6:]],
     "bad ttl": lambda a: [*a[:4], b"-1", *a[5:]],
+    "a ttl with a leading zero": lambda a: [*a[:4], b"01000", *a[5:]],
+    "an outbox cap with a leading zero": lambda a: [*a[:7], b"010"],
 }
+
+
+def _script_call(store: EventStore) -> tuple[list[str], list[bytes]]:
+    """A first append of three events, built by hand as another client would."""
+    keys = store.keys.game(GAME)
+    args: list[bytes] = [GAME.encode(), b"0", GENESIS, b"fp", b"1000", b"", b"", b"0"]
+    for version, event in enumerate(_good(), 1):
+        args += (b"%d" % version, *event)
+    script_keys = [keys.events, keys.meta, keys.idempotency("k"), keys.outbox]
+    return [*script_keys, keys.seed, keys.games], args
 
 
 @pytest.mark.parametrize("case", SCRIPT_MALFORMED, ids=list(SCRIPT_MALFORMED))
@@ -266,26 +317,23 @@ def test_the_script_itself_refuses_malformed_calls_before_writing(
     store: EventStore, redis: redis_lib.Redis, case: str
 ) -> None:
     """Another client could call the script directly: it must not trust the Python checks."""
-    keys = store.keys.game(GAME)
-    events = _good()
-    args: list[bytes] = [GAME.encode(), b"0", GENESIS, b"fp", b"1000", b"", b"", b"0"]
-    for event in events:
-        args += event
-    script_keys = [keys.events, keys.meta, keys.idempotency("k"), keys.seed, keys.outbox]
-    script_keys.append(keys.games)
+    script_keys, args = _script_call(store)
     reply = store._append(keys=script_keys, args=SCRIPT_MALFORMED[case](args))
     assert reply[0] == b"malformed"
     assert redis.dbsize() == 0
 
 
+def test_the_script_refuses_a_first_append_without_its_seed_and_index_keys(
+    store: EventStore, redis: redis_lib.Redis
+) -> None:
+    script_keys, args = _script_call(store)
+    assert store._append(keys=script_keys[:4], args=args)[0] == b"malformed"
+    assert redis.dbsize() == 0
+
+
 def test_the_script_accepts_the_unmangled_call(store: EventStore) -> None:
-    """The control for the test above: the same hand-built call succeeds."""
-    keys = store.keys.game(GAME)
-    args: list[bytes] = [GAME.encode(), b"0", GENESIS, b"fp", b"1000", b"", b"", b"0"]
-    for event in _good():
-        args += event
-    script_keys = [keys.events, keys.meta, keys.idempotency("k"), keys.seed, keys.outbox]
-    script_keys.append(keys.games)
+    """The control for the tests above: the same hand-built call succeeds."""
+    script_keys, args = _script_call(store)
     assert store._append(keys=script_keys, args=args)[:3] == [b"ok", 1, 3]
 
 

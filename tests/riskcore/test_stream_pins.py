@@ -1,0 +1,55 @@
+"""Seeded simulated games per mode produce the very same event streams.
+
+Speed work on the engine (issue 18) must change no behaviour: these pins
+hash the canonical bytes of every event and the command bodies of a few
+seeded games per mode, with the random and the heuristic bot, so any
+change to rules, dice, bots or the codec shows as a changed digest. A
+deliberate rule change updates the pins in the same commit, saying why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from riskcore.bots import get_bot
+from riskcore.model.options import RuleSet
+from riskcore.protocol.codec import canonical, encode_event
+from riskcore.simulate import play_game
+
+PINS = {
+    ("classic", "random", b"pin-1"): (
+        "364f56b3f7260d581d46a25748b5b9f025cbb37fe1c281522428f2b459a9a2c2"
+    ),
+    ("classic", "heuristic", b"pin-2"): (
+        "52b0d504fb4f5aa8f9a71f507d80d3419e8d85760af24de9e72622d47ec45834"
+    ),
+    ("two_player", "random", b"pin-3"): (
+        "8590597e42bbe52df4f975a96ad33f64ea6176d2454e286064d489823e311e9f"
+    ),
+    ("team", "random", b"pin-4"): (
+        "67b4827c84f71a0b9aa66cd88228f2a1ae418625d6a8e89d5d16323209e31c3b"
+    ),
+    ("team", "heuristic", b"pin-5"): (
+        "2689664c025d85db100fb4363e8a719dedc2bec31b3610cc14b1bcfcfe779b81"
+    ),
+}
+PLAYERS = {"classic": 4, "two_player": 2, "team": 4}
+RULES = {"two_player": RuleSet(defender_chooses_dice=True)}
+
+
+def stream_digest(mode: str, bot: str, seed: bytes) -> str:
+    bots = [get_bot(bot), get_bot("random")] * (PLAYERS[mode] // 2)
+    result = play_game(bots, seed=seed, game_id="pin", mode=mode, rules=RULES.get(mode))
+    digest = hashlib.sha256()
+    for event in result.events:
+        digest.update(encode_event(event) + b"\n")
+    for seat, body, caused in result.batches:
+        digest.update(seat.encode() + canonical(body) + b"%d\n" % caused)
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(("mode", "bot", "seed"), list(PINS))
+def test_a_seeded_game_records_the_pinned_event_stream(mode: str, bot: str, seed: bytes) -> None:
+    assert stream_digest(mode, bot, seed) == PINS[mode, bot, seed]
