@@ -114,6 +114,19 @@ class TeamNotInGame(ServiceError):
         self.game_id = game_id
 
 
+class TeamFull(ServiceError):
+    """A join names a team whose seats are taken (or names a seat of the other team)."""
+
+    code = "team_full"
+
+    def __init__(self, game_id: str, team: str, seat: str | None = None) -> None:
+        where = (
+            f"seat {seat!r} is not in team {team!r}" if seat else f"team {team!r} has no open seat"
+        )
+        super().__init__(f"game {game_id!r}: {where}")
+        self.game_id = game_id
+
+
 class GameNotStarted(ServiceError):
     """The game is a lobby: it has no events, so no state, until its seats are filled."""
 

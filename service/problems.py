@@ -14,7 +14,8 @@ status. The mapping, in one table, from what goes wrong to a status::
     service UnknownBoard, UnknownBot, InvalidTeams             400
     service InvalidSeatToken                                   401 + WWW-Authenticate
     service UnknownSeat, VersionNotFound                       404
-    service SeatTaken, GameFull, GameNotStarted, TeamNotInGame 409
+    service SeatTaken, GameFull, GameNotStarted, TeamNotInGame,
+            TeamFull                                           409
     store GameNotFound                                         404
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
@@ -46,6 +47,7 @@ from service.errors import (
     InvalidTeams,
     SeatTaken,
     ServiceError,
+    TeamFull,
     TeamNotInGame,
     UnknownBoard,
     UnknownBot,
@@ -109,6 +111,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     GameFull: 409,
     GameNotStarted: 409,
     TeamNotInGame: 409,
+    TeamFull: 409,
 }
 
 

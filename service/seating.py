@@ -32,6 +32,7 @@ from service.errors import (
     InvalidSeatToken,
     InvalidTeams,
     SeatTaken,
+    TeamFull,
     TeamNotInGame,
     UnknownBoard,
     UnknownBot,
@@ -115,7 +116,11 @@ class Seating:
             teams = seat_teams(info.mode, len(info.seats))
             if team not in teams.values():
                 raise TeamNotInGame(game_id, team)
+            if seat is not None and teams[seat] != team:
+                raise TeamFull(game_id, team, seat)
             candidates = [s for s in candidates if teams[s] == team]
+            if not candidates:
+                raise TeamFull(game_id, team)
         token = auth.new_token()
         for candidate in candidates:
             claimed = SeatInfo(candidate, "human", name, None, seed, auth.hash_token(token))

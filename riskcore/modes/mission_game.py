@@ -143,6 +143,10 @@ class MissionGame(GameMode):
             table[phase] = (("claim_mission", _claims), *table[phase])
         return table
 
+    def open_game(self, d: Decision) -> None:
+        missions.check_deck_fits(_deck(d.state), d.state)
+        super().open_game(d)
+
     def after_setup(self, d: Decision) -> None:
         missions.deal_missions(d, _deck(d.state), GRADES)
         setup.start_play(d)

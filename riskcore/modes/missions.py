@@ -81,6 +81,21 @@ def deck_names() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in DECKS.glob("*.json")))
 
 
+def check_deck_fits(deck: Sequence[MissionCard], state: State) -> None:
+    """Refuse at creation a deck whose goals name continents, territories or seats
+    the game does not have (a classic deck on another board, say)."""
+    groups = {g.id for g in state.board.groups}
+    for card in deck:
+        goal = card.goal
+        missing = set(goal.get("continents", ())) - groups
+        missing |= set(goal.get("named", ())) - set(state.board.territory_names)
+        if missing:
+            raise RuleOptionError(
+                f"mission card {card.id} names {sorted(missing)}, not on the {state.board.name}"
+                " board: this mode's deck is played on the classic map"
+            )
+
+
 def card_named(deck: Sequence[MissionCard], card_id: str) -> MissionCard:
     return next(c for c in deck if c.id == card_id)
 
@@ -125,7 +140,7 @@ class MissionRevealed(Event):
 
 def deal_missions(d: Decision, deck: Sequence[MissionCard], grades: Sequence[int]) -> None:
     """Each player draws one card of each grade, each grade's pile shuffled apart."""
-    players = list(d.state.order)
+    players = d.state.active_players()
     for grade in grades:
         pile = [i for i, card in enumerate(deck) if card.grade == grade]
         d.rng.shuffle(pile)
@@ -208,8 +223,10 @@ def goal_met(state: State, seat: str, goal: Mapping[str, Any], fallback: str) ->
 
 
 def _whole(state: State, continent: str, held: set[str]) -> bool:
-    group = next(g for g in state.board.groups if g.id == continent)
-    return group.territories <= held
+    for group in state.board.groups:
+        if group.id == continent:
+            return group.territories <= held
+    raise RuleOptionError(f"no continent {continent!r} on the {state.board.name} board")
 
 
 def _destroyed(state: State, seat: str, target: str, fallback: str) -> bool:

@@ -60,8 +60,9 @@ class SecretMissions(GameMode):
         eliminated = base[ev.PlayerEliminated]
 
         def eliminated_by(state: State, event: ev.PlayerEliminated) -> None:
+            if event.player not in state.out:  # (a seat that left is not destroyed later)
+                missions.note_elimination(state, event)
             eliminated(state, event)
-            missions.note_elimination(state, event)
 
         return {
             **base,
@@ -69,17 +70,20 @@ class SecretMissions(GameMode):
             missions.MissionDealt: missions.applier_for(_deck),
         }
 
+    def open_game(self, d: Decision) -> None:
+        missions.check_deck_fits(_deck(d.state), d.state)
+        super().open_game(d)
+
     def after_setup(self, d: Decision) -> None:
-        """Deal the missions (the destroy cards of seats not in play taken out), then play."""
-        seats = set(d.state.seats)
+        """Deal the missions to the players still in (the destroy cards of seats not
+        in play, or gone in setup, taken out first), then play."""
+        players = d.state.active_players()
         deck = _deck(d.state)
         pile = [
-            i
-            for i, c in enumerate(deck)
-            if c.goal.get("destroy", seats) in seats or "destroy" not in c.goal
+            i for i, c in enumerate(deck) if "destroy" not in c.goal or c.goal["destroy"] in players
         ]
         d.rng.shuffle(pile)
-        for seat, index in zip(d.state.order, pile, strict=False):
+        for seat, index in zip(players, pile, strict=False):
             d.emit(missions.MissionDealt(seat=seat, grade=0, mission=index))
         setup.start_play(d)
 

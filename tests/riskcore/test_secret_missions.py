@@ -154,3 +154,64 @@ def test_nobody_sees_another_seats_mission_before_the_end() -> None:
                             assert all(e["card"] is None and e["text"] is None for e in entries)
         final = view(state, None)["mode_state"]["missions"]
         assert all(e["card"] is not None for entries in final.values() for e in entries)
+
+
+def test_a_seat_gone_in_setup_is_dealt_no_mission_nor_named_by_one() -> None:
+    """docs/rules.md: the destroy cards of seats not in the game are taken out first; a
+    seat that resigned during setup is not in it (with ``complete`` a card naming it
+    would otherwise win before the first move)."""
+    from riskcore.engine.decide import new_game
+    from tests.riskcore.helpers import Game, players
+
+    rules = RuleSet(setup="deal", mission_target_gone="complete", starting_armies=12)
+    for seed in range(30):
+        events = new_game(
+            game_id="g", players=players(4), seed=bytes([seed]), mode="secret_missions", rules=rules
+        )
+        game = Game(fold(events), events)
+        game.do(cmd.Resign(seat="p3"))
+        result_events = play_rest(game)
+        dealt = [e for e in result_events if isinstance(e, MissionDealt)]
+        deck = load_deck(DECK)
+        assert sorted(e.seat for e in dealt) == ["p1", "p2", "p4"]
+        assert all(deck[e.mission].goal.get("destroy") != "p3" for e in dealt)
+
+
+def play_rest(game):  # type: ignore[no-untyped-def]
+    """Play the game on with random bots to its end; its events."""
+    from riskcore.engine.legal import legal_actions
+    from riskcore.simulate import acting_seat
+
+    bot, rnd = get_bot("random"), random.Random(1)
+    from riskcore.views.seatview import SeatView
+
+    while game.state.phase != FINISHED:
+        seat = acting_seat(game.state)
+        body = bot.choose(SeatView(game.state, seat), legal_actions(game.state, seat), rnd)
+        game.body(seat, body)
+    return game.events
+
+
+def test_a_target_that_left_is_not_destroyed_later() -> None:
+    """docs/rules.md: a target that leaves the game makes a destroy mission 24
+    territories (``occupy_24``); taking its last territory later does not win it."""
+    asia = [t for t in continent("asia") if t != "kamchatka"]
+    far = continent("africa") + continent("australia") + asia
+    owners = split({"p2": ["kamchatka"], "p3": far}, "p1")
+    game = game_with(owners, {"p1": ["M10"], "p2": ["M8"], "p3": ["M6"]}, armies={"alaska": 6})
+    game.do(cmd.Resign(seat="p2"))
+    game.place_all("alaska")
+    game.do(cmd.Blitz(seat="p1", source="alaska", target="kamchatka"), ScriptedRng([6, 6, 6, 1]))
+    game.do(cmd.Occupy(seat="p1", count=3))
+    s = game.state
+    assert len(s.territories_of("p1")) == 21 and s.phase != FINISHED
+    assert s.mode_data.get("eliminated_by", {}).get("p2") is None
+
+
+@pytest.mark.parametrize("mode", ["secret_missions", "mission_game"])
+def test_a_mission_mode_on_a_board_its_deck_does_not_fit_is_refused(mode: str) -> None:
+    from riskcore.engine.decide import new_game
+    from riskcore.errors import RuleOptionError
+
+    with pytest.raises(RuleOptionError, match="classic map"):
+        new_game(game_id="g", players=["a", "b", "c"], seed=b"s", mode=mode, board="middle_earth")

@@ -89,7 +89,9 @@ def test_a_team_game_seats_each_team_where_it_alternates(api: ApiClient) -> None
     ]
     assert game["rules"]["card_values"] == "fixed" and game["rules"]["fortify"] == "connected"
     gid = game["game_id"]
-    problem(api.post(f"/v1/games/{gid}/join", json={"team": "A"}), 409, "game_full")
+    problem(api.post(f"/v1/games/{gid}/join", json={"team": "A"}), 409, "team_full")
+    wrong = api.post(f"/v1/games/{gid}/join", json={"team": "A", "seat": "p2"})
+    problem(wrong, 409, "team_full")
     problem(api.post(f"/v1/games/{gid}/join", json={"team": "C"}), 400, "invalid_body")
     joined = api.post(f"/v1/games/{gid}/join", json={"team": "B", "name": "Cy"})
     assert joined.status_code == 200 and joined.json["seat"] == "p2"
