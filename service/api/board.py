@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from flask import Blueprint, Response, send_file
+from flask import Blueprint, Response
 
 from riskcore.bots import bot_names
 from riskcore.model.options import OPTIONS
@@ -25,7 +25,7 @@ from service.problems import ApiProblem
 
 bp = Blueprint("board", __name__)
 _FILES = resources.files("service").joinpath("static/board")
-_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".json": None}
+_TYPES = {".js": "text/javascript", ".css": "text/css", ".json": "application/json"}
 _CACHE = {"Cache-Control": "no-cache"}  # revalidated, so a new release shows at once
 
 
@@ -46,9 +46,8 @@ def board_file(name: str) -> Response:
     if name not in _shipped():
         raise ApiProblem(404, "not_found", f"no board file {name[:80]!r}")
     suffix = name[name.rfind(".") :]
-    response = send_file(_FILES.joinpath(name), mimetype=_TYPES.get(suffix) or "application/json")  # type: ignore[arg-type]
-    response.headers.update(_CACHE)
-    return response
+    data = _FILES.joinpath(name).read_bytes()  # small files: no file handle outlives the request
+    return Response(data, mimetype=_TYPES[suffix], headers=_CACHE)
 
 
 @bp.get("/board/meta.json")
