@@ -354,7 +354,13 @@ function matching(actions) {
   return actions.filter((a) => (a.command.territory !== undefined ? a.command.territory === first : a.command.source === first && a.command.target === second));
 }
 
+let shownActions = "";
+
 function showActions(actions) {
+  // Redrawn only when something changed, so a number being typed survives other seats' moves.
+  const key = JSON.stringify([actions, page.pick, page.view?.version]);
+  if (key === shownActions) return;
+  shownActions = key;
   const box = $("actions");
   box.replaceChildren();
   for (const node of Object.values(page.map.nodes)) node.group.classList.remove("choosable", "picked", "target");
