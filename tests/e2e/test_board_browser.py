@@ -71,7 +71,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 15, what: str = "") -> A
     while time.monotonic() < deadline:
         try:
             value = check()
-        except Exception:  # noqa: BLE001 - the page is still changing under us
+        except Exception:  # the page is still changing under us: look again
             value = None
         if value:
             return value
@@ -164,7 +164,8 @@ class Seat:
             legal = self.get("/legal-actions")
             if not legal["actions"] or shown_version(self.browser) != legal["version"]:
                 return None
-            if not self.browser.find_elements(By.CSS_SELECTOR, ".territory.choosable, #actions form"):
+            offered = ".territory.choosable, #actions form"
+            if not self.browser.find_elements(By.CSS_SELECTOR, offered):
                 return None
             actions: list[dict[str, Any]] = legal["actions"]
             return actions
@@ -174,7 +175,8 @@ class Seat:
 
     def turn_ended(self) -> bool:
         events = self.get("/events?since=0")["events"]
-        return any(e["event"]["type"] == "turn_ended" and e["event"]["seat"] == "p1" for e in events)
+        ends = (e["event"] for e in events if e["event"]["type"] == "turn_ended")
+        return any(end["seat"] == "p1" for end in ends)
 
     def click_territory(self, territory: str) -> None:
         self.browser.find_element(By.CSS_SELECTOR, f"[data-territory='{territory}'] .disc").click()
@@ -183,7 +185,8 @@ class Seat:
         """Press the shown action's button and wait until the server has the move."""
         before = self.get()["version"]
         button = f"#actions form[data-type='{kind}'] button"
-        wait_for(lambda: self.browser.find_element(By.CSS_SELECTOR, button).click() or True, what=button)
+        press = lambda: self.browser.find_element(By.CSS_SELECTOR, button).click() or True  # noqa: E731
+        wait_for(press, what=button)
         wait_for(lambda: self.get()["version"] > before, what=f"the {kind} to arrive")
         error = self.browser.find_element(By.ID, "play-error").text
         assert not error, error
