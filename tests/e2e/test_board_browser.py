@@ -57,8 +57,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def board_stack(stack_env: dict[str, str], tmp_path: Path, browser: Any) -> Iterator[Stack]:
     """Short streams and keep-alives: a closed page frees its server thread within 0.5 s, and
-    a stream ends after 6 s, so the live test also sees the page reconnect."""
-    env = stack_env | {"RISK_SSE_KEEPALIVE": "0.5", "RISK_SSE_MAX_SECONDS": "6"}
+    the server drops each stream after 2 s, so the live test sees the page reconnect."""
+    env = stack_env | {"RISK_SSE_KEEPALIVE": "0.5", "RISK_SSE_MAX_SECONDS": "2"}
     with running_stack(env, tmp_path) as stack:
         try:
             yield stack
@@ -111,6 +111,12 @@ def test_the_lobby_lists_a_game(board_stack: Stack, browser: Any) -> None:
     browser.get(board_stack.url + "/")
     row = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{game}']"))
     assert "random bot" in row.text
+    browser.find_element(By.ID, "start").click()  # the form's default: you against two bots
+    wait_for(lambda: "/games/" in browser.current_url, what="the new game's page")
+    new = browser.current_url.rsplit("/", 1)[1]
+    panel = wait_for(lambda: browser.find_element(By.ID, "you").text, what="the seat panel")
+    assert "(p1)" in panel
+    assert browser.execute_script("return sessionStorage.getItem(arguments[0])", f"risk-seat:{new}")
 
 
 def test_a_bot_game_page_updates_live(board_stack: Stack, browser: Any) -> None:
@@ -122,6 +128,11 @@ def test_a_bot_game_page_updates_live(board_stack: Stack, browser: Any) -> None:
     wait_for(lambda: seen.add(shown_version(browser)) or len(seen) >= 4, 20, "live updates")
     log = lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li"))  # noqa: E731
     wait_for(lambda: log() >= max(seen), what="the log to follow the map")
+    status = browser.find_element(By.ID, "connection")
+    wait_for(lambda: int(status.get_attribute("data-opened") or 0) >= 2, 10, "a reconnection")
+    after = shown_version(browser)
+    finished = lambda: "Game over" in browser.find_element(By.ID, "turn").text  # noqa: E731
+    wait_for(lambda: shown_version(browser) > after or finished(), 10, "updates after it")
     assert browser.find_element(By.ID, "connection").text in ("live", "game over")
 
 

@@ -62,7 +62,13 @@ function follow() {
   if (page.finished) return setConnection("game over", "ended");
   const source = new EventSource(`${base}/events/stream?since=${page.head}`);
   page.source = source;
-  source.addEventListener("open", () => { page.retry = 1000; setConnection("live", "live"); resync(); });
+  source.addEventListener("open", () => {
+    page.retry = 1000;
+    const status = $("connection");
+    status.dataset.opened = String(Number(status.dataset.opened || 0) + 1); // connections so far
+    setConnection("live", "live");
+    resync();
+  });
   source.addEventListener("game_event", (message) => {
     addEvent(JSON.parse(message.data));
     if (page.following) scheduleShow(page.head);
