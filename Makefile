@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench fuzz clean
+.PHONY: test run lint bench fuzz clean screenshots
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+# Pictures of the web board for the README (docs/img/), with the system's Chromium.
+screenshots: $(STAMP)
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis

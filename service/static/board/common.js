@@ -158,7 +158,7 @@ export function drawMap(container, board, layout, onClick) {
   for (const [a, b, kind] of board.borders) {
     const [p, q] = [at(a), at(b)];
     const style = BORDER_STYLE[kind] || BORDER_STYLE.land;
-    if (Math.abs(p[0] - q[0]) > layout.width * 0.6) { // a border across the map's edge
+    if (kind === "sea" && Math.abs(p[0] - q[0]) > layout.width * 0.6) { // a sea lane round the world
       const [west, east] = p[0] < q[0] ? [p, q] : [q, p];
       root.append(svg("line", { x1: west[0], y1: west[1], x2: 0, y2: west[1], ...style, class: `border ${kind}` }));
       root.append(svg("line", { x1: east[0], y1: east[1], x2: layout.width, y2: east[1], ...style, class: `border ${kind}` }));

@@ -176,7 +176,7 @@ function render(view) {
 
 function renderPlayers(view) {
   const teams = (view.seats || []).some((seat) => seat.team);
-  const head = el("tr", {}, ...["", "player", teams ? "team" : null, "terr.", "armies", "cards", "reserve", ""].filter((h) => h !== null).map((h) => el("th", { text: h })));
+  const head = el("tr", {}, ...["", "player", teams ? "team" : null, "terr.", "armies", "cards", "res.", ""].filter((h) => h !== null).map((h) => el("th", { text: h })));
   const rows = (view.seats || []).map((seat) => {
     const style = page.styles[seat.id];
     const bot = seat.bot ? `${seat.bot} bot` : seat.controller || seat.kind;
@@ -188,7 +188,7 @@ function renderPlayers(view) {
       el("td", { text: String(seat.armies) }),
       el("td", { text: String(seat.card_count), "data-cards": seat.id }),
       el("td", { text: String(seat.reserve) }),
-      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶ to play" : "") : seat.status }));
+      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : "out", title: seat.status }));
   });
   $("players").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
 }
@@ -313,16 +313,16 @@ function lineChart(box, timeline, key) {
 
 function luckChart(box, players) {
   const entries = Object.entries(players || {});
-  const W = 460, row = 22, H = row * entries.length + 8, mid = W / 2;
+  const W = 460, row = 22, H = row * entries.length + 8, mid = 200, reach = 90;
   const most = Math.max(1, ...entries.map(([, p]) => Math.abs(p.luck)));
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": "dice luck per player" });
   chart.append(svg("line", { x1: mid, y1: 0, x2: mid, y2: H, stroke: "#888" }));
   entries.forEach(([seat, p], i) => {
-    const width = (Math.abs(p.luck) / most) * (mid - 110);
+    const width = (Math.abs(p.luck) / most) * reach;
     const yTop = 4 + i * row;
     chart.append(svg("rect", { x: p.luck >= 0 ? mid : mid - width, y: yTop, width, height: row - 6, fill: page.styles[seat]?.colour || "#555" }));
-    chart.append(svg("text", { x: 4, y: yTop + 12, class: "axis" }, document.createTextNode(seatName(page.styles, seat))));
-    chart.append(svg("text", { x: W - 4, y: yTop + 12, "text-anchor": "end", class: "axis" }, document.createTextNode(`${p.luck >= 0 ? "+" : ""}${p.luck} (${p.armies_destroyed} vs ${p.expected_destroyed} expected)`)));
+    chart.append(svg("text", { x: 4, y: yTop + 12, class: "axis" }, document.createTextNode(seatName(page.styles, seat).slice(0, 18))));
+    chart.append(svg("text", { x: mid + reach + 8, y: yTop + 12, class: "axis" }, document.createTextNode(`${p.luck >= 0 ? "+" : ""}${p.luck} (${p.armies_destroyed} vs ${p.expected_destroyed})`)));
   });
   box.replaceChildren(chart);
 }
