@@ -108,9 +108,15 @@ BOTS = [BOT, BOT, BOT]
 
 def test_the_lobby_lists_a_game(board_stack: Stack, browser: Any) -> None:
     game = create(board_stack, BOTS)["game"]["game_id"]
+    waiting = create(board_stack, [{"kind": "human"}, {"kind": "open"}, BOT])["game"]["game_id"]
     browser.get(board_stack.url + "/")
     row = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{game}']"))
     assert "random bot" in row.text
+    browser.find_element(By.ID, "join-name").send_keys("Grace")
+    browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{waiting}'] button.join").click()
+    wait_for(lambda: browser.current_url.endswith(f"/games/{waiting}"), what="the joined game")
+    assert "Grace (p2)" in wait_for(lambda: browser.find_element(By.ID, "you").text)
+    browser.get(board_stack.url + "/")
     browser.find_element(By.ID, "start").click()  # the form's default: you against two bots
     wait_for(lambda: "/games/" in browser.current_url, what="the new game's page")
     new = browser.current_url.rsplit("/", 1)[1]
