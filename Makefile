@@ -8,10 +8,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test run lint bench fuzz clean screenshots
 
+# Quiet (-qq: errors only) so a first run does not bury its first line; the
+# charts extra too, so `risk replay --chart` works after `make run`.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check -e '.[dev,charts]'
 	@touch $(STAMP)
 
 lint: $(STAMP)
