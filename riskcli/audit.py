@@ -58,7 +58,8 @@ def _print(verdict: Verdict) -> None:
         click.echo(f"  {check:<11} {outcome}")
     if verdict.divergence:
         d = verdict.divergence
-        click.echo(f"FAILED at version {d.version}: {d.message}")
+        where = "" if d.version is None else f" at version {d.version}"
+        click.echo(f"FAILED{where}: {d.message}")
         if d.field:
             click.echo(f"  field {d.field}: expected {d.expected!r}, found {d.found!r}")
     elif verdict.status == NOT_FINAL:
