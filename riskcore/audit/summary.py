@@ -1,7 +1,8 @@
 """Game statistics from the events: who held what over time, and dice luck.
 
 ``summarize(events)`` folds a game once and records, at the start of every
-turn, each player's territories and armies; it counts battles, and it
+turn and once more at the last event (the end, once the game is over), each
+player's territories and armies; it counts battles, and it
 compares each side's losses with what exact odds expect for those dice
 (``riskcore.rules.odds.roll_outcomes``), so "luck" is actual minus expected
 armies destroyed: positive means the dice favoured that player.
@@ -33,6 +34,8 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
         apply(state, event)
         if isinstance(event, ev.TurnStarted):
             timeline.append(_snapshot(state, players))
+    if timeline and timeline[-1]["version"] != state.version:
+        timeline.append(_snapshot(state, players))  # how the last turn ended, or stands
     return {
         "game_id": state.game_id,
         "version": state.version,
