@@ -131,3 +131,14 @@ def test_the_chart_names_the_players_and_ends_with_the_game(tmp_path: Path) -> N
     assert [text.get_text() for text in armies.get_legend().get_texts()] == list(names.values())
     winner = next(line for line in territories.lines if line.get_label() == names[result.winner])
     assert winner.get_ydata()[-1] == 42
+
+
+def test_simulate_shows_progress_on_stderr_and_keeps_json_clean() -> None:
+    """Issue 14: a long simulation ran minutes with no output at all."""
+    text = CliRunner().invoke(main, ["simulate", "--players", "3", "--games", "2"])
+    assert text.exit_code == 0
+    assert "simulating" in text.stderr
+    assert "simulating" not in text.stdout
+    piped = CliRunner().invoke(main, ["simulate", "--players", "3", "--games", "2", "--json"])
+    assert piped.stderr == ""
+    assert json.loads(piped.stdout)["games"] == 2
