@@ -29,6 +29,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
+pytestmark = pytest.mark.e2e
 FLAGS = (
     "--headless",
     "--no-sandbox",

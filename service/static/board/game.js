@@ -71,7 +71,7 @@ function follow() {
   });
   source.addEventListener("game_event", (message) => {
     addEvent(JSON.parse(message.data));
-    if (page.following) scheduleShow(page.head);
+    if (page.following) scheduleShow();
     else updateSlider();
   });
   source.addEventListener("end", () => {
@@ -94,7 +94,7 @@ function follow() {
 async function resync() {
   try {
     await loadEvents();
-    if (page.following) scheduleShow(page.head);
+    if (page.following) scheduleShow();
   } catch (failure) {
     showError(failure);
   }
@@ -124,9 +124,13 @@ function addEvent(envelope) {
 
 // ---------------------------------------------------------------- showing a version
 
-function scheduleShow(version) {
-  clearTimeout(page.refreshing);
-  page.refreshing = setTimeout(() => show(version), 120);
+/** At most one redraw per 150 ms however fast the events come, always of the newest. */
+function scheduleShow() {
+  if (page.refreshing) return;
+  page.refreshing = setTimeout(() => {
+    page.refreshing = null;
+    if (page.following) show(page.head);
+  }, 150);
 }
 
 /** The board at ``version``: the current view at the head when live, else ``/state?version``. */
@@ -332,7 +336,7 @@ function luckChart(box, players) {
 async function loadLegal(version) {
   try {
     page.legal = await api(`${base}/legal-actions`, { token: mine.token });
-    if (page.legal.version !== version && page.following) return scheduleShow(page.head);
+    if (page.legal.version !== version && page.following) return scheduleShow();
     showActions(page.legal.actions);
   } catch (failure) {
     page.legal = null;
