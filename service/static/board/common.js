@@ -31,7 +31,12 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let response = await fetch(path, init);
+  for (let retry = 0; response.status === 429 && retry < 2; retry++) { // rate-limited: wait as told
+    const wait = Math.min(5, Number(response.headers.get("Retry-After")) || 1);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    response = await fetch(path, init);
+  }
   const text = await response.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
@@ -174,7 +179,8 @@ export function drawMap(container, board, layout, onClick) {
     const tag = svg("text", { x: x + 16, y: y - 12, class: "tag", "text-anchor": "middle" });
     const name = svg("text", { x, y: y + 30, class: "name", "text-anchor": "middle" }, document.createTextNode(t.name));
     const title = svg("title");
-    const marks = [];
+    const stacks = svg("g", { class: "stacks" }); // the team game: each seat's armies here
+    const marks = [stacks];
     if (t.stronghold) marks.push(svg("rect", { x: x - 22, y: y - 22, width: 8, height: 8, class: "stronghold" }));
     if (t.site_of_power) marks.push(svg("polygon", { points: `${x - 18},${y + 20} ${x - 13},${y + 11} ${x - 8},${y + 20}`, class: "site" }));
     const group = svg("g", { class: "territory", "data-territory": t.id, tabindex: onClick ? 0 : null, role: onClick ? "button" : null }, disc, armies, tag, name, title, ...marks);
@@ -182,7 +188,7 @@ export function drawMap(container, board, layout, onClick) {
       group.addEventListener("click", () => onClick(t.id));
       group.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onClick(t.id); } });
     }
-    nodes[t.id] = { group, disc, armies, tag, title, name: t.name };
+    nodes[t.id] = { group, disc, armies, tag, title, stacks, name: t.name, at: [x, y] };
     root.append(group);
   }
   container.append(root);
@@ -201,7 +207,14 @@ export function paintMap(map, territories, styles) {
     node.tag.textContent = style ? style.label : "";
     node.group.dataset.owner = t.owner ?? "";
     node.group.dataset.armies = String(t.armies ?? 0);
-    const stacks = t.stacks ? " — " + Object.entries(t.stacks).map(([s, n]) => `${seatName(styles, s)} ${n}`).join(", ") : "";
+    const shared = Object.entries(t.stacks || {});
+    node.stacks.replaceChildren(...(shared.length > 1 ? shared.map(([seat, n], i) => {
+      const [x, y] = node.at;
+      return svg("g", { "data-seat": seat },
+        svg("circle", { cx: x - 16 + i * 11, cy: y + 18, r: 5.5, fill: styles[seat]?.colour || "#999", stroke: "#fff" }),
+        svg("text", { x: x - 16 + i * 11, y: y + 21, class: "stack-count", "text-anchor": "middle" }, document.createTextNode(String(n))));
+    }) : []));
+    const stacks = shared.length ? " — " + shared.map(([s, n]) => `${seatName(styles, s)} ${n}`).join(", ") : "";
     node.title.textContent = `${node.name}: ${style ? style.name : "unclaimed"}, ${t.armies} armies${stacks}`;
   }
 }

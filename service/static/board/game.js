@@ -139,7 +139,7 @@ async function show(version) {
   version = Math.max(1, Math.min(version, page.head));
   const live = page.following && version === page.head;
   try {
-    const view = live ? await api(base, { token: mine?.token }) : await api(`${base}/state?version=${version}`, { token: mine?.token });
+    const view = live ? await api(base, { token: mine?.token }) : await pastState(version);
     if (ticket !== page.request) return; // a later request won
     page.view = view;
     page.shown = view.version;
@@ -151,6 +151,18 @@ async function show(version) {
   } catch (failure) {
     showError(failure);
   }
+}
+
+// Past versions never change: each is fetched once (a replay stepping back and forth
+// costs no requests, and stays under the API's rate limit).
+const pastStates = new Map();
+
+async function pastState(version) {
+  if (!pastStates.has(version)) {
+    if (pastStates.size >= 2000) pastStates.delete(pastStates.keys().next().value);
+    pastStates.set(version, await api(`${base}/state?version=${version}`, { token: mine?.token }));
+  }
+  return pastStates.get(version);
 }
 
 function render(view) {
