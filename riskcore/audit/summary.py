@@ -2,7 +2,7 @@
 
 ``summarize(events)`` folds a game once and records, at the start of every
 turn and once more at the last event (the end, once the game is over), each
-player's territories and armies; it counts battles, and it
+player's territories, armies and dice luck so far; it counts battles, and it
 compares each side's losses with what exact odds expect for those dice
 (``riskcore.rules.odds.roll_outcomes``), so "luck" is actual minus expected
 armies destroyed: positive means the dice favoured that player.
@@ -33,9 +33,9 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
             _count_battle(battles, event)
         apply(state, event)
         if isinstance(event, ev.TurnStarted):
-            timeline.append(_snapshot(state, players))
+            timeline.append(_snapshot(state, players, battles))
     if timeline and timeline[-1]["version"] != state.version:
-        timeline.append(_snapshot(state, players))  # how the last turn ended, or stands
+        timeline.append(_snapshot(state, players, battles))  # how the last turn ended, or stands
     return {
         "game_id": state.game_id,
         "version": state.version,
@@ -72,7 +72,7 @@ def _teams(state: State, timeline: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
+def _snapshot(state: State, players: list[str], battles: dict[str, _Battles]) -> dict[str, Any]:
     territories = {p: 0 for p in players}
     armies = {p: 0 for p in players}
     for (_, player), count in state.armies.items():
@@ -86,6 +86,7 @@ def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
         "version": state.version,
         "territories": territories,
         "armies": armies,
+        "luck": {p: battles[p].luck() for p in players},  # so far: the luck line
     }
 
 
@@ -106,8 +107,11 @@ class _Battles:
             "armies_destroyed": self.destroyed,
             "armies_lost": self.lost,
             "expected_destroyed": round(float(self.expected), 2),
-            "luck": round(self.destroyed - float(self.expected), 2),
+            "luck": self.luck(),
         }
+
+    def luck(self) -> float:
+        return round(self.destroyed - float(self.expected), 2)
 
 
 def _count_battle(battles: dict[str, _Battles], event: ev.BattleResolved) -> None:

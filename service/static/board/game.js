@@ -292,19 +292,26 @@ function drawCharts() {
   if (!s || !s.timeline?.length) return;
   lineChart($("chart-territories"), s.timeline, "territories");
   lineChart($("chart-armies"), s.timeline, "armies");
-  luckChart($("chart-luck"), s.players);
+  if (s.timeline[0].luck) lineChart($("chart-luck"), s.timeline, "luck", s.players);
+  else luckChart($("chart-luck"), s.players);
 }
 
-function lineChart(box, timeline, key) {
+function lineChart(box, timeline, key, totals = null) {
   const W = 460, H = 150, L = 30, B = 18;
   const seats = Object.keys(timeline[0][key]);
-  const top = Math.max(1, ...timeline.flatMap((t) => Object.values(t[key])));
+  const values = timeline.flatMap((t) => Object.values(t[key] || {}));
+  const top = Math.max(1, ...values);
+  const bottom = Math.min(0, ...values);
   const turns = timeline.length;
   const x = (i) => L + (turns === 1 ? 0 : (i * (W - L - 6)) / (turns - 1));
-  const y = (v) => H - B - (v * (H - B - 6)) / top;
+  const y = (v) => H - B - ((v - bottom) * (H - B - 6)) / (top - bottom);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `${key} per player per turn` });
   chart.append(svg("line", { x1: L, y1: H - B, x2: W, y2: H - B, stroke: "#888" }), svg("line", { x1: L, y1: 0, x2: L, y2: H - B, stroke: "#888" }));
-  chart.append(svg("text", { x: L - 4, y: 10, "text-anchor": "end", class: "axis" }, document.createTextNode(String(top))));
+  chart.append(svg("text", { x: L - 4, y: 10, "text-anchor": "end", class: "axis" }, document.createTextNode(String(Math.round(top)))));
+  if (bottom < 0) {
+    chart.append(svg("line", { x1: L, y1: y(0), x2: W, y2: y(0), stroke: "#bbb", "stroke-dasharray": "2 2" }));
+    chart.append(svg("text", { x: L - 4, y: H - B, "text-anchor": "end", class: "axis" }, document.createTextNode(String(Math.round(bottom)))));
+  }
   chart.append(svg("text", { x: W - 2, y: H - 4, "text-anchor": "end", class: "axis" }, document.createTextNode(`turn ${timeline.at(-1).turn}`)));
   for (const seat of seats) {
     const colour = page.styles[seat]?.colour || "#555";
@@ -323,7 +330,8 @@ function lineChart(box, timeline, key) {
     const entry = timeline[Math.max(0, Math.min(turns - 1, i))];
     goTo(entry.version);
   });
-  const legend = el("p", { class: "chart-legend" }, ...seats.map((seat) => el("span", {}, el("span", { class: "swatch", style: `background:${page.styles[seat]?.colour}`, text: page.styles[seat]?.label }), ` ${seatName(page.styles, seat)}`)));
+  const total = (seat) => (totals?.[seat] ? ` ${totals[seat].luck >= 0 ? "+" : ""}${totals[seat].luck} (${totals[seat].armies_destroyed} destroyed, ${totals[seat].expected_destroyed} expected)` : "");
+  const legend = el("p", { class: "chart-legend" }, ...seats.map((seat) => el("span", {}, el("span", { class: "swatch", style: `background:${page.styles[seat]?.colour}`, text: page.styles[seat]?.label }), ` ${seatName(page.styles, seat)}${total(seat)}`)));
   box.replaceChildren(chart, legend);
 }
 
