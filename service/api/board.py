@@ -19,7 +19,7 @@ from flask import Blueprint, Response
 
 from riskcore.bots import bot_names
 from riskcore.model.options import OPTIONS
-from riskcore.modes import BUILT_IN_MODES
+from riskcore.modes import BUILT_IN_MODES, mode_named
 from service.api.common import game_id, reply
 from service.problems import ApiProblem
 
@@ -75,6 +75,7 @@ def _shipped() -> frozenset[str]:
 def _meta() -> dict[str, Any]:
     return {
         "modes": list(BUILT_IN_MODES),
+        "players": {name: list(mode_named(name).players) for name in BUILT_IN_MODES},
         "bots": list(bot_names()),
         "rules": [
             {

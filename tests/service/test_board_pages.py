@@ -74,6 +74,7 @@ def test_the_pages_load_nothing_from_another_host() -> None:
 def test_the_form_offers_what_the_engine_has(api: ApiClient) -> None:
     meta = api.client.get("/board/meta.json").get_json()
     assert meta["modes"] == list(BUILT_IN_MODES)
+    assert meta["players"] == {"classic": [3, 6], "two_player": [2, 2], "team": [4, 4]}
     assert meta["bots"] == list(bot_names())
     assert [option["name"] for option in meta["rules"]] == [o.name for o in OPTIONS]
     for option in meta["rules"]:

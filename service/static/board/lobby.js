@@ -16,7 +16,7 @@ async function start() {
   for (const map of maps.maps) board.append(el("option", { value: map.name, text: map.title }));
   const mode = document.getElementById("mode");
   for (const name of meta.modes) mode.append(el("option", { value: name, text: name.replaceAll("_", " ") }));
-  mode.addEventListener("change", teamsFollowMode);
+  mode.addEventListener("change", () => { seatsFollowMode(); teamsFollowMode(); });
   for (const kind of ["human", "bot", "bot"]) addSeat(kind);
   document.getElementById("add-seat").addEventListener("click", () => addSeat("bot"));
   document.getElementById("remove-seat").addEventListener("click", () => {
@@ -46,6 +46,14 @@ function addSeat(kind) {
   follow();
   fieldset.append(row);
   teamsFollowMode();
+}
+
+/** The seats follow the mode's player count (the engine's, from meta.json). */
+function seatsFollowMode() {
+  const [low, high] = meta.players[document.getElementById("mode").value] || [2, 6];
+  while (document.querySelectorAll(".seat").length < low) addSeat("bot");
+  const rows = document.querySelectorAll(".seat");
+  for (let i = rows.length - 1; i >= high; i--) rows[i].remove();
 }
 
 function teamsFollowMode() {
