@@ -196,8 +196,12 @@ class Seat:
         ends = (e["event"] for e in events if e["event"]["type"] == "turn_ended")
         return any(end["seat"] == "p1" for end in ends)
 
-    def click_territory(self, territory: str) -> None:
+    def click_territory(self, territory: str, sends: bool = False) -> None:
+        """A click on the map; ``sends``: the click alone is the move (a claim, one army)."""
+        before = self.get()["version"] if sends else 0
         self.browser.find_element(By.CSS_SELECTOR, f"[data-territory='{territory}'] .disc").click()
+        if sends:
+            wait_for(lambda: self.get()["version"] > before, what=f"the click on {territory}")
 
     def submit(self, kind: str) -> None:
         """Press the shown action's button and wait until the server has the move."""
@@ -232,8 +236,12 @@ def test_a_human_seat_plays_setup_and_a_turn_by_clicks(board_stack: Stack, brows
         kinds = {a["command"]["type"] for a in actions}
         if "place_armies" in kinds:
             territory = _best_placement(seat, actions)
-            seat.click_territory(territory)
-            seat.submit("place_armies")
+            one = next(a for a in actions if a["command"].get("territory") == territory)
+            if one["bounds"]["count"][0] == one["bounds"]["count"][1]:  # one army: one click
+                seat.click_territory(territory, sends=True)
+            else:
+                seat.click_territory(territory)
+                seat.submit("place_armies")
             kinds_played.append("place_armies")
         elif "occupy" in kinds:
             seat.submit("occupy")

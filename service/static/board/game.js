@@ -376,6 +376,14 @@ function choose(territory) {
   else if (actions.some((a) => territorial(a.command) === territory)) page.pick = [territory];
   else page.pick = [];
   showActions(actions);
+  // One click is enough where the territory allows a single move with nothing to choose
+  // (a claim, or one army to place in setup): that is the move.
+  const chosen = matching(actions);
+  const fixed = (a) => Object.values(a.bounds || {}).every(([low, high]) => low === high);
+  if (chosen.length === 1 && fixed(chosen[0]) && ["claim_territory", "place_armies"].includes(chosen[0].command.type)) {
+    const form = $("actions").querySelector("form.action");
+    if (form) send({ ...chosen[0].command }, form);
+  }
 }
 
 function matching(actions) {
