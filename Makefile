@@ -6,12 +6,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench fuzz clean
+.PHONY: test run lint bench fuzz clean screenshots
 
+# Quiet (-qq: errors only) so a first run does not bury its first line; the
+# charts extra too, so `risk replay --chart` works after `make run`.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check -e '.[dev,charts]'
 	@touch $(STAMP)
 
 lint: $(STAMP)
@@ -37,6 +39,11 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+# Pictures of the web board for the README (docs/img/), with the system's Chromium.
+screenshots: $(STAMP)
+	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -59,21 +59,48 @@ class Api:
 
 
 def choose(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
-    """A simple strategy: do what must be done, attack when possible, else end the phase.
+    """A simple strategy for every rule option: do what must be done, attack from
+    strength, sometimes fortify, else end the phase.
 
     Each action's ``command`` can be sent as it is; ``bounds`` says how far
-    its numbers may be changed.
+    its numbers may be changed. Where defenders choose their dice there is
+    no ``blitz`` (the battle waits for the defender after each roll), so the
+    bot attacks roll by roll with ``attack``; where they do not, it blitzes.
     """
     by_type: dict[str, list[dict[str, Any]]] = {}
     for action in actions:
         by_type.setdefault(action["command"]["type"], []).append(action)
-    for kind in ("claim_territory", "trade_cards", "place_armies", "defend", "occupy", "blitz"):
+    for kind in ("claim_territory", "trade_cards", "place_armies", "defend"):
         if kind in by_type:
             return dict(rng.choice(by_type[kind])["command"])
+    if "occupy" in by_type:  # move in as many as allowed: the front line needs them
+        action = by_type["occupy"][0]
+        return dict(action["command"]) | {"count": action["bounds"]["count"][1]}
+    strong = [a for a in by_type.get("blitz", []) if a["bounds"]["stop_at"][1] >= 3]
+    strong += [a for a in by_type.get("attack", []) if a["bounds"]["dice"][1] == 3]
+    if strong:
+        return dict(rng.choice(strong)["command"])
+    if "fortify" in by_type and rng.random() < 0.5:
+        action = rng.choice(by_type["fortify"])
+        return dict(action["command"]) | {"count": action["bounds"]["count"][1]}
     if "end_phase" in by_type:
         return {"type": "end_phase"}
     playable = [a for a in actions if a["command"]["type"] != "resign"]
     return dict(rng.choice(playable)["command"])
+
+
+def describe(command: dict[str, Any]) -> str:
+    """The command in words, for the log ("attack kamchatka from alaska with 3 dice")."""
+    kind = command["type"]
+    if kind in ("attack", "blitz", "fortify"):
+        extra = {"attack": f"with {command.get('dice')} dice", "blitz": "until it falls"}
+        what = extra.get(kind, f"with {command.get('count')} armies")
+        return f"{kind} {command['target']} from {command['source']} {what}"
+    if "territory" in command:
+        count = f" {command['count']}" if "count" in command else ""
+        return f"{kind.replace('_', ' ')}{count} on {command['territory']}"
+    fields = ", ".join(f"{k}={v}" for k, v in command.items() if k != "type")
+    return kind.replace("_", " ") + (f" ({fields})" if fields else "")
 
 
 def play(api: Api, game: str, rng: random.Random, log: Any = sys.stderr) -> dict[str, Any]:
@@ -88,6 +115,7 @@ def play(api: Api, game: str, rng: random.Random, log: Any = sys.stderr) -> dict
             raise RuntimeError(f"legal-actions answered {status}: {legal}")
         if legal["actions"]:
             command = choose(legal["actions"], rng)
+            print(f"v{legal['version']}: {describe(command)}", file=log)
             status, result = api.call(
                 "POST",
                 f"/v1/games/{game}/commands",

@@ -59,7 +59,8 @@ def _print(verdict: Verdict) -> None:
         click.echo(f"  {check:<11} {outcome}")
     if verdict.divergence:
         d = verdict.divergence
-        click.echo(f"FAILED at version {d.version}: {d.message}")
+        where = "" if d.version is None else f" at version {d.version}"
+        click.echo(f"FAILED{where}: {d.message}")
         if d.field:
             click.echo(f"  field {d.field}: expected {d.expected!r}, found {d.found!r}")
     elif verdict.status == NOT_FINAL:
@@ -128,7 +129,7 @@ def replay(
     if summary or chart:
         stats = summarize(events)
         if chart:
-            draw_chart(stats, chart)
+            draw_chart(stats, chart, {seat: info.name for seat, info in state.seats.items()})
             click.echo(f"wrote {chart}", err=True)
         if summary:
             click.echo(json.dumps(stats, indent=2))
@@ -151,8 +152,17 @@ def replay(
         click.echo(f"  {territory:<24} {info['owner'] or '-':<4} {info['armies']:>4}")
 
 
-def draw_chart(stats: dict[str, Any], path: Path) -> None:
+def draw_chart(stats: dict[str, Any], path: Path, names: dict[str, str]) -> None:
     """Armies and territories per player by turn (needs the ``charts`` extra)."""
+    figure = chart_figure(stats, names)
+    figure.savefig(path, dpi=100)
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+
+
+def chart_figure(stats: dict[str, Any], names: dict[str, str]) -> Any:
+    """The chart, its legend by player name; the last point is the game's last event."""
     try:
         import matplotlib
 
@@ -166,13 +176,14 @@ def draw_chart(stats: dict[str, Any], path: Path) -> None:
     turns = [point["turn"] for point in timeline]
     figure, (armies, territories) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
     for player in timeline[0]["armies"] if timeline else []:
-        armies.plot(turns, [p["armies"][player] for p in timeline], label=player)
-        territories.plot(turns, [p["territories"][player] for p in timeline], label=player)
+        label = names.get(player, player)
+        armies.plot(turns, [p["armies"][player] for p in timeline], label=label)
+        territories.plot(turns, [p["territories"][player] for p in timeline], label=label)
     armies.set_ylabel("armies")
     territories.set_ylabel("territories")
     territories.set_xlabel("turn")
     armies.legend()
-    armies.set_title(f"game {stats['game_id']} (winner {stats['winner']})")
+    winner = names.get(stats["winner"], stats["winner"]) if stats["winner"] else "none yet"
+    armies.set_title(f"game {stats['game_id']} (winner {winner})")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    return figure

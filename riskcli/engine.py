@@ -6,9 +6,12 @@ Only the engine and click are imported here: these commands are what
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -92,8 +95,16 @@ def simulate(
         if name not in bot_names():
             raise click.BadParameter(f"unknown bot {name!r}", param_hint="--bot")
     chosen = mode or variant or ("two_player" if players == 2 else "classic")
+    # A bar on stderr, so long runs show they are running; --json output piped to a
+    # program stays clean unless a person watches the terminal.
+    shown = not as_json or sys.stderr.isatty()
     try:
-        summary = run_simulation(players, games, seed, names, chosen, rule_set(options, chosen))
+        with click.progressbar(
+            length=games, label="simulating", file=sys.stderr if shown else io.StringIO()
+        ) as bar:
+            summary = run_simulation(
+                players, games, seed, names, chosen, rule_set(options, chosen), progress=bar.update
+            )
     except RiskError as error:
         raise click.UsageError(error.message) from None
     if as_json:
@@ -113,9 +124,16 @@ def _winning_side(result: GameResult) -> str:
 
 
 def run_simulation(
-    players: int, games: int, seed: int, names: list[str], mode: str, rules: RuleSet
+    players: int,
+    games: int,
+    seed: int,
+    names: list[str],
+    mode: str,
+    rules: RuleSet,
+    progress: Callable[[int], object] | None = None,
 ) -> dict[str, object]:
-    """Seats rotate through the bot list game by game, so no bot keeps one seat."""
+    """Seats rotate through the bot list game by game, so no bot keeps one seat;
+    ``progress(1)`` is called after each game."""
     wins: Counter[str] = Counter()
     events = turns = 0
     started = time.perf_counter()
@@ -131,6 +149,8 @@ def run_simulation(
         events += len(result.events)
         turns += result.turns
         wins[_winning_side(result)] += 1
+        if progress is not None:
+            progress(1)
     elapsed = time.perf_counter() - started
     return {
         "games": games,

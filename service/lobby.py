@@ -61,9 +61,17 @@ class SeatInfo:
         data = json.loads(raw)
         return cls(seat, data["kind"], data["name"], data["bot"], data["seed"], data["token"])
 
+    @property
+    def shown_name(self) -> str | None:
+        """The name players see: the one given, else one made from the seat (the game's
+        events carry the same); an open seat has none until someone joins it."""
+        if self.name or self.kind == "open":
+            return self.name
+        return f"{self.bot} bot ({self.seat})" if self.kind == "bot" else f"Player {self.seat[1:]}"
+
     def public(self) -> dict[str, Any]:
         """What anyone may know about the seat (never the token hash or seed)."""
-        return {"seat": self.seat, "kind": self.kind, "name": self.name, "bot": self.bot}
+        return {"seat": self.seat, "kind": self.kind, "name": self.shown_name, "bot": self.bot}
 
 
 @dataclass(frozen=True, slots=True)

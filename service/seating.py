@@ -179,7 +179,7 @@ def opening_events(info: GameInfo, seed: bytes) -> list[Event]:
     """The events a full lobby's game starts with: its players in seat order."""
     return new_game(
         game_id=info.game_id,
-        players=[s.name or _default_name(s) for s in info.seats],
+        players=[s.shown_name or s.seat for s in info.seats],
         seed=seed,
         board=info.board,
         mode=info.mode,
@@ -249,7 +249,3 @@ def _seat(seat: str, plan: SeatPlan, tokens: Mapping[str, str]) -> SeatInfo:
     token = tokens.get(seat)
     token_hash = auth.hash_token(token) if token else None
     return SeatInfo(seat, plan.kind, plan.name, plan.bot, plan.seed, token_hash)
-
-
-def _default_name(seat: SeatInfo) -> str:
-    return f"{seat.bot} bot ({seat.seat})" if seat.kind == "bot" else f"Player {seat.seat[1:]}"

@@ -1,7 +1,8 @@
 """Game statistics from the events: who held what over time, and dice luck.
 
 ``summarize(events)`` folds a game once and records, at the start of every
-turn, each player's territories and armies; it counts battles, and it
+turn and once more at the last event (the end, once the game is over), each
+player's territories, armies and dice luck so far; it counts battles, and it
 compares each side's losses with what exact odds expect for those dice
 (``riskcore.rules.odds.roll_outcomes``), so "luck" is actual minus expected
 armies destroyed: positive means the dice favoured that player.
@@ -35,7 +36,9 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
             _count_mode_fact(facts, event)
         apply(state, event)
         if isinstance(event, ev.TurnStarted):
-            timeline.append(_snapshot(state, players))
+            timeline.append(_snapshot(state, players, battles))
+    if timeline and timeline[-1]["version"] != state.version:
+        timeline.append(_snapshot(state, players, battles))  # how the last turn ended, or stands
     return {
         "game_id": state.game_id,
         "version": state.version,
@@ -84,7 +87,7 @@ def _teams(state: State, timeline: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
+def _snapshot(state: State, players: list[str], battles: dict[str, _Battles]) -> dict[str, Any]:
     territories = {p: 0 for p in players}
     armies = {p: 0 for p in players}
     for (_, player), count in state.armies.items():
@@ -98,6 +101,7 @@ def _snapshot(state: State, players: list[str]) -> dict[str, Any]:
         "version": state.version,
         "territories": territories,
         "armies": armies,
+        "luck": {p: battles[p].luck() for p in players},  # so far: the luck line
     }
 
 
@@ -118,8 +122,11 @@ class _Battles:
             "armies_destroyed": self.destroyed,
             "armies_lost": self.lost,
             "expected_destroyed": round(float(self.expected), 2),
-            "luck": round(self.destroyed - float(self.expected), 2),
+            "luck": self.luck(),
         }
+
+    def luck(self) -> float:
+        return round(self.destroyed - float(self.expected), 2)
 
 
 def _count_battle(battles: dict[str, _Battles], event: ev.BattleResolved) -> None:

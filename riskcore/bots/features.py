@@ -28,7 +28,9 @@ class BoardInfo:
     groups: dict[str, Group]
     group_of: dict[str, str]
     neighbours: dict[str, tuple[str, ...]]
-    entrances: dict[str, frozenset[str]]  # group -> its territories touching another group
+    # group -> its territories touching another group, in the board's order (a
+    # set's order would hang on the string hash seed, and ties follow it)
+    entrances: dict[str, tuple[str, ...]]
     appeal: dict[str, float]  # group -> how worth taking and holding, best = 1
 
     def size(self, group: str) -> int:
@@ -50,8 +52,10 @@ def _build_info(board: Board) -> BoardInfo:
     groups = {g.id: g for g in board.groups}
     group_of = dict(board.territory_group)
     entrances = {
-        g.id: frozenset(
-            t for t in g.territories if any(group_of[n] != g.id for n in board.neighbours[t])
+        g.id: tuple(
+            t
+            for t in board.territory_names
+            if t in g.territories and any(group_of[n] != g.id for n in board.neighbours[t])
         )
         for g in board.groups
     }

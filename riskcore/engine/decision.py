@@ -69,7 +69,7 @@ def check_can_act(state: State, seat: str) -> None:
 def check_turn(state: State, seat: str) -> None:
     check_can_act(state, seat)
     if state.current != seat:
-        raise violation("not_your_turn", f"it is {state.current!r}'s turn, not {seat!r}'s")
+        raise violation("not_your_turn", f"it is {state.current}'s turn, not {seat}'s")
 
 
 def check_phase(state: State, *phases: str) -> None:

@@ -145,7 +145,8 @@ class GameMode:
     def check_player_count(self, count: int) -> None:
         low, high = self.players
         if not low <= count <= high:
-            raise RuleOptionError(f"{self.name} needs {low}-{high} players, not {count}")
+            wanted = f"{low}" if low == high else f"{low} to {high}"
+            raise RuleOptionError(f"the {self.name} game needs {wanted} players, not {count}")
 
     def starting_armies(self, rules: RuleSet, players: int) -> int:
         """RULES.md §1 table, unless the rule option sets a number."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.api import events, lobby, ops, play, records, reference
+from service.api import board, events, lobby, ops, play, records, reference, swagger
 
 __all__ = ["register"]
 
 
 def register(app: Flask) -> None:
-    for module in (lobby, play, events, records, reference, ops):
+    for module in (lobby, play, events, records, reference, ops, board, swagger):
         app.register_blueprint(module.bp)

@@ -127,9 +127,26 @@ def load(schema: Schema, data: Any, code: str) -> dict[str, Any]:
 
 
 def invalid(error: ValidationError, code: str) -> ApiProblem:
-    messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
-    fields = ", ".join(sorted(messages))
-    return ApiProblem(400, code, f"invalid fields: {fields}", errors=messages)
+    messages = error.normalized_messages()  # {field: [...]}, the field named or "_schema"
+    return ApiProblem(400, code, _in_words(messages), errors=messages)
+
+
+def _in_words(messages: dict[Any, Any]) -> str:
+    """What is wrong, field by field (``seats.1.bot: ...``), not only the fields' names;
+    ``_schema`` is the body as a whole."""
+    return "invalid " + "; ".join(_faults(messages, ""))
+
+
+def _faults(messages: dict[Any, Any], where: str) -> list[str]:
+    faults = []
+    for field, said in sorted(messages.items(), key=lambda item: str(item[0])):
+        path = where if field == "_schema" else f"{where}{field}"
+        if isinstance(said, dict):
+            faults += _faults(said, f"{path}.")
+        else:
+            text = ", ".join(map(str, said)) if isinstance(said, list) else str(said)
+            faults.append(f"{path.rstrip('.')}: {text}" if path else text)
+    return faults
 
 
 def game_id(value: str) -> str:

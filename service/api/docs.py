@@ -9,6 +9,7 @@ responses, every schema with its fields, and the problem codes that the
 
 from __future__ import annotations
 
+import json
 import re
 from html import escape
 from typing import Any
@@ -33,7 +34,10 @@ def render(spec: dict[str, Any]) -> str:
         f"<h1>{escape(info.get('title', 'API'))}",
         f"<small>{escape(str(info.get('version')))}</small></h1>",
         _text(info.get("description", "")),
-        "<p>The machine-readable contract is <a href=/openapi.yaml>/openapi.yaml</a>.</p>",
+        "<p>The machine-readable contract is <a href=/openapi.yaml>/openapi.yaml</a>; "
+        "<a href=/docs/ui/>/docs/ui/</a> shows it in Swagger UI (every field, example and "
+        "response, and a form to try each call). Every problem <code>type</code> leads to "
+        "<a href=#problems>its code below</a>.</p>",
     ]
     parts += _operations(spec)
     parts += _schemas(spec.get("components", {}).get("schemas", {}))
@@ -48,7 +52,10 @@ def _text(text: str) -> str:
 
 
 def _inline(text: str) -> str:
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+    """`code`, **bold** and [links](url): the Markdown the spec's prose uses."""
+    html = re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text, quote=False))
+    html = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", html)
+    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', html)
 
 
 def _ref(schema: dict[str, Any] | None) -> str:
@@ -61,8 +68,36 @@ def _ref(schema: dict[str, Any] | None) -> str:
         return " | ".join(_ref(option) for option in schema["oneOf"])
     if schema.get("type") == "array":
         return f"array of {_ref(schema.get('items'))}"
+    if "const" in schema:
+        return f"<code>{escape(repr_json(schema['const']))}</code>"
+    if "enum" in schema:
+        return "one of " + ", ".join(f"<code>{escape(repr_json(v))}</code>" for v in schema["enum"])
     kind = schema.get("type", "any")
-    return escape(" | ".join(kind) if isinstance(kind, list) else str(kind))
+    return escape(" | ".join(kind) if isinstance(kind, list) else str(kind)) + _limits(schema)
+
+
+def repr_json(value: Any) -> str:
+    return json.dumps(value)
+
+
+def _limits(schema: dict[str, Any]) -> str:
+    """Bounds, lengths, patterns and the default: what a client must know to send a value."""
+    words = {
+        "minimum": "≥ {}",
+        "maximum": "≤ {}",
+        "minLength": "length ≥ {}",
+        "maxLength": "length ≤ {}",
+        "minItems": "≥ {} items",
+        "maxItems": "≤ {} items",
+        "pattern": "matching <code>{}</code>",
+        "default": "default <code>{}</code>",
+    }
+    found = [
+        words[key].format(escape(repr_json(schema[key]) if key == "default" else str(schema[key])))
+        for key in words
+        if key in schema
+    ]
+    return f" ({', '.join(found)})" if found else ""
 
 
 def _operations(spec: dict[str, Any]) -> list[str]:
@@ -71,18 +106,34 @@ def _operations(spec: dict[str, Any]) -> list[str]:
         shared = item.get("parameters", [])
         for method in _METHODS:
             if method in item:
-                parts.append(_operation(path, method, item[method], shared))
+                parts.append(_operation(path, method, item[method], shared, spec))
     return parts
 
 
-def _operation(path: str, method: str, op: dict[str, Any], shared: list[Any]) -> str:
+def _responses(op: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """The operation's responses, shared ones (``$ref``) included."""
+    shared = spec.get("components", {}).get("responses", {})
+    return {
+        status: shared.get(r["$ref"].rsplit("/", 1)[1], {}) if "$ref" in r else r
+        for status, r in op.get("responses", {}).items()
+    }
+
+
+def _operation(
+    path: str, method: str, op: dict[str, Any], shared: list[Any], spec: dict[str, Any]
+) -> str:
     parts = [
         f"<div class=op id=op-{escape(op.get('operationId', ''))}>",
         f"<h3><span class=method>{method}</span> <code>{escape(path)}</code></h3>",
         f"<p><b>{_inline(op.get('summary', ''))}</b></p>",
         _text(op.get("description", "")),
     ]
-    params = [p for p in [*shared, *op.get("parameters", [])] if "name" in p]
+    named = spec.get("components", {}).get("parameters", {})
+    params = [
+        named.get(p["$ref"].rsplit("/", 1)[1], {}) if "$ref" in p else p
+        for p in [*shared, *op.get("parameters", [])]
+    ]
+    params = [p for p in params if "name" in p]
     if params:
         rows = "".join(
             f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(p['in'])}</td>"
@@ -98,8 +149,7 @@ def _operation(path: str, method: str, op: dict[str, Any], shared: list[Any]) ->
         f"<tr><td>{escape(str(status))}</td><td>{_inline(response.get('description', ''))}</td>"
         f"<td>{' '.join(_ref(c.get('schema')) for c in response.get('content', {}).values())}</td>"
         "</tr>"
-        for status, response in op.get("responses", {}).items()
-        if "$ref" not in response
+        for status, response in _responses(op, spec).items()
     )
     parts.append(f"<table><tr><th>status<th>meaning<th>body</tr>{rows}</table></div>")
     return "\n".join(parts)

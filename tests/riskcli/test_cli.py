@@ -135,3 +135,28 @@ def test_verify_expect_head_finds_the_head_a_client_saw(tmp_path: Path) -> None:
     assert run("verify", str(record), "--expect-head", seen)[0] == 0
     code, out = run("verify", str(record), "--expect-head", "ab" * 32)
     assert code == 1 and "does not contain the expected head" in out
+
+
+def test_the_chart_names_the_players_and_ends_with_the_game(tmp_path: Path) -> None:
+    """Issue 14: the legend showed seat ids, and the last point was the final turn's start."""
+    from riskcli.audit import chart_figure
+    from riskcore.audit.summary import summarize
+
+    result = play_game([get_bot("random") for _ in range(3)], seed=b"c" * 32, game_id="chart")
+    names = {"p1": "Ada", "p2": "Grace", "p3": "Alan"}
+    figure = chart_figure(summarize(result.events), names)
+    armies, territories = figure.axes
+    assert [text.get_text() for text in armies.get_legend().get_texts()] == list(names.values())
+    winner = next(line for line in territories.lines if line.get_label() == names[result.winner])
+    assert winner.get_ydata()[-1] == 42
+
+
+def test_simulate_shows_progress_on_stderr_and_keeps_json_clean() -> None:
+    """Issue 14: a long simulation ran minutes with no output at all."""
+    text = CliRunner().invoke(main, ["simulate", "--players", "3", "--games", "2"])
+    assert text.exit_code == 0
+    assert "simulating" in text.stderr
+    assert "simulating" not in text.stdout
+    piped = CliRunner().invoke(main, ["simulate", "--players", "3", "--games", "2", "--json"])
+    assert piped.stderr == ""
+    assert json.loads(piped.stdout)["games"] == 2

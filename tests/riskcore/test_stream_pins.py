@@ -53,3 +53,25 @@ def stream_digest(mode: str, bot: str, seed: bytes) -> str:
 @pytest.mark.parametrize(("mode", "bot", "seed"), list(PINS))
 def test_a_seeded_game_records_the_pinned_event_stream(mode: str, bot: str, seed: bytes) -> None:
     assert stream_digest(mode, bot, seed) == PINS[mode, bot, seed]
+
+
+def test_the_streams_do_not_hang_on_the_string_hash_seed() -> None:
+    """Bots must not follow a set's order (it changes with ``PYTHONHASHSEED``): the heuristic
+    bot's team game once placed on Egypt or East Africa by it. Two other hash seeds, in
+    subprocesses, give the pinned digests."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from tests.riskcore.test_stream_pins import PINS, stream_digest;"
+        "print(all(stream_digest(*k) == v for k, v in PINS.items()))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    for seed in ("1", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.strip() == "True", out.stderr

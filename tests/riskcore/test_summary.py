@@ -45,3 +45,21 @@ def test_luck_is_actual_minus_exact_expectation() -> None:
     mine = stats["players"][seat]
     assert mine["expected_destroyed"] == round(float(expected), 2)
     assert mine["luck"] == round(destroyed - float(expected), 2)
+
+
+def test_the_timeline_ends_at_the_games_end() -> None:
+    """Issue 14: the last point was the start of the final turn (the winner at 31, not 42)."""
+    result = play_game([get_bot("random") for _ in range(3)], seed=b"e" * 32, game_id="end")
+    stats = summarize(result.events)
+    last = stats["timeline"][-1]
+    assert last["version"] == stats["version"] == len(result.events)
+    assert last["territories"][result.winner] == 42
+
+
+def test_the_luck_line_ends_at_each_players_luck() -> None:
+    """Each timeline point carries the luck so far, so it can be drawn as a line per turn."""
+    result = play_game([get_bot("random") for _ in range(3)], seed=b"l" * 32, game_id="line")
+    stats = summarize(result.events)
+    first, last = stats["timeline"][0], stats["timeline"][-1]
+    assert first["luck"] == {"p1": 0.0, "p2": 0.0, "p3": 0.0}  # no battle before turn 1
+    assert last["luck"] == {seat: stats["players"][seat]["luck"] for seat in last["luck"]}

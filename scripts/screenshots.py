@@ -1,0 +1,137 @@
+"""``make screenshots``: pictures of the web board for the README, into ``docs/img/``.
+
+Starts ``risk serve`` and ``risk worker`` on a free port with a key prefix
+of its own (removed afterwards), plays bot games, and photographs with
+the system's headless Chromium (``apt-get install -y chromium
+chromium-driver``): the lobby, a classic game live, a finished game's
+replay with its charts, and a Middle-earth game. Needs ``REDIS_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+from service.http_json import call
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "img"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+)
+BOTS = [
+    {"kind": "bot", "bot": "heuristic", "name": "Ada"},
+    {"kind": "bot", "bot": "heuristic", "name": "Grace"},
+    {"kind": "bot", "bot": "random", "name": "Alan"},
+]
+
+
+def main() -> None:
+    prefix = f"shots-{secrets.token_hex(4)}"
+    env = dict(os.environ, RISK_KEY_PREFIX=prefix, RISK_RATE_TOKEN="off", RISK_RATE_IP="off")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    risk = [sys.executable, "-m", "riskcli"]
+    children = [
+        subprocess.Popen(
+            [*risk, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            env=env,
+            start_new_session=True,
+        ),
+        subprocess.Popen(
+            [*risk, "worker", "--log-level", "WARNING"], env=env, start_new_session=True
+        ),
+    ]
+    try:
+        _wait(lambda: _ok(url + "/readyz"), 30)
+        _photograph(url)
+    finally:
+        for child in children:
+            os.killpg(child.pid, signal.SIGTERM)
+        for child in children:
+            child.wait(20)
+        client = redis.Redis.from_url(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+        for key in client.scan_iter(f"{prefix}:*", count=1000):
+            client.delete(key)
+
+
+def _photograph(url: str) -> None:
+    finished = _create(url, BOTS)
+    _wait(lambda: call("GET", f"{url}/v1/games/{finished}")[1]["status"] == "finished", 120)
+    middle_earth = _create(url, BOTS, board="middle_earth")
+    live = _create(url, BOTS)
+    _create(url, [{"kind": "human", "name": "You"}, {"kind": "open"}, BOTS[0]])
+    _wait(lambda: call("GET", f"{url}/v1/games/{live}")[1]["version"] > 200, 60)
+    OUT.mkdir(parents=True, exist_ok=True)
+    browser = _browser()
+    try:
+        _shot(browser, f"{url}/", "lobby.png", 1280, 800)
+        _shot(browser, f"{url}/games/{live}", "live-classic.png", 1280, 800)
+        _shot(browser, f"{url}/games/{finished}#v=400", "replay-charts.png", 1280, 1050)
+        _shot(browser, f"{url}/games/{middle_earth}", "middle-earth.png", 1280, 800)
+        _shot(browser, f"{url}/games/{live}", "phone.png", 390, 844)
+    finally:
+        browser.quit()
+
+
+def _create(url: str, seats: list[dict[str, Any]], **extra: Any) -> str:
+    status, body = call("POST", url + "/v1/games", {"seats": seats, **extra})
+    assert status == 201, body
+    game: str = body["game"]["game_id"]
+    return game
+
+
+def _browser() -> Any:
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in FLAGS:
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def _shot(browser: Any, address: str, name: str, width: int, height: int) -> None:
+    browser.set_window_size(width, height)
+    browser.get(address)
+    time.sleep(3)  # the page's first view, its charts and a few live updates
+    browser.save_screenshot(str(OUT / name))
+    print(f"docs/img/{name}")
+
+
+def _ok(address: str) -> bool:
+    try:
+        return call("GET", address)[0] == 200
+    except OSError:
+        return False
+
+
+def _wait(check: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise SystemExit("timed out")
+
+
+if __name__ == "__main__":
+    main()

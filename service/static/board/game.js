@@ -1,0 +1,465 @@
+// A game's page: watch it live over SSE, replay any version, and play a seat.
+// Holds no rules: the map is the API's view, the choices are /legal-actions.
+import { ApiError, api, commandText, drawMap, el, eventText, loadBoard, boardLayout, paintMap, seatName, seatStyles, svg } from "/board/common.js";
+
+const gid = decodeURIComponent(location.pathname.split("/").pop());
+const base = `/v1/games/${encodeURIComponent(gid)}`;
+const mine = JSON.parse(sessionStorage.getItem(`risk-seat:${gid}`) || "null"); // {seat, token}
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  board: null, map: null, styles: {}, events: [], head: 0, shown: 0, following: true,
+  finished: false, view: null, request: 0, timer: null, source: null, retry: 1000,
+  legal: null, pick: [], summary: null, refreshing: null,
+};
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  $("title").textContent = gid;
+  const first = await api(base, { token: mine?.token });
+  page.board = await loadBoard(first.board);
+  const layout = await boardLayout(page.board);
+  page.map = drawMap($("map"), page.board, layout, mine ? choose : null);
+  page.styles = seatStyles(first.seats);
+  if (mine) {
+    $("play-panel").hidden = false;
+    $("you").textContent = `You play ${seatName(page.styles, mine.seat)} (${mine.seat})`;
+  }
+  await loadEvents();
+  if (page.head === 0) {
+    renderPlayers({ seats: first.seats.map((s) => ({ id: s.seat, name: s.name, bot: s.bot, team: s.team, territories: 0, armies: 0, card_count: 0, reserve: 0, status: s.kind === "open" ? "open seat" : "playing" })) });
+    $("turn").textContent = "Waiting for players to join";
+    setConnection("waiting", "down");
+    setTimeout(() => location.reload(), 3000);
+    return;
+  }
+  const hashed = versionFromHash();
+  if (hashed) { page.following = false; await show(Math.min(hashed, page.head)); } else await show(page.head);
+  follow();
+  bindControls();
+  loadSummary();
+}
+
+async function loadEvents() {
+  for (;;) {
+    const pageOf = await api(`${base}/events?since=${page.head}&limit=1000`, { token: mine?.token });
+    for (const envelope of pageOf.events) addEvent(envelope);
+    page.finished = pageOf.finished;
+    if (pageOf.events.length < 1000) return;
+  }
+}
+
+function versionFromHash() {
+  const match = /(?:^#|&)v=(\d+)/.exec(location.hash);
+  return match ? Math.max(1, Number(match[1])) : null;
+}
+
+// ---------------------------------------------------------------- live feed
+
+/** The SSE feed; EventSource resumes with Last-Event-ID, and a closed one is reopened. */
+function follow() {
+  if (page.finished) return setConnection("game over", "ended");
+  const source = new EventSource(`${base}/events/stream?since=${page.head}`);
+  page.source = source;
+  source.addEventListener("open", () => {
+    page.retry = 1000;
+    const status = $("connection");
+    status.dataset.opened = String(Number(status.dataset.opened || 0) + 1); // connections so far
+    setConnection("live", "live");
+    resync();
+  });
+  source.addEventListener("game_event", (message) => {
+    addEvent(JSON.parse(message.data));
+    if (page.following) scheduleShow();
+    else updateSlider();
+  });
+  source.addEventListener("end", () => {
+    source.close();
+    page.finished = true;
+    setConnection("game over", "ended");
+    loadSummary();
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED && !page.finished) {
+      setConnection(`reconnecting in ${page.retry / 1000} s…`, "down");
+      setTimeout(() => { page.retry = Math.min(page.retry * 2, 15000); follow(); }, page.retry);
+    } else if (!page.finished) {
+      setConnection("reconnecting…", "down");
+    }
+  });
+}
+
+/** After a reconnect: whatever the feed missed is fetched, and the view is redrawn. */
+async function resync() {
+  try {
+    await loadEvents();
+    if (page.following) scheduleShow();
+  } catch (failure) {
+    showError(failure);
+  }
+}
+
+function setConnection(text, kind) {
+  const node = $("connection");
+  node.textContent = text;
+  node.dataset.state = kind;
+}
+
+function addEvent(envelope) {
+  if (envelope.version <= page.head) return; // a resent event after a reconnect
+  page.events[envelope.version] = envelope;
+  page.head = envelope.version;
+  if (envelope.event.type === "game_created") {
+    page.styles = seatStyles(envelope.event.seats.map((s) => ({ ...s, name: page.styles[s.id]?.name || s.name })));
+  }
+  if (envelope.event.type === "game_finished") page.finished = true;
+  const text = eventText(envelope.event, page.styles, page.board);
+  const colour = page.styles[envelope.actor]?.colour;
+  $("log").append(el("li", { "data-version": envelope.version, value: envelope.version },
+    el("a", { href: `#v=${envelope.version}`, class: "swatch-dot", style: colour ? `background:${colour}` : null, "aria-label": `version ${envelope.version}` }),
+    el("span", { text })));
+  if (envelope.event.type === "turn_started" || envelope.event.type === "game_finished") scheduleSummary();
+}
+
+// ---------------------------------------------------------------- showing a version
+
+/** At most one redraw per 150 ms however fast the events come, always of the newest. */
+function scheduleShow() {
+  if (page.refreshing) return;
+  page.refreshing = setTimeout(() => {
+    page.refreshing = null;
+    if (page.following) show(page.head);
+  }, 150);
+}
+
+/** The board at ``version``: the current view at the head when live, else ``/state?version``. */
+async function show(version) {
+  const ticket = ++page.request;
+  version = Math.max(1, Math.min(version, page.head));
+  const live = page.following && version === page.head;
+  try {
+    const view = live ? await api(base, { token: mine?.token }) : await pastState(version);
+    if (ticket !== page.request) return; // a later request won
+    page.view = view;
+    page.shown = view.version;
+    render(view);
+    if (!live) history.replaceState(null, "", `#v=${view.version}`);
+    else if (location.hash) history.replaceState(null, "", location.pathname);
+    if (mine && live) await loadLegal(view.version);
+    else if (mine) showActions(null);
+  } catch (failure) {
+    showError(failure);
+  }
+}
+
+// Past versions never change: each is fetched once (a replay stepping back and forth
+// costs no requests, and stays under the API's rate limit).
+const pastStates = new Map();
+
+async function pastState(version) {
+  if (!pastStates.has(version)) {
+    if (pastStates.size >= 2000) pastStates.delete(pastStates.keys().next().value);
+    pastStates.set(version, await api(`${base}/state?version=${version}`, { token: mine?.token }));
+  }
+  return pastStates.get(version);
+}
+
+function render(view) {
+  page.styles = seatStyles(view.seats);
+  paintMap(page.map, view.territories, page.styles);
+  const map = $("map");
+  map.dataset.version = String(view.version);
+  const who = seatName(page.styles, view.current);
+  const phase = (view.phase || "").replaceAll("_", " ");
+  let text;
+  if (view.phase === "finished") text = `Game over — ${(view.winners?.length ? view.winners : [view.winner]).map((s) => seatName(page.styles, s)).join(" and ")} won (${view.finish_reason})`;
+  else if (view.status === "open" || !view.phase) text = "Waiting for players to join";
+  else text = `Turn ${view.turn} · ${who} · ${phase}${view.reinforcements ? ` · ${view.reinforcements} to place` : ""}${view.defender_to_choose ? ` · ${seatName(page.styles, view.defender_to_choose)} to choose dice` : ""}`;
+  $("turn").textContent = text;
+  renderPlayers(view);
+  updateSlider();
+  for (const item of $("log").children) item.classList.toggle("future", Number(item.dataset.version) > view.version);
+  const current = $("log").querySelector(`[data-version="${view.version}"]`);
+  $("log").querySelector(".current")?.classList.remove("current");
+  if (current) {
+    current.classList.add("current");
+    const log = $("log");
+    log.scrollTop = Math.max(0, current.offsetTop - log.offsetTop - log.clientHeight + current.offsetHeight + 8);
+  }
+  drawCharts();
+}
+
+function renderPlayers(view) {
+  const teams = (view.seats || []).some((seat) => seat.team);
+  const head = el("tr", {}, ...["", "player", teams ? "team" : null, "terr.", "armies", "cards", "res.", ""].filter((h) => h !== null).map((h) => el("th", { text: h })));
+  const rows = (view.seats || []).map((seat) => {
+    const style = page.styles[seat.id];
+    const bot = seat.bot ? `${seat.bot} bot` : seat.controller || seat.kind;
+    return el("tr", { class: seat.id === view.current ? "current" : null, "data-seat": seat.id },
+      el("td", {}, el("span", { class: "swatch", style: `background:${style.colour}`, text: style.label })),
+      el("td", { text: `${style.name}${seat.id === mine?.seat ? " (you)" : ""}`, title: `${seat.id}, ${bot}` }),
+      teams ? el("td", { text: seat.team ?? "" }) : null,
+      el("td", { text: String(seat.territories) }),
+      el("td", { text: String(seat.armies) }),
+      el("td", { text: String(seat.card_count), "data-cards": seat.id }),
+      el("td", { text: String(seat.reserve) }),
+      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : "out", title: seat.status }));
+  });
+  $("players").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
+}
+
+// ---------------------------------------------------------------- replay controls
+
+function updateSlider() {
+  const slider = $("slider");
+  slider.max = String(page.head);
+  slider.value = String(page.shown);
+  $("version-label").textContent = `version ${page.shown} of ${page.head}`;
+  $("live").setAttribute("aria-pressed", String(page.following));
+  $("live").disabled = page.following;
+}
+
+function goTo(version) {
+  page.following = false;
+  stopPlaying();
+  show(version);
+}
+
+function goLive() {
+  page.following = true;
+  stopPlaying();
+  show(page.head);
+}
+
+function stopPlaying() {
+  clearInterval(page.timer);
+  page.timer = null;
+  $("play").textContent = "▶ play";
+  $("play").setAttribute("aria-label", "play");
+}
+
+function togglePlay() {
+  if (page.timer) return stopPlaying();
+  page.following = false;
+  if (page.shown >= page.head) page.shown = 0;
+  $("play").textContent = "❚❚ pause";
+  $("play").setAttribute("aria-label", "pause");
+  const step = () => {
+    if (page.shown >= page.head) { stopPlaying(); return; }
+    page.shown += 1;
+    show(page.shown);
+  };
+  page.timer = setInterval(step, 1000 / Number($("speed").value));
+}
+
+function bindControls() {
+  $("slider").addEventListener("input", (e) => goTo(Number(e.target.value)));
+  $("first").addEventListener("click", () => goTo(1));
+  $("back").addEventListener("click", () => goTo(page.shown - 1));
+  $("forward").addEventListener("click", () => goTo(page.shown + 1));
+  $("last").addEventListener("click", () => goTo(page.head));
+  $("live").addEventListener("click", goLive);
+  $("play").addEventListener("click", togglePlay);
+  $("speed").addEventListener("change", () => { if (page.timer) { stopPlaying(); togglePlay(); } });
+  window.addEventListener("hashchange", () => { const v = versionFromHash(); if (v && v !== page.shown) goTo(v); });
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest("input, select, textarea") && e.target.id !== "slider") return;
+    if (e.target.id === "slider" && (e.key === "ArrowLeft" || e.key === "ArrowRight")) return; // the slider steps itself
+    const keys = { ArrowLeft: () => goTo(page.shown - 1), ArrowRight: () => goTo(page.shown + 1), Home: () => goTo(1), End: () => goTo(page.head) };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    else if (e.key === " " && !e.target.closest("button, a")) { e.preventDefault(); togglePlay(); }
+  });
+}
+
+// ---------------------------------------------------------------- charts
+
+let summaryTimer = null;
+function scheduleSummary() {
+  clearTimeout(summaryTimer);
+  summaryTimer = setTimeout(loadSummary, 1500);
+}
+
+async function loadSummary() {
+  try {
+    page.summary = await api(`${base}/summary`);
+    drawCharts();
+  } catch { /* a game still waiting for players has no summary yet */ }
+}
+
+function drawCharts() {
+  const s = page.summary;
+  if (!s || !s.timeline?.length) return;
+  lineChart($("chart-territories"), s.timeline, "territories");
+  lineChart($("chart-armies"), s.timeline, "armies");
+  if (s.timeline[0].luck) lineChart($("chart-luck"), s.timeline, "luck", s.players);
+  else luckChart($("chart-luck"), s.players);
+}
+
+function lineChart(box, timeline, key, totals = null) {
+  const W = 460, H = 150, L = 30, B = 18;
+  const seats = Object.keys(timeline[0][key]);
+  const values = timeline.flatMap((t) => Object.values(t[key] || {}));
+  const top = Math.max(1, ...values);
+  const bottom = Math.min(0, ...values);
+  const turns = timeline.length;
+  const x = (i) => L + (turns === 1 ? 0 : (i * (W - L - 6)) / (turns - 1));
+  const y = (v) => H - B - ((v - bottom) * (H - B - 6)) / (top - bottom);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `${key} per player per turn` });
+  chart.append(svg("line", { x1: L, y1: H - B, x2: W, y2: H - B, stroke: "#888" }), svg("line", { x1: L, y1: 0, x2: L, y2: H - B, stroke: "#888" }));
+  chart.append(svg("text", { x: L - 4, y: 10, "text-anchor": "end", class: "axis" }, document.createTextNode(String(Math.round(top)))));
+  if (bottom < 0) {
+    chart.append(svg("line", { x1: L, y1: y(0), x2: W, y2: y(0), stroke: "#bbb", "stroke-dasharray": "2 2" }));
+    chart.append(svg("text", { x: L - 4, y: H - B, "text-anchor": "end", class: "axis" }, document.createTextNode(String(Math.round(bottom)))));
+  }
+  chart.append(svg("text", { x: W - 2, y: H - 4, "text-anchor": "end", class: "axis" }, document.createTextNode(`turn ${timeline.at(-1).turn}`)));
+  for (const seat of seats) {
+    const colour = page.styles[seat]?.colour || "#555";
+    const points = timeline.map((t, i) => `${x(i).toFixed(1)},${y(t[key][seat] ?? 0).toFixed(1)}`).join(" ");
+    chart.append(svg("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2 }, svg("title", {}, document.createTextNode(seatName(page.styles, seat)))));
+    const last = timeline.at(-1)[key][seat] ?? 0;
+    chart.append(svg("text", { x: x(turns - 1) - 2, y: y(last) - 3, "text-anchor": "end", class: "axis", fill: colour }, document.createTextNode(page.styles[seat]?.label ?? seat)));
+  }
+  // Where the replay is: the last turn that started at or before the shown version.
+  let at = -1;
+  timeline.forEach((t, i) => { if (t.version <= page.shown) at = i; });
+  if (at >= 0) chart.append(svg("line", { x1: x(at), y1: 0, x2: x(at), y2: H - B, stroke: "#000", "stroke-dasharray": "3 3", class: "cursor" }));
+  chart.addEventListener("click", (e) => {
+    const rect = chart.getBoundingClientRect();
+    const i = Math.round(((e.clientX - rect.left) * (W / rect.width) - L) / ((W - L - 6) / Math.max(1, turns - 1)));
+    const entry = timeline[Math.max(0, Math.min(turns - 1, i))];
+    goTo(entry.version);
+  });
+  const total = (seat) => (totals?.[seat] ? ` ${totals[seat].luck >= 0 ? "+" : ""}${totals[seat].luck} (${totals[seat].armies_destroyed} destroyed, ${totals[seat].expected_destroyed} expected)` : "");
+  const legend = el("p", { class: "chart-legend" }, ...seats.map((seat) => el("span", {}, el("span", { class: "swatch", style: `background:${page.styles[seat]?.colour}`, text: page.styles[seat]?.label }), ` ${seatName(page.styles, seat)}${total(seat)}`)));
+  box.replaceChildren(chart, legend);
+}
+
+function luckChart(box, players) {
+  const entries = Object.entries(players || {});
+  const W = 460, row = 22, H = row * entries.length + 8, mid = 200, reach = 90;
+  const most = Math.max(1, ...entries.map(([, p]) => Math.abs(p.luck)));
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": "dice luck per player" });
+  chart.append(svg("line", { x1: mid, y1: 0, x2: mid, y2: H, stroke: "#888" }));
+  entries.forEach(([seat, p], i) => {
+    const width = (Math.abs(p.luck) / most) * reach;
+    const yTop = 4 + i * row;
+    chart.append(svg("rect", { x: p.luck >= 0 ? mid : mid - width, y: yTop, width, height: row - 6, fill: page.styles[seat]?.colour || "#555" }));
+    chart.append(svg("text", { x: 4, y: yTop + 12, class: "axis" }, document.createTextNode(seatName(page.styles, seat).slice(0, 18))));
+    chart.append(svg("text", { x: mid + reach + 8, y: yTop + 12, class: "axis" }, document.createTextNode(`${p.luck >= 0 ? "+" : ""}${p.luck} (${p.armies_destroyed} vs ${p.expected_destroyed})`)));
+  });
+  box.replaceChildren(chart);
+}
+
+// ---------------------------------------------------------------- playing a seat
+
+async function loadLegal(version) {
+  try {
+    page.legal = await api(`${base}/legal-actions`, { token: mine.token });
+    if (page.legal.version !== version && page.following) return scheduleShow();
+    showActions(page.legal.actions);
+  } catch (failure) {
+    page.legal = null;
+    showActions([]);
+    $("play-error").textContent = failure.message;
+  }
+}
+
+const territorial = (command) => command.territory ?? command.source ?? null;
+
+/** A click on a territory picks the first, then the second territory of an action. */
+function choose(territory) {
+  if (!page.legal) return;
+  const actions = page.legal.actions;
+  const [first] = page.pick;
+  if (first && actions.some((a) => a.command.source === first && a.command.target === territory)) page.pick = [first, territory];
+  else if (actions.some((a) => territorial(a.command) === territory)) page.pick = [territory];
+  else page.pick = [];
+  showActions(actions);
+  // One click is enough where the territory allows a single move with nothing to choose
+  // (a claim, or one army to place in setup): that is the move.
+  const chosen = matching(actions);
+  const fixed = (a) => Object.values(a.bounds || {}).every(([low, high]) => low === high);
+  if (chosen.length === 1 && fixed(chosen[0]) && ["claim_territory", "place_armies"].includes(chosen[0].command.type)) {
+    const form = $("actions").querySelector("form.action");
+    if (form) send({ ...chosen[0].command }, form);
+  }
+}
+
+function matching(actions) {
+  const [first, second] = page.pick;
+  if (!first) return [];
+  return actions.filter((a) => (a.command.territory !== undefined ? a.command.territory === first : a.command.source === first && a.command.target === second));
+}
+
+let shownActions = "";
+
+function showActions(actions) {
+  // Redrawn only when something changed, so a number being typed survives other seats' moves.
+  const key = JSON.stringify([actions, page.pick, page.view?.version]);
+  if (key === shownActions) return;
+  shownActions = key;
+  const box = $("actions");
+  box.replaceChildren();
+  for (const node of Object.values(page.map.nodes)) node.group.classList.remove("choosable", "picked", "target");
+  if (!actions) { $("hint").textContent = "Replaying: go live to play."; return; }
+  if (!actions.length) {
+    page.pick = [];
+    const view = page.view;
+    $("hint").textContent = view?.phase === "finished" ? "The game is over." : `Waiting for ${seatName(page.styles, view?.defender_to_choose || view?.current)}.`;
+    return;
+  }
+  const [first, second] = page.pick;
+  for (const a of actions) {
+    const t = territorial(a.command);
+    if (t && page.map.nodes[t]) page.map.nodes[t].group.classList.add("choosable");
+    if (first && a.command.source === first && a.command.target) page.map.nodes[a.command.target]?.group.classList.add("target");
+  }
+  if (first) page.map.nodes[first]?.group.classList.add("picked");
+  if (second) page.map.nodes[second]?.group.classList.add("picked");
+  const chosen = matching(actions);
+  const general = actions.filter((a) => territorial(a.command) === null && a.command.type !== "resign");
+  const needsTarget = first && !second && !chosen.length;
+  $("hint").textContent = needsTarget ? `From ${page.board.names[first]}: pick a target.` : chosen.length || general.length ? "Choose an action." : "Pick a territory on the map.";
+  for (const action of [...chosen, ...general]) box.append(actionForm(action));
+  const resign = actions.find((a) => a.command.type === "resign");
+  if (resign) box.append(el("details", { class: "resign" }, el("summary", { text: "Resign…" }), actionForm(resign)));
+}
+
+/** One legal action as a button, with a number field for each bounded value. */
+function actionForm(action) {
+  const command = { ...action.command };
+  const inputs = Object.entries(action.bounds || {}).map(([field, [low, high]]) => {
+    const input = el("input", { type: "number", min: low, max: high, value: command[field] ?? high, name: field, "aria-label": `${field.replaceAll("_", " ")} (${low}–${high})` });
+    return [field, input];
+  });
+  const form = el("form", { class: "action", "data-type": command.type },
+    el("button", { type: "submit", text: commandText(command, page.board) }),
+    ...inputs.map(([field, input]) => el("label", {}, `${field.replaceAll("_", " ")} `, input, ` (${input.min}–${input.max})`)));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    for (const [field, input] of inputs) command[field] = Number(input.value);
+    send(command, form);
+  });
+  return form;
+}
+
+async function send(command, form) {
+  $("play-error").textContent = "";
+  for (const button of form.querySelectorAll("button")) button.disabled = true;
+  try {
+    await api(`${base}/commands`, { method: "POST", body: command, token: mine.token, headers: { "If-Match": `"${page.legal.version}"` } });
+    page.pick = [];
+  } catch (failure) {
+    $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
+  }
+  await loadEvents().catch(() => {});
+  page.following = true;
+  show(page.head);
+}
+
+function showError(failure) {
+  $("page-error").textContent = failure.message;
+}
+
+start().catch(showError);
