@@ -2,7 +2,7 @@
 
     python bench/bots.py                      # 300 three-player games: random, heuristic, strong
     python bench/bots.py --games 60 --budget 4
-    python bench/bots.py --pair heuristic,random   # head-to-head, two-player rules (RULES.md §2)
+    python bench/bots.py --pair heuristic,random   # head-to-head, two-player rules (docs/rules.md)
     python bench/bots.py --teams heuristic,random --games 200   # the team game, two against two
     python bench/bots.py --teams strong+heuristic,heuristic    # a side of two different bots
     python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201

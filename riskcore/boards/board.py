@@ -2,7 +2,7 @@
 
 A board is loaded from a JSON file shipped in ``riskcore/boards/maps`` and
 validated once; the engine then only reads it. The format carries what
-every board of RULES.md needs (border kinds, strongholds, sites of power,
+every board of the rule books needs (border kinds, strongholds, sites of power,
 a Fellowship path) even where the classic board uses none of it.
 """
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from riskcore.errors import RuleOptionError
 
-# RULES.md §1 "Card trades", progressive values: 4, 6, 8, 10, 12, 15, then +5.
+# docs/rules.md, the classic game: "Card trades", progressive values: 4, 6, 8, 10, 12, 15, then +5.
 PROGRESSIVE_VALUES = (4, 6, 8, 10, 12, 15)
-# RULES.md §1, fixed values: three infantry 4, cavalry 6, artillery 8, mixed 10.
+# docs/rules.md, fixed values: three infantry 4, cavalry 6, artillery 8, mixed 10.
 FIXED_VALUES = {"infantry": 4, "cavalry": 6, "artillery": 8, "creature": 8, "mixed": 10}
 MAX_STARTING_ARMIES = 200
 
@@ -49,7 +49,7 @@ def _count(default: int, bounds: tuple[int, int], summary: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every rule option of RULES.md §1-2 with its default (the classic game).
+    """Every rule option of docs/rules.md with its default (the classic game).
 
     ``conquest_min_move="survivors"`` is the 2006 Swedish wording (move in
     the armies left on the battlefield after the last battle). Since the
@@ -163,7 +163,7 @@ OPTIONS: tuple[OptionSpec, ...] = tuple(
 def _best_fixed_value(symbols: tuple[str, ...]) -> int:
     """A wild counts as whichever symbol completes the set; take the best value.
 
-    RULES.md §1: "a wild counts as the symbol that completes the set; the
+    docs/rules.md (the classic game): "a wild counts as the symbol that completes the set; the
     player names it". A player always names the most valuable reading.
     """
     kinds = [s for s in symbols if s != "wild"]

@@ -46,9 +46,9 @@ from riskcore.rules.flow import start_turn
 
 Handler = Callable[[Decision, Any], None]
 
-# The turn of RULES.md §1: reinforce, attack, fortify (its end ends the turn).
+# The turn of docs/rules.md (the classic game): reinforce, attack, fortify (its end ends the turn).
 _CLASSIC_TURN = {REINFORCE: ATTACK, ATTACK: FORTIFY}
-# RULES.md §1 "Starting armies" (classic, 3-6 players).
+# docs/rules.md, the classic game: "Starting armies" (classic, 3-6 players).
 CLASSIC_STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
 
 
@@ -62,7 +62,7 @@ class Outcome:
 
 
 class GameMode:
-    """The classic game (RULES.md §1): 3-6 players, world domination wins."""
+    """The classic game (docs/rules.md): 3-6 players, world domination wins."""
 
     name: ClassVar[str] = "classic"
     title: ClassVar[str] = "Classic Risk"
@@ -149,7 +149,7 @@ class GameMode:
             raise RuleOptionError(f"the {self.name} game needs {wanted} players, not {count}")
 
     def starting_armies(self, rules: RuleSet, players: int) -> int:
-        """RULES.md §1 table, unless the rule option sets a number."""
+        """docs/rules.md (the classic game) table, unless the rule option sets a number."""
         return rules.starting_armies or CLASSIC_STARTING_ARMIES[players]
 
     def open_game(self, d: Decision) -> None:

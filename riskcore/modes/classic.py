@@ -1,4 +1,4 @@
-"""The classic game (RULES.md §1): every hook keeps its default."""
+"""The classic game (docs/rules.md): every hook keeps its default."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The mission game of the 2006 Swedish edition (RULES.md §3; docs/rules.md, "The mission game").
+"""The mission game of the 2006 Swedish edition (docs/rules.md, "The mission game").
 
 Every player draws four secret missions, one of each grade (captain, major,
 colonel, general), from a graded deck named by the ``mission_deck`` option

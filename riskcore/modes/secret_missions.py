@@ -1,4 +1,4 @@
-"""The classic game with secret missions (RULES.md §3; docs/rules.md, "Secret missions").
+"""The classic game with secret missions (docs/rules.md, "Secret missions").
 
 After the setup, each player is dealt one mission card of the classic deck
 (``decks/secret-missions.json``), the destroy cards of seats not in play

@@ -1,4 +1,4 @@
-"""The team game: two against two (RULES.md §4; docs/rules.md, "The team game").
+"""The team game: two against two (docs/rules.md, "The team game").
 
 Seats alternate between the teams (p1 and p3 are team A, p2 and p4 team B),
 so turns alternate too, whoever rolls highest. Team-mates may stand in one
@@ -94,7 +94,7 @@ def where_armies(state: State, seat: str) -> list[str]:
 
 
 def team_fortify(d: Decision, command: cmd.Fortify) -> None:
-    """RULES.md §4: from a territory with your armies into one where your team
+    """docs/rules.md (the team game): from a territory with your armies into one where your team
     stands, through territories where it stands; only your armies move."""
     s = d.state
     seat, source, target = command.seat, command.source, command.target
@@ -136,7 +136,7 @@ class TeamGame(GameMode):
     name = "team"
     title = "Team game: two against two"
     players = (4, 4)
-    # RULES.md §4: trades at the fixed values; the 2006 book's fortify along a path.
+    # docs/rules.md: trades at the fixed values; the 2006 book's fortify along a path.
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed", "fortify": "connected"}
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
@@ -210,7 +210,7 @@ class TeamGame(GameMode):
         return team_reach(state, seat, source)
 
     def outcome(self, state: State) -> Outcome | None:
-        """RULES.md §4: the first team to put a player of the other out wins."""
+        """docs/rules.md (the team game): the first team to put a player of the other out wins."""
         gone = [p for p in state.order if p in state.out]
         if not gone:
             return None

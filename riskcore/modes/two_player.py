@@ -1,4 +1,4 @@
-"""The two-player game with passive neutral armies (RULES.md §2).
+"""The two-player game with passive neutral armies (docs/rules.md, "The two-player game").
 
 Two players and two neutral seats; the territory cards are dealt 12, 12, 9
 and 9, with one army on each; in setup a player places 3 armies of their
@@ -20,7 +20,7 @@ from riskcore.model.state import State
 from riskcore.modes.base import GameMode
 from riskcore.rules import setup
 
-# RULES.md §2: 36 armies to each player, 24 to each neutral; 12 territories
+# docs/rules.md (the two-player game): 36 armies to each player, 24 to each neutral; 12 territories
 # to each player, 9 to each neutral; setup turns of 3 own armies + 1 each neutral.
 PLAYER_ARMIES = 36
 NEUTRAL_ARMIES = 24

@@ -12,7 +12,7 @@ from typing import Any
 from riskcore.protocol.codec import Upcaster, upcaster
 from riskcore.protocol.legacy import DERIVED
 
-# Starting armies of game_created v1 (RULES.md §1 table; §2 two players).
+# Starting armies of game_created v1 (docs/rules.md: the classic table; the two-player game).
 _V1_CLASSIC_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
 _V1_TWO_PLAYER_ARMIES = 36
 _V1_NEUTRAL_ARMIES = 24

@@ -1,6 +1,6 @@
 """Attacks, battles, blitz, the defender's dice, conquest and elimination.
 
-RULES.md §1 "Attack", "Conquest", "Elimination". A battle is one roll; the
+docs/rules.md, the classic game: "Attack", "Conquest", "Elimination". A battle is one roll; the
 attacker rolls 1-3 dice with at least dice+1 armies in the source, the
 defender 1-2 (2 only with 2+ armies), pairs compare high to high and ties
 go to the defender (``riskcore.rules.odds.compare_dice``).

@@ -1,4 +1,4 @@
-"""Card sets (RULES.md §1 "Card trades"): what makes a set, and what is in a hand."""
+"""Card sets (docs/rules.md, "Card trades"): what makes a set, and what is in a hand."""
 
 from __future__ import annotations
 

@@ -12,12 +12,12 @@ from riskcore.engine.decision import Decision
 from riskcore.model.state import FINISHED
 from riskcore.protocol import events as ev
 
-# RULES.md §1: with 5 or more cards at the start of a turn, a set must be traded.
+# docs/rules.md: with 5 or more cards at the start of a turn, a set must be traded.
 FORCED_TRADE_AT = 5
 
 
 def start_turn(d: Decision, seat: str) -> None:
-    """Reinforcements counted now, with the forced trade at 5+ cards (RULES.md §1)."""
+    """Reinforcements counted now, with the forced trade at 5+ cards (docs/rules.md)."""
     s = d.state
     mode = s.mode
     held = len(s.hand(seat))

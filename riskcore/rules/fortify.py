@@ -1,4 +1,4 @@
-"""The fortify phase: one move between own territories (RULES.md §1 "Fortify")."""
+"""The fortify phase: one move between own territories (docs/rules.md, "Fortify")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Battle comparison and exact battle odds (RULES.md §1 "Attack", §5).
+"""Battle comparison and exact battle odds (docs/rules.md, "Attack"; the Lord of the Rings bonuses).
 
 ``compare_dice`` is the one place where a battle is decided: the rules engine
 resolves real rolls with it, and every probability here is built on it, so

@@ -1,4 +1,4 @@
-"""The reinforce phase: card trades and placing armies (RULES.md §1)."""
+"""The reinforce phase: card trades and placing armies (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from riskcore.protocol import events as ev
 from riskcore.protocol.commands import PlaceArmies, TradeCards
 from riskcore.rules.cards import is_set
 
-# RULES.md §1: "they get 2 extra armies ... at most 2 such armies per turn".
+# docs/rules.md (the classic game): "they get 2 extra armies ... at most 2 such armies per turn".
 TERRITORY_BONUS = 2
 
 
@@ -113,7 +113,7 @@ def _check_placeable(s: State, seat: str, territory: str) -> None:
 
 
 def count_reinforcements(state: State, seat: str) -> int:
-    """max(3, territories // 3) + the bonus of every group held whole (RULES.md §1)."""
+    """max(3, territories // 3) + the bonus of every group held whole (docs/rules.md)."""
     owned = state.territories_of(seat)
     held = set(owned)
     bonus = sum(g.bonus for g in state.board.groups if g.territories <= held)

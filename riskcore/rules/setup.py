@@ -1,4 +1,4 @@
-"""Setting a game up (RULES.md §1 "Setup", §2 two players).
+"""Setting a game up (docs/rules.md, "Setup" and "The two-player game").
 
 ``start_game`` makes the opening events: the game itself, the die roll for
 the order (ties re-rolled) and, when territories are dealt, the deal. Then
