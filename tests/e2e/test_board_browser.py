@@ -280,3 +280,20 @@ def _best_placement(seat: Seat, actions: list[dict[str, Any]]) -> str:
     enemy = {t for t, v in view["territories"].items() if v["owner"] != "p1"}
     borders = {(a, b) for a, b, _ in board["borders"]} | {(b, a) for a, b, _ in board["borders"]}
     return next(t for t in places if any((t, e) in borders for e in enemy))
+
+
+def test_a_mission_game_page_shows_the_missions_as_a_spectator_may_see_them(
+    board_stack: Stack, browser: Any
+) -> None:
+    """The mission modes: the page lists every seat's missions, secret ones by grade only."""
+    game = create(board_stack, BOTS, mode="mission_game")["game"]["game_id"]
+    browser.get(f"{board_stack.url}/games/{game}")
+    read = "return [...document.querySelectorAll('#missions li')].map((li) => li.textContent)"
+    rows = lambda: browser.execute_script(read)  # noqa: E731  (one read: the panel re-renders live)
+    wait_for(lambda: len(rows()) == len(BOTS), 20, "the missions panel")
+    over = browser.execute_script("return document.getElementById('turn').textContent")
+    over = "Game over" in over
+    texts = rows()
+    assert all(text.count(" · ") == 3 for text in texts), texts  # four missions each
+    if not over:  # a spectator sees the unclaimed ones by grade only
+        assert all("secret (grade" in text or text.count("✓") == 4 for text in texts), texts

@@ -178,6 +178,7 @@ function render(view) {
   else text = `Turn ${view.turn} · ${who} · ${phase}${view.reinforcements ? ` · ${view.reinforcements} to place` : ""}${view.defender_to_choose ? ` · ${seatName(page.styles, view.defender_to_choose)} to choose dice` : ""}`;
   $("turn").textContent = text;
   renderPlayers(view);
+  renderMissions(view);
   updateSlider();
   for (const item of $("log").children) item.classList.toggle("future", Number(item.dataset.version) > view.version);
   const current = $("log").querySelector(`[data-version="${view.version}"]`);
@@ -207,6 +208,19 @@ function renderPlayers(view) {
       el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : "out", title: seat.status }));
   });
   $("players").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
+}
+
+// The mission modes: each seat's missions as this viewer may see them (its own
+// texts; of the others the grade, until claimed or shown).
+function renderMissions(view) {
+  const missions = view.mode_state?.missions;
+  $("missions-panel").hidden = !missions;
+  if (!missions) return;
+  const mark = (m) => (m.claimed ? " ✓" : m.revealed ? " (shown)" : "");
+  const items = Object.entries(missions).map(([seat, list]) => el("li", { "data-seat": seat },
+    el("strong", { text: `${seatName(page.styles, seat)}: ` }),
+    el("span", { text: list.map((m) => (m.text ? m.text : `secret (grade ${m.grade})`) + mark(m)).join(" · ") })));
+  $("missions").replaceChildren(...items);
 }
 
 // ---------------------------------------------------------------- replay controls
