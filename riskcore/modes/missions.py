@@ -161,17 +161,18 @@ def applier_for(deck_of: Any) -> Any:
 
 
 def claimed(state: State, event: MissionClaimed) -> None:
-    state.missions[event.seat] = [
-        dataclasses.replace(m, claimed=True) if m.card == event.card else m
-        for m in state.missions[event.seat]
-    ]
+    _mark(state, event.seat, event.card, claimed=True)
     state.mode_data.setdefault("claimed_turn", {})[event.seat] = state.turn
 
 
 def revealed(state: State, event: MissionRevealed) -> None:
-    state.missions[event.seat] = [
-        dataclasses.replace(m, revealed=True) if m.card == event.card else m
-        for m in state.missions[event.seat]
+    _mark(state, event.seat, event.card, revealed=True)
+
+
+def _mark(state: State, seat: str, card: str, **flags: bool) -> None:
+    """Set ``flags`` on ``seat``'s mission ``card`` (missions are frozen values)."""
+    state.missions[seat] = [
+        dataclasses.replace(m, **flags) if m.card == card else m for m in state.missions[seat]
     ]
 
 
