@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -161,19 +161,17 @@ def applier_for(deck_of: Any) -> Any:
 
 
 def claimed(state: State, event: MissionClaimed) -> None:
-    _mark(state, event.seat, event.card, claimed=True)
+    _mark(state, event.seat, event.card, lambda m: dataclasses.replace(m, claimed=True))
     state.mode_data.setdefault("claimed_turn", {})[event.seat] = state.turn
 
 
 def revealed(state: State, event: MissionRevealed) -> None:
-    _mark(state, event.seat, event.card, revealed=True)
+    _mark(state, event.seat, event.card, lambda m: dataclasses.replace(m, revealed=True))
 
 
-def _mark(state: State, seat: str, card: str, **flags: bool) -> None:
-    """Set ``flags`` on ``seat``'s mission ``card`` (missions are frozen values)."""
-    state.missions[seat] = [
-        dataclasses.replace(m, **flags) if m.card == card else m for m in state.missions[seat]
-    ]
+def _mark(state: State, seat: str, card: str, change: Callable[[Mission], Mission]) -> None:
+    """``change`` ``seat``'s mission ``card`` (missions are frozen values)."""
+    state.missions[seat] = [change(m) if m.card == card else m for m in state.missions[seat]]
 
 
 def count_conquests(state: State, event: ev.TerritoryConquered) -> None:
