@@ -130,6 +130,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         games.log,
         open_seconds=settings.open_game_hours * 3600,
         idle_seconds=settings.idle_game_hours * 3600,
+        abandon=games.abandon,
     )
     return Services(settings, games, limiter, metrics, client, queues, streams, Progress(), quotas)
 

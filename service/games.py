@@ -26,6 +26,8 @@ from typing import Any
 
 import redis
 
+from riskcore.audit.record import SYSTEM
+from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
 from service.commands import Commands
 from service.game_log import GameLog
@@ -46,6 +48,7 @@ from service.lobby import FINISHED as DONE
 from service.lobby import OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 from service.seating import Seating
 from service.store import Client, EventStore
+from service.store_errors import IdempotencyMismatch, VersionConflict
 
 __all__ = [
     "CommandResult",
@@ -179,6 +182,16 @@ class GameService:
     def load(self, game_id: str) -> Loaded:
         """The game at its newest version; GameNotStarted for a lobby, GameNotFound for none."""
         return self._states.load(game_id)
+
+    def abandon(self, game_id: str) -> bool:
+        """End a game nobody plays any more (``service.quotas``): ``abandon``, the
+        server's own command, in the record like any other, so the record is kept
+        and verifies. False if it had ended meanwhile."""
+        try:
+            self._commands.execute(game_id, SYSTEM, {"type": "abandon"}, server_key="abandon")
+        except (RuleViolation, VersionConflict, IdempotencyMismatch):
+            return False  # it ended, or moved, meanwhile: nothing to do now
+        return True
 
     def execute(
         self,

@@ -9,10 +9,9 @@ or abandoned:
 * an open game that nobody joined for ``open_seconds`` is ended as
   abandoned: it is listed as finished, its seats can no longer be joined,
   and its lobby record is kept (``Lobby.abandon``);
-* a running game with no event for ``idle_seconds`` no longer counts
-  against its creator. (Ending it in its record needs the engine to have a
-  way to finish a game with no winner, reason "abandoned"; it has not yet,
-  so such a game stays running, and its record grows no further.)
+* a running game with no event for ``idle_seconds`` is ended as abandoned:
+  the server's own ``abandon`` command finishes it with no winner, in its
+  record like any other command (so the record is kept and verifies).
 
 The active games of a creator are a sorted set per creator in Redis
 (``KeySpace.game_quota``): game id → creation ms. A creation first adds a
@@ -76,6 +75,7 @@ class GameQuota:
         *,
         open_seconds: float,
         idle_seconds: float,
+        abandon: Callable[[str], object] = lambda game_id: None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._client = client
@@ -84,6 +84,7 @@ class GameQuota:
         self._log = log
         self._open_ms = int(open_seconds * 1000)
         self._idle_ms = int(idle_seconds * 1000)
+        self._abandon = abandon
         self._clock = clock
 
     def reserve(self, creators: Sequence[Creator]) -> Ticket:
@@ -140,9 +141,13 @@ class GameQuota:
             self._lobby.abandon(info)
             return False
         if info.status == RUNNING or info.version > 0:
-            last = self._log.envelopes(game_id, info.version, count=1)
+            head = self._log.store.version(game_id)  # the lobby's version is the start's
+            last = self._log.envelopes(game_id, head, count=1)
             moved = last[0].time_ms if last else info.created_ms
-            return now - moved <= self._idle_ms
+            if now - moved <= self._idle_ms:
+                return True
+            self._abandon(game_id)
+            return False
         return True
 
     def _now_ms(self) -> int:

@@ -116,6 +116,7 @@ class GameMode:
             cmd.Fortify: fortify.fortify,
             cmd.EndPhase: turns.end_phase,
             cmd.Resign: turns.resign_command,
+            cmd.Abandon: turns.abandon,
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:

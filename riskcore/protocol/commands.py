@@ -100,6 +100,14 @@ class Resign(Command):
     TYPE = "resign"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Abandon(Command):
+    """The server ends a game nobody plays any more (no winner). Its seat is the
+    server's own ("system"); the API takes it from no client (it has no schema)."""
+
+    TYPE = "abandon"
+
+
 BASE_COMMAND_TYPES: tuple[type[Command], ...] = (
     ClaimTerritory,
     PlaceArmies,
@@ -111,7 +119,10 @@ BASE_COMMAND_TYPES: tuple[type[Command], ...] = (
     Fortify,
     EndPhase,
     Resign,
+    Abandon,
 )
+# Commands only the server sends (records replay them like any other).
+SYSTEM_COMMANDS = frozenset({Abandon.TYPE})
 for _cls in BASE_COMMAND_TYPES:
     fast_init(_cls)
 # Every command type by wire name: the base ones, and those modes register.

@@ -8,9 +8,17 @@ none of them calls back here (``riskcore.rules.flow`` holds what they share).
 from __future__ import annotations
 
 from riskcore.engine.decision import Decision, check_can_act, check_turn, violation
-from riskcore.model.state import ATTACK, DEFEND, FORTIFY, OCCUPY, REINFORCE, SETUP_PHASES
+from riskcore.model.state import (
+    ATTACK,
+    DEFEND,
+    FINISHED,
+    FORTIFY,
+    OCCUPY,
+    REINFORCE,
+    SETUP_PHASES,
+)
 from riskcore.protocol import events as ev
-from riskcore.protocol.commands import EndPhase, PlaceArmies, Resign
+from riskcore.protocol.commands import Abandon, EndPhase, PlaceArmies, Resign
 from riskcore.rules import battle, reinforce, setup
 from riskcore.rules.flow import finish_if_decided
 
@@ -56,6 +64,15 @@ def draw_card(d: Decision, seat: str) -> None:
         d.emit(ev.DeckShuffled(order=tuple(order), reshuffle=True))
     if s.deck:
         d.emit(ev.CardDrawn(seat=seat, card=s.deck[0]))
+
+
+def abandon(d: Decision, command: Abandon) -> None:
+    """The server ends a game left idle (docs/api.md, "Limits"): no winner, the seed
+    revealed as at any end, so the record verifies."""
+    s = d.state
+    if s.phase == FINISHED:
+        raise violation("game_finished", f"the game is over (winner {s.winner!r})")
+    d.emit(ev.GameFinished(winner=None, reason="abandoned", seed=d.rng.seed_hex(), winners=()))
 
 
 def resign_command(d: Decision, command: Resign) -> None:

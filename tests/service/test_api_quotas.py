@@ -58,13 +58,44 @@ def test_a_lobby_nobody_joins_ends_as_abandoned_and_its_record_stays(settings: S
     assert not {g["game_id"] for g in listed} & set(lobbies)
 
 
-def test_a_running_game_left_idle_stops_counting(settings: Settings) -> None:
+def test_a_running_game_left_idle_ends_as_abandoned_and_its_record_verifies(
+    settings: Settings,
+) -> None:
+    """Issue 13, item 11: a running game with no command for the idle time is ended as
+    abandoned (no winner), by the server's own command, and its record is kept whole."""
     api = quota_api(settings, games_per_address=1, idle_game_hours=ONE_SECOND)
     game, _ = api.create(3)
     problem(create(api), 429, "game_quota_exceeded")
     time.sleep(1.1)
     assert create(api).status_code == 201
-    assert api.get(f"/v1/games/{game}").json["status"] == "running"  # nothing of it is lost
+    view = api.get(f"/v1/games/{game}").json
+    assert view["status"] == "finished" and view["finish_reason"] == "abandoned"
+    assert view["winner"] is None and view["winners"] == []
+    record = api.get(f"/v1/games/{game}/record").get_data(as_text=True)
+    verdict = api.post(
+        "/v1/records/verify", data=record, headers={"Content-Type": "application/x-ndjson"}
+    ).json
+    assert verdict["ok"] and verdict["status"] == "verified", verdict
+
+
+def test_a_running_game_in_play_is_never_abandoned(settings: Settings) -> None:
+    api = quota_api(settings, games_per_address=1, idle_game_hours=3 * ONE_SECOND)
+    game, tokens = api.create(3)
+    time.sleep(2.0)
+    seat = api.get(f"/v1/games/{game}").json["current"]
+    legal = api.get(f"/v1/games/{game}/legal-actions", token=tokens[seat]).json["actions"]
+    assert api.command(game, tokens[seat], legal[0]["command"]).status_code == 200
+    time.sleep(1.5)  # the game began 3.5 s ago, its last command came 1.5 s ago
+    problem(create(api), 429, "game_quota_exceeded")
+    assert api.get(f"/v1/games/{game}").json["status"] == "running"
+
+
+def test_no_client_can_send_the_servers_abandon(settings: Settings) -> None:
+    api = quota_api(settings)
+    game, tokens = api.create(3)
+    seat = api.get(f"/v1/games/{game}").json["current"]
+    problem(api.command(game, tokens[seat], {"type": "abandon"}), 400, "malformed_command")
+    assert api.get(f"/v1/games/{game}").json["status"] == "running"
 
 
 def test_creation_behind_a_token_with_a_quota_of_its_own(settings: Settings) -> None:

@@ -19,12 +19,15 @@ from openapi_spec_validator import validate as validate_spec
 
 from riskcore.engine.registry import mode_named
 from riskcore.modes import BUILT_IN_MODES
+from riskcore.protocol.commands import SYSTEM_COMMANDS
 from service.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES
 from tests.service.api_helpers import SPEC
 
 SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]
 # The commands of the modes the API serves (a test mode may register more).
-SERVED_COMMANDS = {cls.TYPE for mode in BUILT_IN_MODES for cls in mode_named(mode).handlers}
+SERVED_COMMANDS = {
+    cls.TYPE for mode in BUILT_IN_MODES for cls in mode_named(mode).handlers
+} - SYSTEM_COMMANDS
 _TYPES = {
     fields.String: "string",
     fields.Integer: "integer",
