@@ -249,6 +249,7 @@ COMMANDS = [
     cmd.Fortify(seat="p1", source="alaska", target="alberta", count=2),
     cmd.EndPhase(seat="p1"),
     cmd.Resign(seat="p1"),
+    cmd.Abandon(seat="p1"),
 ]
 
 

@@ -149,3 +149,18 @@ def test_resignations_during_the_claim_never_leave_territories_unclaimed() -> No
         free = next(t for t in CLASSIC.territory_names if t not in game.state.owner)
         game.do(cmd.ClaimTerritory(seat=game.current, territory=free))
     assert len(game.state.owner) == 42
+
+
+def test_the_server_abandons_a_game_with_no_winner_and_only_once() -> None:
+    """docs/rules.md, "Resigning and timeouts": a game nobody plays is ended as abandoned,
+    no winner, the seed revealed; an ended game cannot be abandoned again."""
+    from riskcore.protocol import commands as cmd
+    from tests.riskcore.helpers import new
+
+    game = new(3)
+    events = game.do(cmd.Abandon(seat="system"))
+    assert [e.TYPE for e in events] == ["game_finished"]
+    s = game.state
+    assert s.phase == "finished" and s.winner is None and s.winners == ()
+    assert s.finish_reason == "abandoned" and s.revealed_seed is not None
+    game.reject(cmd.Abandon(seat="system"), "game_finished")
