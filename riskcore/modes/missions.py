@@ -33,7 +33,7 @@ from typing import Any
 
 from riskcore.engine.decision import Decision
 from riskcore.errors import RuleOptionError
-from riskcore.model.state import Mission, State
+from riskcore.model.state import FINISHED, Mission, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.events import Event, register_event
 
@@ -139,10 +139,15 @@ class MissionRevealed(Event):
 
 
 def deal_missions(d: Decision, deck: Sequence[MissionCard], grades: Sequence[int]) -> None:
-    """Each player draws one card of each grade, each grade's pile shuffled apart."""
+    """Each player still in draws one card of each grade, each grade's pile shuffled
+    apart; the destroy cards of seats not in play (or gone in setup) are taken out."""
     players = d.state.active_players()
     for grade in grades:
-        pile = [i for i, card in enumerate(deck) if card.grade == grade]
+        pile = [
+            i
+            for i, card in enumerate(deck)
+            if card.grade == grade and card.goal.get("destroy", players[0]) in players
+        ]
         d.rng.shuffle(pile)
         if len(pile) < len(players):
             raise RuleOptionError(f"the mission deck has too few cards of grade {grade}")
@@ -246,7 +251,7 @@ def _destroyed(state: State, seat: str, target: str, fallback: str) -> bool:
 def mission_view(state: State, viewer: str | None, deck: Sequence[MissionCard]) -> dict[str, Any]:
     """Each seat's missions as ``viewer`` may see them: its own, and anyone's claimed
     or revealed ones, with their texts; of the rest only the grade (all once over)."""
-    over = state.phase == "finished"
+    over = state.phase == FINISHED
     shown: dict[str, list[dict[str, Any]]] = {}
     for seat, missions in state.missions.items():
         entries = []

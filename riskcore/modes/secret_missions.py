@@ -77,14 +77,7 @@ class SecretMissions(GameMode):
     def after_setup(self, d: Decision) -> None:
         """Deal the missions to the players still in (the destroy cards of seats not
         in play, or gone in setup, taken out first), then play."""
-        players = d.state.active_players()
-        deck = _deck(d.state)
-        pile = [
-            i for i, c in enumerate(deck) if "destroy" not in c.goal or c.goal["destroy"] in players
-        ]
-        d.rng.shuffle(pile)
-        for seat, index in zip(players, pile, strict=False):
-            d.emit(missions.MissionDealt(seat=seat, grade=0, mission=index))
+        missions.deal_missions(d, _deck(d.state), (0,))
         setup.start_play(d)
 
     def outcome(self, state: State) -> Outcome | None:

@@ -5,14 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from riskcore.engine.evolve import fold
-from riskcore.modes.missions import MissionDealt, load_deck
+from riskcore.modes.missions import MissionClaimed, MissionDealt, load_deck
 from riskcore.protocol import events as ev
 from tests.riskcore.helpers import Game
 
 
-def with_missions(game: Game, deck: str, dealt: Mapping[str, Sequence[str]]) -> Game:
-    """``game`` as if its setup had dealt these mission cards (ids) to these seats:
-    the ``MissionDealt`` events go in just before the first turn starts."""
+def with_missions(
+    game: Game,
+    deck: str,
+    dealt: Mapping[str, Sequence[str]],
+    claimed: Mapping[str, Sequence[str]] | None = None,
+) -> Game:
+    """``game`` as if its setup had dealt these mission cards (ids) to these seats, and
+    (``claimed``) some had been claimed in earlier turns: the ``MissionDealt`` and
+    ``MissionClaimed`` events go in just before the first turn starts."""
     cards = load_deck(deck)
     index = {card.id: i for i, card in enumerate(cards)}
     events = list(game.events)
@@ -20,6 +26,11 @@ def with_missions(game: Game, deck: str, dealt: Mapping[str, Sequence[str]]) -> 
     extra = [
         MissionDealt(seat=seat, grade=cards[index[card]].grade, mission=index[card])
         for seat, ids in dealt.items()
+        for card in ids
+    ]
+    extra += [
+        MissionClaimed(seat=seat, card=card)
+        for seat, ids in (claimed or {}).items()
         for card in ids
     ]
     events[start:start] = extra

@@ -27,9 +27,14 @@ def claim(game: Game, seat: str, card: str) -> list:  # type: ignore[type-arg]
     return game.body(seat, {"type": "claim_mission", "card": card})
 
 
-def game_with(owners: dict[str, str], dealt: dict[str, list[str]], **kwargs: object) -> Game:
+def game_with(
+    owners: dict[str, str],
+    dealt: dict[str, list[str]],
+    claimed: dict[str, list[str]] | None = None,
+    **kwargs: object,
+) -> Game:
     game = position(owners, kwargs.pop("armies", None), mode="mission_game", **kwargs)  # type: ignore[arg-type]
-    return with_missions(game, DECK, dealt)
+    return with_missions(game, DECK, dealt, claimed)
 
 
 OTHERS = {"p2": ["C1", "J1", "O1", "G1"], "p3": ["C3", "J3", "O3", "G3"]}
@@ -100,13 +105,11 @@ def test_a_claimed_mission_stays_claimed_and_the_fourth_is_revealed_after_three(
     även om en motståndare gör uppdraget ogjort"; "När du har slutfört 3 uppdrag måste du
     avslöja det fjärde". J2 and O2 were claimed in earlier turns; claiming C2 now makes
     three, and G2 is shown to everyone."""
-    game = game_with(
+    again = game_with(
         split({"p1": continent("australia"), "p3": continent("africa")}, "p2"),
         {"p1": ["C2", "J2", "O2", "G2"], **OTHERS},
+        claimed={"p1": ["J2", "O2"]},
     )
-    events = [*game.events, *(MissionClaimed(seat="p1", card=c) for c in ("J2", "O2"))]
-    again = Game(fold(events), events, game.seed)
-    again.state.mode_data["claimed_turn"] = {}  # (those claims were in earlier turns)
     made = claim(again, "p1", "C2")
     assert made == [MissionClaimed(seat="p1", card="C2"), MissionRevealed(seat="p1", card="G2")]
     seen = view(again.state, "p3")["mode_state"]["missions"]["p1"]
@@ -122,10 +125,9 @@ def test_a_claimed_mission_stays_claimed_and_the_fourth_is_revealed_after_three(
 def test_the_first_to_claim_all_four_wins() -> None:
     """BOOK: "Genom att vara den första spelaren som slutför alla 4 uppdrag"."""
     owners = split({"p1": continent("australia"), "p3": continent("africa")}, "p2")
-    game = game_with(owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS})
-    events = list(game.events) + [MissionClaimed(seat="p1", card=c) for c in ("J2", "O2", "G2")]
-    last = Game(fold(events), events, game.seed)
-    last.state.mode_data["claimed_turn"] = {}
+    last = game_with(
+        owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS}, claimed={"p1": ["J2", "O2", "G2"]}
+    )
     made = claim(last, "p1", "C2")
     assert made[-1].TYPE == "game_finished"
     assert last.state.winner == "p1" and last.state.finish_reason == "missions"

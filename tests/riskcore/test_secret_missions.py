@@ -74,7 +74,7 @@ def test_a_continent_mission_wins_the_moment_the_last_territory_is_occupied() ->
 def test_a_mission_of_territories_with_armies_wins_on_the_placement_that_does_it() -> None:
     """M7: 18 territories, each with at least 2 armies: placing the last army needed wins
     at once, in the reinforce phase."""
-    mine = CLASSIC.territory_names and list(CLASSIC.territory_names)[:18]
+    mine = list(CLASSIC.territory_names)[:18]
     owners = split({"p1": mine}, "p2")
     owners.update({t: "p3" for t in list(CLASSIC.territory_names)[30:36]})
     armies = {t: 2 for t in mine[1:]}

@@ -25,6 +25,7 @@ from riskcore.protocol import commands as cmd
 from riskcore.simulate import play_game
 from riskcore.views.view import redact, view
 from tests.riskcore.helpers import (
+    ALL_CARDS,
     CLASSIC,
     Game,
     ScriptedRng,
@@ -204,10 +205,17 @@ def test_all_of_a_players_armies_may_leave_where_a_team_mate_stays() -> None:
 def test_the_team_shares_one_hand_which_passes_to_the_next_team_mate() -> None:
     """BOOK: "RISK-korten delas av laget. När du drar ett kort lägger du till det bland de
     RISK-kort som tillhör laget. När din omgång är slut lämnar du över lagets kort till nästa
-    spelare i ditt lag." p1 draws for the team; p3 trades the set p1 and p3 hold; the other
-    team sees the hand's size only and cannot trade it."""
+    spelare i ditt lag." p1 conquers and draws for the team; in p3's turn p3 trades the set
+    p1 held; the other team sees the hand's size only."""
     infantry = cards_with("infantry")[:2]
-    game = team_position({"alaska": "p1", "peru": "p3"}, hands={"p1": infantry})
+    third = cards_with("infantry")[2]  # the top of the pile: the card p1 draws
+    pile = [third, *(c for c in ALL_CARDS if c not in (*infantry, third))]
+    game = team_position(
+        {"alaska": "p1", "peru": "p3", "kamchatka": "p2"},
+        {"alaska": 6},
+        hands={"p1": infantry},
+        deck=pile,
+    )
     s = game.state
     assert s.hand("p1") == s.hand("p3") == infantry and s.hand("p2") == []
     seats = {seat["id"]: seat for seat in view(s, "p3")["seats"]}
@@ -216,12 +224,19 @@ def test_the_team_shares_one_hand_which_passes_to_the_next_team_mate() -> None:
     assert other["p1"]["cards"] is None and other["p1"]["card_count"] == 2
     assert view(s, "p2")["mode_state"]["teams"]["A"]["card_count"] == 2
     game.place_all("alaska")
-    game.end_attack()
-    game.state.conquered = True  # (as if p1 had conquered this turn: it draws a card)
-    events = game.do(cmd.EndPhase(seat="p1"))
-    card = next(e for e in events if e.TYPE == "card_drawn")
+    game.do(cmd.Blitz(seat="p1", source="alaska", target="kamchatka"), ScriptedRng([6, 6, 6, 1]))
+    game.do(cmd.Occupy(seat="p1", count=3))
+    game.end_turn()
+    card = next(e for e in reversed(game.events) if e.TYPE == "card_drawn")
     assert card.seat == "p1" and game.state.hand("p3") == [*infantry, card.card]
     assert redact(card, "p2").card == -1
+    assert game.current == "p2"
+    game.place_all()
+    game.end_turn()
+    assert game.current == "p3"
+    assert card.card == third
+    traded = game.do(cmd.TradeCards(seat="p3", cards=(*infantry, third)))
+    assert traded[0].TYPE == "cards_traded" and game.state.hand("p1") == []
 
 
 def test_another_teams_cards_cannot_be_traded() -> None:
