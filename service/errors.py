@@ -10,6 +10,8 @@ and a message naming the offending value::
     ServiceError
     ├── UnknownBoard        a new game names no board that is shipped
     ├── UnknownBot          a bot seat names no bot that is shipped
+    ├── UnknownLevel        a bot seat names no level that is declared
+    ├── LevelNotForBot      a bot seat names a bot and a level of another bot
     ├── UnknownSeat         a join names a seat the game does not have
     ├── SeatTaken           a join names a seat someone else filled first
     ├── GameFull            a join names no seat, and none is open
@@ -35,10 +37,12 @@ __all__ = [
     "GameNotStarted",
     "IdempotencyMismatch",
     "InvalidSeatToken",
+    "LevelNotForBot",
     "SeatTaken",
     "ServiceError",
     "UnknownBoard",
     "UnknownBot",
+    "UnknownLevel",
     "UnknownSeat",
     "VersionConflict",
     "VersionNotFound",
@@ -70,6 +74,24 @@ class UnknownBot(ServiceError):
         super().__init__(f"seat {seat}: no bot {bot!r}; {known}")
         self.seat = seat
         self.bot = bot
+
+
+class UnknownLevel(ServiceError):
+    code = "unknown_level"
+
+    def __init__(self, seat: str, level: str, known: Sequence[str]) -> None:
+        super().__init__(f"seat {seat}: no level {level!r}; {list(known)}")
+        self.seat = seat
+        self.level = level
+
+
+class LevelNotForBot(ServiceError):
+    code = "level_not_for_bot"
+
+    def __init__(self, seat: str, level: str, bot: str, plays: str) -> None:
+        super().__init__(f"seat {seat}: level {level!r} plays the {plays} bot, not {bot!r}")
+        self.seat = seat
+        self.level = level
 
 
 class UnknownSeat(ServiceError):

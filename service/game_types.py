@@ -61,6 +61,11 @@ class SeatPlan:
     bot: str | None = None
     seed: str | None = None
     team: str | None = None  # the team game: which team the seat plays for
+    level: str | None = None  # a bot seat's level (riskcore.bots.levels)
+    # Tournaments: the entrant the seat is, and (an HTTP entrant) the hash of the
+    # entrant's own token, which then acts for this seat: no seat token is made.
+    entrant: str | None = None
+    token_hash: str | None = None
 
 
 class Loaded(NamedTuple):

@@ -111,12 +111,14 @@ class GameService:
         mode: str | None = None,
         rules: Mapping[str, Any] | None = None,
         clock: Mapping[str, Any] | None = None,
+        tournament: str | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
-        ``mode`` defaults to classic (or to ``rules["variant"]``, its old name).
+        ``mode`` defaults to classic (or to ``rules["variant"]``, its old name);
+        ``tournament`` names the tournament it is a game of.
         """
-        info, tokens = self._seating.open(seats, board, mode, rules, clock)
+        info, tokens = self._seating.open(seats, board, mode, rules, clock, tournament)
         return Created(self._commands.start_if_full(info), tokens)
 
     def join(

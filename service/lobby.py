@@ -42,7 +42,11 @@ _CURSOR = re.compile(r"\d{15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """One seat: ``kind`` is "human", "bot", or "open" until someone joins."""
+    """One seat: ``kind`` is "human", "bot", or "open" until someone joins.
+
+    A bot seat may play at a ``level`` (``riskcore.bots.levels``); ``bot`` is
+    then the level's bot. ``entrant`` is the tournament entrant a seat is, if any.
+    """
 
     seat: str
     kind: str
@@ -50,16 +54,32 @@ class SeatInfo:
     bot: str | None = None
     seed: str | None = field(default=None, repr=False)
     token_hash: str | None = field(default=None, repr=False)
+    level: str | None = None
+    entrant: str | None = None
 
     def record(self) -> str:
         data = {"kind": self.kind, "name": self.name, "bot": self.bot}
         data |= {"seed": self.seed, "token": self.token_hash}
+        if self.level is not None:
+            data["level"] = self.level
+        if self.entrant is not None:
+            data["entrant"] = self.entrant
         return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_record(cls, seat: str, raw: bytes) -> SeatInfo:
+        """A stored seat; records from before levels have neither level nor entrant."""
         data = json.loads(raw)
-        return cls(seat, data["kind"], data["name"], data["bot"], data["seed"], data["token"])
+        return cls(
+            seat,
+            data["kind"],
+            data["name"],
+            data["bot"],
+            data["seed"],
+            data["token"],
+            data.get("level"),
+            data.get("entrant"),
+        )
 
     @property
     def shown_name(self) -> str | None:
@@ -67,11 +87,15 @@ class SeatInfo:
         events carry the same); an open seat has none until someone joins it."""
         if self.name or self.kind == "open":
             return self.name
-        return f"{self.bot} bot ({self.seat})" if self.kind == "bot" else f"Player {self.seat[1:]}"
+        if self.kind == "bot":
+            level = f" {self.level}" if self.level else ""
+            return f"{self.bot}{level} bot ({self.seat})"
+        return f"Player {self.seat[1:]}"
 
     def public(self) -> dict[str, Any]:
         """What anyone may know about the seat (never the token hash or seed)."""
-        return {"seat": self.seat, "kind": self.kind, "name": self.shown_name, "bot": self.bot}
+        shown = {"seat": self.seat, "kind": self.kind, "name": self.shown_name, "bot": self.bot}
+        return shown | {"level": self.level}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +110,7 @@ class GameInfo:
     version: int = 0
     seed_commitment: str = ""
     mode: str = "classic"
+    tournament: str | None = None  # the tournament it is a game of (service.tournaments)
 
     @property
     def open_seats(self) -> list[str]:
@@ -129,6 +154,8 @@ class Lobby:
             "seed": seed,
             "commitment": info.seed_commitment,
         }
+        if info.tournament:
+            fields["tournament"] = info.tournament
         filled: dict[Any, Any] = {s.seat: s.record() for s in info.seats if s.kind != "open"}
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(self.keys.game_info(game_id), mapping=fields)
@@ -249,4 +276,5 @@ def _info(
         ),
         version=version,
         seed_commitment=fields.get(b"commitment", b"").decode(),
+        tournament=fields[b"tournament"].decode() if b"tournament" in fields else None,
     )

@@ -11,7 +11,8 @@ status. The mapping, in one table, from what goes wrong to a status::
     ApiProblem (raised by views only)                          its own status
     riskcore MalformedCommand, RuleOptionError, BoardError     400
     riskcore RuleViolation                                     422, the engine's code
-    service UnknownBoard, UnknownBot, InvalidTeams             400
+    service UnknownBoard, UnknownBot, UnknownLevel,
+            LevelNotForBot, InvalidTeams                       400
     service InvalidSeatToken                                   401 + WWW-Authenticate
     service UnknownSeat, VersionNotFound                       404
     service SeatTaken, GameFull, GameNotStarted, TeamNotInGame,
@@ -45,12 +46,14 @@ from service.errors import (
     GameNotStarted,
     InvalidSeatToken,
     InvalidTeams,
+    LevelNotForBot,
     SeatTaken,
     ServiceError,
     TeamFull,
     TeamNotInGame,
     UnknownBoard,
     UnknownBot,
+    UnknownLevel,
     UnknownSeat,
     VersionNotFound,
 )
@@ -103,6 +106,8 @@ def http_code(status: int) -> str:
 SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     UnknownBoard: 400,
     UnknownBot: 400,
+    UnknownLevel: 400,
+    LevelNotForBot: 400,
     InvalidTeams: 400,
     InvalidSeatToken: 401,
     UnknownSeat: 404,

@@ -79,13 +79,18 @@ class SeatRequest(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "open"]))
     name = fields.String(validate=NAME)
     bot = fields.String(validate=validate.Length(min=1, max=40))
+    level = fields.String(validate=validate.Length(min=1, max=40))
     seed = fields.String(validate=validate.Regexp(HEX_SEED))
     team = fields.String(validate=validate.OneOf(TEAMS))
 
     @validates_schema
     def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if (data["kind"] == "bot") != ("bot" in data):
-            raise ValidationError("a bot seat names its bot, and only a bot seat does", "bot")
+        """A bot seat names its bot, its level (which names the bot), or both."""
+        names = "bot" in data or "level" in data
+        if (data["kind"] == "bot") != names:
+            raise ValidationError(
+                "a bot seat names its bot or level, and only a bot seat does", "bot"
+            )
 
 
 class Clock(Schema):
@@ -221,6 +226,7 @@ class SeatSummary(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "open"]))
     name = fields.String(required=True, allow_none=True)
     bot = fields.String(required=True, allow_none=True)
+    level = fields.String(required=True, allow_none=True)
     team = fields.String(required=True, allow_none=True)
 
 
@@ -236,6 +242,7 @@ class GameSummary(Schema):
     seats = fields.List(fields.Nested(SeatSummary), required=True)
     open_seats = fields.List(fields.String(), required=True)
     seed_commitment = fields.String(required=True)
+    tournament = fields.String(required=True, allow_none=True)
 
 
 class LobbyView(GameSummary):

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from riskcore.boards.board import board_names
 from riskcore.bots import bot_names
+from riskcore.bots.levels import LEVELS
 from riskcore.engine.decide import new_game
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
@@ -31,11 +33,13 @@ from service.errors import (
     GameFull,
     InvalidSeatToken,
     InvalidTeams,
+    LevelNotForBot,
     SeatTaken,
     TeamFull,
     TeamNotInGame,
     UnknownBoard,
     UnknownBot,
+    UnknownLevel,
     UnknownSeat,
 )
 from service.game_types import Lru, SeatPlan
@@ -68,19 +72,25 @@ class Seating:
         mode: str | None,
         rules: Mapping[str, Any] | None,
         clock: Mapping[str, Any] | None,
+        tournament: str | None = None,
     ) -> tuple[GameInfo, dict[str, str]]:
         """A new lobby and the tokens of its human seats (seat id → token).
 
         The server seed is drawn now, so its commitment is public before any
         player chooses a seed of their own.
         """
+        seats = [with_level(f"p{i}", plan) for i, plan in enumerate(seats, 1)]
         mode, options = resolve_mode(mode, rules)
         ruleset = mode_named(mode).rule_set(options)
         _check_setup(board, mode, ruleset, seats)
         seats = arranged(seats, seat_teams(mode, len(seats)))
         game_id = "g" + secrets.token_hex(8)
         seed = self._new_seed()
-        tokens = {f"p{i}": auth.new_token() for i, s in enumerate(seats, 1) if s.kind == "human"}
+        tokens = {
+            f"p{i}": auth.new_token()
+            for i, s in enumerate(seats, 1)
+            if s.kind == "human" and s.token_hash is None
+        }
         info = GameInfo(
             game_id=game_id,
             status=OPEN,
@@ -91,6 +101,7 @@ class Seating:
             created_ms=self._now_ms(),
             seats=tuple(_seat(f"p{i}", plan, tokens) for i, plan in enumerate(seats, 1)),
             seed_commitment=commitment(seed),
+            tournament=tournament,
         )
         self._lobby.create(info, seed)
         return info, tokens
@@ -243,9 +254,24 @@ def _check_setup(board: str, mode: str, rules: RuleSet, seats: Sequence[SeatPlan
     new_game(game_id="check", players=names, seed=b"check", board=board, mode=mode, rules=rules)
 
 
+def with_level(seat: str, plan: SeatPlan) -> SeatPlan:
+    """A bot seat as it plays: a level alone names its bot (``riskcore.bots.levels``);
+    a bot and a level must agree."""
+    if plan.kind != "bot" or plan.level is None:
+        return plan
+    found = LEVELS.get(plan.level)
+    if found is None:
+        raise UnknownLevel(seat, plan.level, list(LEVELS))
+    if plan.bot is not None and plan.bot != found.bot:
+        raise LevelNotForBot(seat, plan.level, plan.bot, found.bot)
+    return replace(plan, bot=found.bot)
+
+
 def _seat(seat: str, plan: SeatPlan, tokens: Mapping[str, str]) -> SeatInfo:
     if plan.kind == "open":
         return SeatInfo(seat, "open")
     token = tokens.get(seat)
-    token_hash = auth.hash_token(token) if token else None
-    return SeatInfo(seat, plan.kind, plan.name, plan.bot, plan.seed, token_hash)
+    token_hash = auth.hash_token(token) if token else plan.token_hash
+    return SeatInfo(
+        seat, plan.kind, plan.name, plan.bot, plan.seed, token_hash, plan.level, plan.entrant
+    )

@@ -47,7 +47,7 @@ from typing import Any, ParamSpec
 from rq import get_current_job
 from rq.exceptions import DuplicateJobError
 
-from riskcore.bots import get_bot
+from riskcore.bots.levels import bot_for
 from riskcore.engine.legal import legal_actions
 from riskcore.errors import RiskError
 from riskcore.model.state import DEFEND, FINISHED
@@ -152,7 +152,8 @@ def _advance(service: GameService, game_id: str, version: int | None) -> str:
     assert seat is not None
     seats = service.seat_info(game_id)
     if seats[seat].kind == "bot":
-        return Turn(service, game_id, seat).play(seats[seat].bot or FALLBACK_BOT)
+        played = seats[seat]
+        return Turn(service, game_id, seat).play(played.bot or FALLBACK_BOT, level=played.level)
     settings = service.lobby.get(game_id).clock
     if settings:
         return start_clock(service, game_id, loaded, seat, settings)
@@ -254,10 +255,11 @@ class Turn:
     game_id: str
     seat: str
 
-    def play(self, bot_name: str, reason: str | None = None) -> str:
-        """Let ``bot_name`` choose until the seat is no longer the one to act."""
+    def play(self, bot_name: str, reason: str | None = None, level: str | None = None) -> str:
+        """Let ``bot_name`` (at ``level``, if any) choose until the seat is no longer
+        the one to act."""
         try:
-            bot = get_bot(bot_name)
+            bot = bot_for(bot_name, level)
         except ValueError:
             log.error("game %s: seat %s has unknown bot %r", self.game_id, self.seat, bot_name)
             return self.fall_back(bot_name)
@@ -266,7 +268,7 @@ class Turn:
             if loaded.state.phase == FINISHED or acting_seat(loaded.state) != self.seat:
                 return "played"
             try:
-                body, provenance = self._choose(bot, loaded, reason)
+                body, provenance = self._choose(bot, loaded, reason, level)
             except Exception:  # any bug in a bot: its seat must not stall the game
                 log.exception("game %s: bot %r raised for %s", self.game_id, bot_name, self.seat)
                 return self.fall_back(bot_name)
@@ -304,7 +306,7 @@ class Turn:
         return self.play(FALLBACK_BOT, reason=f"fallback for {failed}")
 
     def _choose(
-        self, bot: Any, loaded: Loaded, reason: str | None
+        self, bot: Any, loaded: Loaded, reason: str | None, level: str | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         state = loaded.state
         rng = bot_rng(loaded.seed, self.game_id, self.seat, state.version)
@@ -312,6 +314,8 @@ class Turn:
         body = bot.choose(SeatView(state, self.seat), legal_actions(state, self.seat), rng)
         thought = round((time.perf_counter() - started) * 1000, 1)
         provenance: dict[str, Any] = {"name": bot.name, "version": bot.version, "ms": thought}
+        if level:
+            provenance["level"] = level
         if reason:
             provenance["reason"] = reason
         return body, provenance

@@ -1,15 +1,20 @@
-"""The bot interface and the registry of bots by name."""
+"""The bot interface and the registry of bots by name.
+
+A bot's factory may take options as keyword arguments (the strong bot's
+``think_ms``, say); ``get_bot(name, options)`` passes them on, and a bot
+that takes none refuses any.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from riskcore.engine.legal import Action
 from riskcore.views.seatview import SeatView
 
-_REGISTRY: dict[str, Callable[[], Bot]] = {}
+_REGISTRY: dict[str, Callable[..., Bot]] = {}
 
 
 class Bot(Protocol):
@@ -23,20 +28,25 @@ class Bot(Protocol):
         ...
 
 
-def register(name: str) -> Callable[[Callable[[], Bot]], Callable[[], Bot]]:
-    def add(factory: Callable[[], Bot]) -> Callable[[], Bot]:
+def register(name: str) -> Callable[[Callable[..., Bot]], Callable[..., Bot]]:
+    def add(factory: Callable[..., Bot]) -> Callable[..., Bot]:
         _REGISTRY[name] = factory
         return factory
 
     return add
 
 
-def get_bot(name: str) -> Bot:
+def get_bot(name: str, options: Mapping[str, Any] | None = None) -> Bot:
+    """A new bot ``name`` with ``options``; ValueError for an unknown bot or option."""
     _load_builtin()
     try:
-        return _REGISTRY[name]()
+        factory = _REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; one of {bot_names()}") from None
+    try:
+        return factory(**dict(options or {}))
+    except TypeError as error:
+        raise ValueError(f"bot {name!r} does not take options {dict(options or {})!r}") from error
 
 
 def bot_names() -> list[str]:

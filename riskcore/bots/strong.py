@@ -31,7 +31,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from riskcore.bots.base import register
@@ -225,4 +225,20 @@ def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     return [{"type": "place_armies", "territory": t, "count": reserve} for t in ranked]
 
 
-register("strong")(StrongBot)
+def strong_bot(think_ms: int | None = None, iterations: int | None = None) -> StrongBot:
+    """The strong bot with its options: ``think_ms``, the time per decision (the
+    search's ``time_budget``, which makes play depend on the machine's speed), and
+    ``iterations``, the rollouts per candidate (reproducible from the seed)."""
+    config = SearchConfig()
+    if think_ms is not None:
+        if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 1:
+            raise ValueError(f"think_ms must be a positive integer: {think_ms!r}")
+        config = replace(config, time_budget=think_ms / 1000)
+    if iterations is not None:
+        if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer: {iterations!r}")
+        config = replace(config, iterations=iterations)
+    return StrongBot(config)
+
+
+register("strong")(strong_bot)

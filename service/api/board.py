@@ -18,6 +18,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from riskcore.bots import bot_names
+from riskcore.bots.levels import LEVELS
 from riskcore.model.options import OPTIONS
 from riskcore.modes import BUILT_IN_MODES, mode_named
 from service.api.common import game_id, reply
@@ -77,6 +78,7 @@ def _meta() -> dict[str, Any]:
         "modes": list(BUILT_IN_MODES),
         "players": {name: list(mode_named(name).players) for name in BUILT_IN_MODES},
         "bots": list(bot_names()),
+        "levels": [level.public() | {"summary": level.summary} for level in LEVELS.values()],
         "rules": [
             {
                 "name": o.name,

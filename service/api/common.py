@@ -297,6 +297,7 @@ def add_controllers(document: dict[str, Any], seats: Mapping[str, SeatInfo]) -> 
         info = seats.get(entry["id"])
         entry["controller"] = info.kind if info else "neutral"
         entry["bot"] = info.bot if info else None
+        entry["level"] = info.level if info else None
 
 
 def summary(info: GameInfo) -> dict[str, Any]:
@@ -314,4 +315,5 @@ def summary(info: GameInfo) -> dict[str, Any]:
         "seats": [s.public() | {"team": teams.get(s.seat)} for s in info.seats],
         "open_seats": info.open_seats,
         "seed_commitment": info.seed_commitment,
+        "tournament": info.tournament,
     }

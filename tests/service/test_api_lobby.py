@@ -235,3 +235,42 @@ def test_the_server_seed_is_committed_to_before_anyone_joins(
     assert created["player_seeds"] == {"p2": "ab", "p3": "cd"}
     assert hashlib.sha256(service.store.seed(game) or b"").hexdigest() == promised
     assert service.lobby.seed(game) is None  # kept once only, by the event store
+
+
+def test_seats_name_a_bot_and_a_level_and_the_game_says_which(api: ApiClient) -> None:
+    """Issue 19: seats name a bot and a level; the lobby and the game view say which."""
+    seats = [
+        {"kind": "human"},
+        {"kind": "bot", "level": "easy"},
+        {"kind": "bot", "bot": "strong", "level": "medium"},
+        {"kind": "bot", "bot": "random"},
+    ]
+    response = api.post("/v1/games", json={"seats": seats})
+    assert response.status_code == 201, response.json
+    game = response.json["game"]
+    played = [(s["bot"], s["level"]) for s in game["seats"]]
+    assert played == [(None, None), ("heuristic", "easy"), ("strong", "medium"), ("random", None)]
+    listed = api.get("/v1/games").json["games"][0]
+    assert [s["level"] for s in listed["seats"]] == [None, "easy", "medium", None]
+    token = response.json["tokens"]["p1"]
+    view = api.get(f"/v1/games/{game['game_id']}", headers={"Authorization": f"Bearer {token}"})
+    by_seat = {s["id"]: (s["controller"], s["bot"], s["level"]) for s in view.json["seats"]}
+    assert by_seat["p2"] == ("bot", "heuristic", "easy")
+    assert by_seat["p3"] == ("bot", "strong", "medium")
+    assert by_seat["p1"] == ("human", None, None)
+
+
+@pytest.mark.parametrize(
+    ("seat", "code"),
+    [
+        ({"kind": "bot", "level": "expert"}, "unknown_level"),
+        ({"kind": "bot", "bot": "random", "level": "hard"}, "level_not_for_bot"),
+        ({"kind": "human", "level": "easy"}, "invalid_body"),
+    ],
+)
+def test_a_bad_level_is_refused_and_nothing_is_stored(
+    api: ApiClient, redis: redis_lib.Redis, service: GameService, seat: object, code: str
+) -> None:
+    seats = [{"kind": "human"}, {"kind": "human"}, seat]
+    problem(api.post("/v1/games", json={"seats": seats}), 400, code)
+    assert list(redis.scan_iter(f"{service.keys.prefix}:*")) == []

@@ -83,6 +83,19 @@ def test_a_bot_only_game_is_played_to_the_end_by_jobs(
     assert bot_batches and all(e.bot and e.bot["name"] == "random" for e in bot_batches)
 
 
+def test_a_seat_with_a_level_is_played_at_that_level(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """Issue 19: workers play a seat's bot at its level, and each batch says so."""
+    seats = [SeatPlan("bot", level="easy"), SeatPlan("bot", bot="random")]
+    created = service.create(seats=seats, mode="two_player")
+    drive(redis, keys, relay, rounds=5000)
+    stored = [decode_envelope(e.payload) for e in service.store.read(created.info.game_id)]
+    chosen = {(e.actor, e.bot["name"], e.bot.get("level")) for e in stored if e.bot}
+    assert chosen == {("p1", "heuristic", "easy"), ("p2", "random", None)}
+    assert service.load(created.info.game_id).state.phase == FINISHED
+
+
 def test_a_team_game_of_bots_is_played_to_the_end_by_jobs(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:

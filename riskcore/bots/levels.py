@@ -1,0 +1,83 @@
+"""Bot levels: the names a server offers (easy, medium, hard), each a bot and its options.
+
+Declared once, here: the API's seats, the workers, tournaments and
+``risk tournament`` all read a level from this table. ``easy`` is the
+heuristic bot (no search, a few milliseconds a move); ``medium`` and
+``hard`` are the strong bot with a time per decision (``think_ms``) and a
+cap on its rollouts, so a faster machine or engine buys a level more
+search but never more than its cap. Time-bound play is not reproducible
+from the seed (how far a search gets depends on the machine); the record
+still verifies, since the commands chosen are the record. ``strong`` with
+no level is the strong bot on its iteration budget alone, reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from riskcore.bots.base import Bot, get_bot
+
+__all__ = ["LEVELS", "Level", "bot_for", "level_names"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    bot: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+    def public(self) -> dict[str, Any]:
+        return {"level": self.name, "bot": self.bot, "options": dict(self.options)}
+
+
+LEVELS: Mapping[str, Level] = MappingProxyType(
+    {
+        "easy": Level("easy", "heuristic", {}, "the heuristic bot: rules of thumb priced by odds"),
+        "medium": Level(
+            "medium",
+            "strong",
+            MappingProxyType({"think_ms": 100, "iterations": 16}),
+            "the strong bot, 0.1 s a decision at most",
+        ),
+        "hard": Level(
+            "hard",
+            "strong",
+            MappingProxyType({"think_ms": 1000, "iterations": 64}),
+            "the strong bot, 1 s a decision at most",
+        ),
+    }
+)
+
+
+def level_names() -> list[str]:
+    return list(LEVELS)
+
+
+def level_of(name: str) -> Level:
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown level {name!r}; one of {level_names()}") from None
+
+
+def resolve(bot: str | None, level: str | None) -> tuple[str, Level | None]:
+    """The bot a seat plays and its level: a level alone names its bot; a bot and a
+    level must agree. ValueError for an unknown level or a level of another bot."""
+    if level is None:
+        if bot is None:
+            raise ValueError("a bot seat names a bot, a level, or both")
+        return bot, None
+    found = level_of(level)
+    if bot is not None and bot != found.bot:
+        raise ValueError(f"level {level!r} plays the {found.bot} bot, not {bot!r}")
+    return found.bot, found
+
+
+def bot_for(bot: str | None, level: str | None) -> Bot:
+    """A new bot as a seat names it (``resolve``), with its level's options."""
+    name, found = resolve(bot, level)
+    return get_bot(name, found.options if found else None)

@@ -1,0 +1,57 @@
+"""Bot levels (issue 19): each level is a bot and its options, declared once, and
+``think_ms`` is the strong bot's time per decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from riskcore.bots import Bot, get_bot
+from riskcore.bots.heuristic import HeuristicBot
+from riskcore.bots.levels import LEVELS, bot_for, resolve
+from riskcore.bots.strong import StrongBot
+from riskcore.simulate import play_game
+
+
+def test_each_level_names_a_bot_that_takes_its_options() -> None:
+    assert list(LEVELS) == ["easy", "medium", "hard"]
+    assert isinstance(bot_for(None, "easy"), HeuristicBot)
+    medium, hard = bot_for(None, "medium"), bot_for("strong", "hard")
+    assert isinstance(medium, StrongBot) and isinstance(hard, StrongBot)
+    assert medium.config.time_budget == 0.1 and hard.config.time_budget == 1.0
+    assert hard.config.iterations > medium.config.iterations
+
+
+def test_a_bot_and_a_level_must_agree() -> None:
+    assert resolve("strong", None) == ("strong", None)
+    with pytest.raises(ValueError, match="plays the heuristic bot"):
+        resolve("strong", "easy")
+    with pytest.raises(ValueError, match="unknown level 'expert'"):
+        resolve(None, "expert")
+
+
+def test_think_ms_is_the_strong_bots_budget_and_others_take_no_options() -> None:
+    bot = get_bot("strong", {"think_ms": 250})
+    assert isinstance(bot, StrongBot) and bot.config.time_budget == 0.25
+    assert get_bot("strong").config.time_budget is None  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="does not take options"):
+        get_bot("heuristic", {"think_ms": 10})
+    with pytest.raises(ValueError, match="think_ms must be a positive integer"):
+        get_bot("strong", {"think_ms": 0})
+
+
+def test_a_time_bound_strong_bot_finishes_its_game() -> None:
+    """5 ms a decision with room for 100,000 rollouts: only the time budget can end
+    each search, so the game finishing at all (within the test timeout) shows it binds."""
+    bots = [get_bot("strong", {"think_ms": 5, "iterations": 100_000}), get_bot("heuristic")]
+    result = play_game([*bots, get_bot("heuristic")], seed=b"levels", game_id="lv")
+    assert result.winner is not None and result.commands > 0
+
+
+def test_an_iteration_bound_strong_bot_replays_identically() -> None:
+    """Without a time budget the strong bot is a function of the seed."""
+
+    def seated() -> list[Bot]:
+        return [get_bot("strong", {"iterations": 2}), get_bot("random"), get_bot("random")]
+
+    first = play_game(seated(), seed=b"r", game_id="r")
+    assert first.events == play_game(seated(), seed=b"r", game_id="r").events
