@@ -20,7 +20,7 @@ except ModuleNotFoundError as error:  # `pip install riskcore` installs the scri
         raise
     raise SystemExit("the risk command needs click: pip install 'riskcore[cli]'") from None
 
-from riskcli import audit, engine
+from riskcli import audit, engine, tournament
 
 __all__ = ["SERVER_COMMANDS", "main"]
 
@@ -125,5 +125,12 @@ def main() -> None:
     """Risk game server: engine tools, API server and workers."""
 
 
-for _command in (engine.odds, engine.map_, engine.simulate, audit.verify, audit.replay):
+for _command in (
+    engine.odds,
+    engine.map_,
+    engine.simulate,
+    tournament.tournament,
+    audit.verify,
+    audit.replay,
+):
     main.add_command(_command)

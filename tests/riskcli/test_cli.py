@@ -160,3 +160,24 @@ def test_simulate_shows_progress_on_stderr_and_keeps_json_clean() -> None:
     piped = CliRunner().invoke(main, ["simulate", "--players", "3", "--games", "2", "--json"])
     assert piped.stderr == ""
     assert json.loads(piped.stdout)["games"] == 2
+
+
+def test_tournament_plays_every_game_and_prints_the_table() -> None:
+    code, out = run("tournament", "easy", "random", "heuristic", "--players", "3", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["games"] == 3  # one pairing, three seat orders
+    rows = document["standings"]
+    assert [row["games"] for row in rows] == [3, 3, 3]
+    assert sum(row["wins"] for row in rows) == 3
+    assert [row["rank"] for row in rows] == [1, 2, 3]
+    ordinals = [row["rating"]["ordinal"] for row in rows]
+    assert ordinals == sorted(ordinals, reverse=True)
+    code, out = run("tournament", "easy", "random", "--players", "2")
+    assert code == 0 and "rating" in out.splitlines()[0] and "heuristic easy" in out
+
+
+def test_tournament_refuses_too_few_entrants_and_unknown_levels() -> None:
+    code, out = run("tournament", "easy", "random", "--players", "3")
+    assert code == 2 and "cannot fill games of 3" in out
+    code, out = run("tournament", "expert", "random")
+    assert code == 2 and "expert" in out
