@@ -46,6 +46,7 @@ from service.ratelimit import Check, RateLimiter
 from service.request_cost import Progress
 from service.settings import Settings
 from service.stream_slots import StreamSlots
+from service.tournaments import Tournaments
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -132,7 +133,10 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         idle_seconds=settings.idle_game_hours * 3600,
         abandon=games.abandon,
     )
-    return Services(settings, games, limiter, metrics, client, queues, streams, Progress(), quotas)
+    tournaments = Tournaments(games, client, keys, blocking_client=blocking)
+    return Services(
+        settings, games, limiter, metrics, client, queues, streams, Progress(), quotas, tournaments
+    )
 
 
 def _retry() -> Retry:

@@ -46,7 +46,7 @@ from service.game_types import (
 from service.keys import KeySpace
 from service.lobby import FINISHED as DONE
 from service.lobby import OPEN, RUNNING, GameInfo, Lobby, SeatInfo
-from service.seating import Seating
+from service.seating import Seating, check_setup
 from service.store import Client, EventStore
 from service.store_errors import IdempotencyMismatch, VersionConflict
 
@@ -112,14 +112,23 @@ class GameService:
         rules: Mapping[str, Any] | None = None,
         clock: Mapping[str, Any] | None = None,
         tournament: str | None = None,
+        seed: bytes | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
         ``mode`` defaults to classic (or to ``rules["variant"]``, its old name);
-        ``tournament`` names the tournament it is a game of.
+        ``tournament`` names the tournament it is a game of, which draws ``seed``,
+        the server seed (secret until the game ends), for it.
         """
-        info, tokens = self._seating.open(seats, board, mode, rules, clock, tournament)
+        info, tokens = self._seating.open(seats, board, mode, rules, clock, tournament, seed)
         return Created(self._commands.start_if_full(info), tokens)
+
+    def check_setup(
+        self, board: str, mode: str | None, rules: Mapping[str, Any] | None, players: int
+    ) -> None:
+        """Refuse now a setup that ``create`` would refuse for ``players`` seats
+        (a tournament checks its games' setup before it stores anything)."""
+        check_setup(board, mode, rules, players)
 
     def join(
         self,

@@ -29,6 +29,16 @@ The API's own records (``service.lobby``, ``service.ratelimit``), in the same sl
     <prefix>:streams:<address>           sorted set with a TTL: open streams and waiting
                                          long-polls of one client address, by lease end
 
+Tournaments (``service.tournaments``), each under a hash tag of its own::
+
+    <prefix>:{t:<id>}:tournament         hash: spec (JSON: entrants, format, schedule),
+                                         status, created (ms), entrant token hashes
+    <prefix>:{t:<id>}:games              hash: game index -> game id, once created
+    <prefix>:{t:<id>}:results            hash: game index -> outcome (JSON), once finished
+    <prefix>:{t:<id>}:feed               stream: one entry per change of the standings
+    <prefix>:{t:<id>}:lock               string with a TTL: who advances it now
+    <prefix>:tournaments                 sorted set: tournament ids by creation time (ms)
+
 Why partitions rather than one tag per game: a relay then reads a fixed set
 of outbox streams (one per partition) instead of one per game, and the
 append script can still write the notification in the same slot. The cost
@@ -47,7 +57,7 @@ from typing import NamedTuple
 
 from service.store_errors import InvalidName
 
-__all__ = ["GameKeys", "KeySpace"]
+__all__ = ["GameKeys", "KeySpace", "TournamentKeys"]
 
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
@@ -163,6 +173,24 @@ class KeySpace:
             raise InvalidName(f"an address in a key must match {_RATE_PART.pattern}")
         return f"{self.prefix}:streams:{address}"
 
+    # -- tournaments (service.tournaments) --------------------------------------
+
+    def tournament(self, tournament_id: str) -> TournamentKeys:
+        """Every key of one tournament, under its own hash tag."""
+        check_tournament_id(tournament_id)
+        base = f"{self.prefix}:{{t:{tournament_id}}}"
+        return TournamentKeys(
+            info=f"{base}:tournament",
+            games=f"{base}:games",
+            results=f"{base}:results",
+            feed=f"{base}:feed",
+            lock=f"{base}:lock",
+        )
+
+    def tournaments(self) -> str:
+        """Sorted set of every tournament id by creation time (ms)."""
+        return f"{self.prefix}:tournaments"
+
     # -- the workers' records (workers.relay, workers.jobs) -------------------
 
     def relay_dead_letters(self) -> str:
@@ -206,6 +234,24 @@ class KeySpace:
     def rq_prefix(self) -> str:
         """Queue names of this deployment's RQ queues start with this."""
         return f"{self.prefix}."
+
+
+class TournamentKeys(NamedTuple):
+    info: str
+    games: str
+    results: str
+    feed: str
+    lock: str
+
+
+_TOURNAMENT_ID = re.compile(r"t[0-9a-f]{16}")
+
+
+def check_tournament_id(tournament_id: str) -> str:
+    """Tournament ids are made by the server: ``t`` and 16 hex digits."""
+    if not isinstance(tournament_id, str) or not _TOURNAMENT_ID.fullmatch(tournament_id):
+        raise InvalidName(f"tournament id must match {_TOURNAMENT_ID.pattern}: {tournament_id!r}")
+    return tournament_id
 
 
 def check_game_id(game_id: str) -> str:

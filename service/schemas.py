@@ -309,6 +309,118 @@ class Problem(Schema):
     errors = fields.Dict()
 
 
+# -- tournaments ------------------------------------------------------------------------
+
+FORMATS = ["round_robin", "games_per_pairing"]
+
+
+class EntrantRequest(Schema):
+    """A built-in bot (its ``bot``, ``level`` or both) or an HTTP bot (``kind`` http)."""
+
+    kind = fields.String(load_default="bot", validate=validate.OneOf(["bot", "http"]))
+    name = fields.String(validate=NAME)
+    bot = fields.String(validate=validate.Length(min=1, max=40))
+    level = fields.String(validate=validate.Length(min=1, max=40))
+
+    @validates_schema
+    def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        names = "bot" in data or "level" in data
+        if (data["kind"] == "bot") != names:
+            raise ValidationError(
+                "a bot entrant names its bot or level, and an HTTP entrant neither", "bot"
+            )
+
+
+class CreateTournament(Schema):
+    entrants = fields.List(
+        fields.Nested(EntrantRequest), required=True, validate=validate.Length(min=1, max=16)
+    )
+    format = fields.String(load_default="round_robin", validate=validate.Length(min=1, max=40))
+    games = _int(validate=validate.Range(1, 100))
+    players = _int(load_default=3, validate=validate.Range(2, 6))
+    mode = fields.String(
+        load_default=None, allow_none=False, validate=validate.OneOf(BUILT_IN_MODES)
+    )
+    board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    rules = fields.Nested(Rules, load_default=dict)
+    parallel = _int(load_default=4, validate=validate.Range(1, 32))
+    turn_seconds = _int(load_default=60, validate=validate.Range(10, 86400))
+
+
+class ListTournamentsQuery(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class Entrant(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["bot", "http"]))
+    bot = fields.String(required=True, allow_none=True)
+    level = fields.String(required=True, allow_none=True)
+
+
+class Rating(Schema):
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    low = fields.Float(required=True)
+    high = fields.Float(required=True)
+    ordinal = fields.Float(required=True)
+
+
+class Standing(Schema):
+    rank = _int(required=True)
+    entrant = fields.String(required=True)
+    name = fields.String(required=True)
+    games = _int(required=True)
+    wins = fields.Float(required=True)
+    mean_place = fields.Float(required=True, allow_none=True)
+    rating = fields.Nested(Rating, required=True)
+
+
+class TournamentGame(Schema):
+    index = _int(required=True)
+    pairing = _int(required=True)
+    seats = fields.List(fields.String(), required=True)
+    game_id = fields.String(required=True, allow_none=True)
+    status = fields.String(
+        required=True, validate=validate.OneOf(["scheduled", "running", "finished"])
+    )
+    winners = fields.List(fields.String(), required=True)
+    places = fields.Dict(keys=fields.String(), values=fields.Integer(), allow_none=True)
+    seed_commitment = fields.String(required=True)
+
+
+class Tournament(Schema):
+    tournament_id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
+    created = fields.String(required=True)
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS))
+    players = _int(required=True)
+    games_per_pairing = _int(required=True)
+    mode = fields.String(required=True, validate=validate.OneOf(BUILT_IN_MODES))
+    board = fields.String(required=True)
+    rules = fields.Dict(required=True)
+    parallel = _int(required=True)
+    turn_seconds = _int(required=True)
+    entrants = fields.List(fields.Nested(Entrant), required=True)
+    games_total = _int(required=True)
+    games_finished = _int(required=True)
+    games = fields.List(fields.Nested(TournamentGame), required=True)
+    standings = fields.List(fields.Nested(Standing), required=True)
+    seed_commitment = fields.String(required=True)
+    seed = fields.String(required=True, allow_none=True)
+    viewer = fields.String(allow_none=True)
+
+
+class TournamentCreated(Schema):
+    tournament = fields.Nested(Tournament, required=True)
+    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+class TournamentList(Schema):
+    tournaments = fields.List(fields.Nested(Tournament), required=True)
+
+
 # Query schemas mirror the query parameters of these operations.
 QUERIES: dict[str, type[Schema]] = {
     "listGames": ListGamesQuery,
@@ -317,6 +429,7 @@ QUERIES: dict[str, type[Schema]] = {
     "getStateAt": StateQuery,
     "getOdds": OddsQuery,
     "verifyRecord": VerifyQuery,
+    "listTournaments": ListTournamentsQuery,
 }
 
 COMPONENTS: dict[str, type[Schema]] = {
@@ -338,5 +451,14 @@ COMPONENTS: dict[str, type[Schema]] = {
         CommandAccepted,
         LegalActions,
         Problem,
+        EntrantRequest,
+        CreateTournament,
+        Entrant,
+        Rating,
+        Standing,
+        TournamentGame,
+        Tournament,
+        TournamentCreated,
+        TournamentList,
     )
 }

@@ -46,7 +46,7 @@ from service.game_types import Lru, SeatPlan
 from service.lobby import FINISHED as DONE
 from service.lobby import OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 
-__all__ = ["Seating", "opening_events"]
+__all__ = ["Seating", "check_setup", "opening_events"]
 
 
 class Seating:
@@ -73,6 +73,7 @@ class Seating:
         rules: Mapping[str, Any] | None,
         clock: Mapping[str, Any] | None,
         tournament: str | None = None,
+        seed: bytes | None = None,
     ) -> tuple[GameInfo, dict[str, str]]:
         """A new lobby and the tokens of its human seats (seat id → token).
 
@@ -85,7 +86,7 @@ class Seating:
         _check_setup(board, mode, ruleset, seats)
         seats = arranged(seats, seat_teams(mode, len(seats)))
         game_id = "g" + secrets.token_hex(8)
-        seed = self._new_seed()
+        seed = seed or self._new_seed()  # a tournament's games: derived from its own
         tokens = {
             f"p{i}": auth.new_token()
             for i, s in enumerate(seats, 1)
@@ -240,6 +241,14 @@ def arranged(plans: Sequence[SeatPlan], teams: Mapping[str, str | None]) -> list
         placed.update(zip(places, chosen, strict=False))
     rest = iter(plan for plan in plans if plan.team is None)
     return [placed.get(seat) or next(rest) for seat in teams]
+
+
+def check_setup(
+    board: str, mode: str | None, rules: Mapping[str, Any] | None, players: int
+) -> None:
+    """What ``Seating.open`` checks of a game's setup, for ``players`` seats."""
+    mode, options = resolve_mode(mode, rules)
+    _check_setup(board, mode, mode_named(mode).rule_set(options), [SeatPlan("human")] * players)
 
 
 def _check_setup(board: str, mode: str, rules: RuleSet, seats: Sequence[SeatPlan]) -> None:

@@ -26,6 +26,8 @@ lease so the relay's watchdog does not retry it, and fails in RQ.
 * ``enforce_deadline(game_id, clock_key)`` applies the game's timeout
   policy when a deadline passes with the same seat still to act: ``bot``
   (the heuristic bot plays for the absent seat) or ``forfeit``.
+* ``advance_tournament(tournament_id)`` runs when a game of a tournament
+  finishes: it records the game and starts the tournament's next ones.
 * ``export_record(game_id)`` builds a finished game's record once, so its
   download (``service.records``) is instant even for a long game.
 
@@ -60,8 +62,15 @@ from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from service.games import GameService, Loaded
 from service.keys import KeySpace
 from service.settings import Settings
+from service.tournaments import Tournaments
 from workers import clock
-from workers.queues import CLOCKS_QUEUE, deadline_job_id, export_job_id, queue
+from workers.queues import (
+    CLOCKS_QUEUE,
+    deadline_job_id,
+    export_job_id,
+    queue,
+    tournament_job_id,
+)
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -84,7 +93,33 @@ def advance_game(game_id: str, version: int | None) -> str:
         _store().zrem(service.keys.worker_leases(), game_id)
     if outcome == "finished":
         _enqueue_export(service, game_id)
+        _enqueue_tournament(service, game_id)
     return outcome
+
+
+def advance_tournament(tournament_id: str) -> str:
+    """A game of the tournament finished: record it and start the next ones
+    (``service.tournaments``); safe to run twice."""
+    service = _service()
+    with logs.context(game_id=None):
+        outcome = Tournaments(service, _store(), service.keys).advance(tournament_id)
+        log.info("advance_tournament %s: %s", tournament_id, outcome)
+    return outcome
+
+
+def _enqueue_tournament(service: GameService, game_id: str) -> None:
+    tournament = service.lobby.get(game_id).tournament
+    if tournament is None:
+        return
+    with contextlib.suppress(DuplicateJobError):
+        queue(_queue_connection(), service.keys).enqueue(
+            advance_tournament,
+            tournament,
+            job_id=tournament_job_id(tournament, game_id),
+            unique=True,
+            result_ttl=60,
+            failure_ttl=3600,
+        )
 
 
 def export_record(game_id: str) -> str:

@@ -37,6 +37,11 @@ def export_job_id(game_id: str) -> str:
     return f"export-{_escaped(game_id)}"
 
 
+def tournament_job_id(tournament_id: str, game_id: str) -> str:
+    """The job that records ``game_id``'s end in its tournament."""
+    return f"tournament-{tournament_id}-{_escaped(game_id)}"
+
+
 def _escaped(game_id: str) -> str:
     """RQ job ids allow letters, digits, ``_`` and ``-``; game ids also allow ``.``.
 

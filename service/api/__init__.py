@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.api import board, events, lobby, ops, play, records, reference, swagger
+from service.api import (
+    board,
+    events,
+    lobby,
+    ops,
+    play,
+    records,
+    reference,
+    swagger,
+    tournaments,
+)
 
 __all__ = ["register"]
 
 
 def register(app: Flask) -> None:
-    for module in (lobby, play, events, records, reference, ops, board, swagger):
+    for module in (lobby, play, events, records, reference, ops, board, swagger, tournaments):
         app.register_blueprint(module.bp)

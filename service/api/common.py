@@ -36,6 +36,7 @@ from service.settings import Settings
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
 from service.stream_slots import StreamSlots
+from service.tournaments import Tournaments
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
@@ -57,6 +58,7 @@ class Services:
     streams: StreamSlots  # the per-address cap on open streams and long-polls
     progress: Progress  # what each client was sent: what a request costs (rate limits)
     quotas: GameQuota  # open and running games per creator
+    tournaments: Tournaments
 
     @classmethod
     def of(cls, app: Flask) -> Services:

@@ -60,9 +60,9 @@ def create_game() -> Response:
     return reply(document, 201, version=info.version, headers=location)
 
 
-def _creators() -> list[Creator]:
-    """Whose quota a new game counts against; with ``RISK_CREATE_TOKEN`` set, only
-    that token (or the admin token) may create."""
+def creation_allowed() -> None:
+    """With ``RISK_CREATE_TOKEN`` set, only that token (or the admin token) may create
+    games, and tournaments."""
     settings = services().settings
     presented = token()
     if settings.create_token is not None:
@@ -71,6 +71,13 @@ def _creators() -> list[Creator]:
         allowed = (settings.create_token, settings.admin_token)
         if not any(is_admin(presented, expected) for expected in allowed):
             raise ApiProblem(403, "create_not_allowed", "creating games needs the creation token")
+
+
+def _creators() -> list[Creator]:
+    """Whose quota a new game counts against (``creation_allowed`` first)."""
+    creation_allowed()
+    settings = services().settings
+    presented = token()
     creators = [Creator("ip", client_address(), settings.games_per_address)]
     if presented is not None:
         creators.append(Creator("token", hash_token(presented)[:32], settings.games_per_token))

@@ -85,6 +85,9 @@ _DOCUMENTS = {
     ("listLegalActions", 200): schemas.LegalActions,
     ("sendCommand", 200): schemas.CommandAccepted,
     ("listEvents", 200): schemas.EventPage,
+    ("createTournament", 201): schemas.TournamentCreated,
+    ("getTournament", 200): schemas.Tournament,
+    ("listTournaments", 200): schemas.TournamentList,
 }
 _OPERATIONS = [
     (re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", path) + "$"), method.upper(), op["operationId"])

@@ -1,0 +1,135 @@
+"""Tournaments: create, list, read, and follow the standings as Server-Sent Events.
+
+A view here is a few lines over ``service.tournaments``: the engine's
+``TournamentError`` (bad entrants or format) is a 400 with its own code, and
+an unknown tournament a 404, before anything is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, request, stream_with_context
+
+from service.api.common import body, client_address, query, reply, services, token
+from service.api.lobby import creation_allowed
+from service.keys import check_tournament_id
+from service.problems import ApiProblem
+from service.schemas import CreateTournament, ListTournamentsQuery
+from service.store_errors import InvalidName
+from service.stream_slots import TooManyStreams
+from service.tournaments import TournamentError, TournamentNotFound, Tournaments
+
+bp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments")
+_CREATE, _LIST = CreateTournament(), ListTournamentsQuery()
+
+
+def tournaments() -> Tournaments:
+    return services().tournaments
+
+
+@bp.post("")
+def create_tournament() -> Response:
+    """A new tournament; the response holds each HTTP entrant's token, shown only here."""
+    creation_allowed()
+    data = body(_CREATE)
+    try:
+        created = tournaments().create(data)
+    except TournamentError as error:
+        raise ApiProblem(400, error.code, str(error)) from None
+    document = created.document | {"viewer": None}
+    location = {"Location": f"/v1/tournaments/{document['tournament_id']}"}
+    return reply({"tournament": document, "tokens": created.tokens}, 201, headers=location)
+
+
+@bp.get("")
+def list_tournaments() -> Response:
+    limit = query(_LIST)["limit"]
+    found = [tournaments().document(t) | {"viewer": None} for t in tournaments().list_ids(limit)]
+    return reply({"tournaments": found})
+
+
+@bp.get("/<tournament>")
+def get_tournament(tournament: str) -> Response:
+    """Entrants, games and standings; with an HTTP entrant's token, ``viewer`` is it."""
+    tid = _tournament_id(tournament)
+    document = _document(tid)
+    presented = token()
+    document["viewer"] = None if presented is None else _entrant(tid, presented)
+    return reply(document)
+
+
+@bp.get("/<tournament>/stream")
+def stream_tournament(tournament: str) -> Response:
+    """The document again each time the standings change; ``end`` once it is over."""
+    tid = _tournament_id(tournament)
+    _document(tid)  # 404 now, before the stream starts
+    try:
+        lease = 2 * services().settings.sse_keepalive_seconds + 5
+        slot = services().streams.take(client_address(), lease)
+    except TooManyStreams as error:
+        raise ApiProblem(429, "too_many_streams", str(error)) from None
+    last = request.headers.get("Last-Event-ID") or "0"
+    frames = stream_with_context(_frames(tid, last if _is_entry_id(last) else "0"))
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    response = Response(frames, mimetype="text/event-stream", headers=headers)
+    response.call_on_close(slot.release)
+    return response
+
+
+def _frames(tid: str, last: str) -> Iterator[str]:
+    """The document now (unless a resuming client has seen it), then again after each
+    change; keep-alive comments between; ``end`` once the tournament is over."""
+    settings = services().settings
+    deadline = time.monotonic() + settings.sse_max_seconds
+    keepalive_ms = max(1, int(settings.sse_keepalive_seconds * 1000))
+    yield "retry: 2000\n\n"
+    head = tournaments().feed_head(tid)
+    if last == "0" or last != head:
+        yield _frame(tid, head)
+    last = head
+    while time.monotonic() < deadline:
+        if tournaments().document(tid)["status"] == "finished":
+            yield "event: end\ndata: {}\n\n"
+            return
+        newest = tournaments().feed_after(tid, last, keepalive_ms)
+        if newest is None:
+            yield ": keep-alive\n\n"
+        else:
+            yield _frame(tid, newest)
+            last = newest
+
+
+def _frame(tid: str, entry: str) -> str:
+    data = json.dumps(_document(tid) | {"viewer": None}, separators=(",", ":"))
+    ident = f"id: {entry}\n" if entry != "0" else ""
+    return f"{ident}event: tournament\ndata: {data}\n\n"
+
+
+def _document(tid: str) -> dict[str, Any]:
+    try:
+        return tournaments().document(tid)
+    except TournamentNotFound as error:
+        raise ApiProblem(404, "tournament_not_found", str(error)) from None
+
+
+def _entrant(tid: str, presented: str) -> str:
+    found = tournaments().entrant_for_token(tid, presented)
+    if found is None:
+        raise ApiProblem(401, "invalid_token", "the token is no entrant's of this tournament")
+    return found
+
+
+def _tournament_id(value: str) -> str:
+    try:
+        return check_tournament_id(value)
+    except InvalidName:
+        raise ApiProblem(404, "tournament_not_found", f"no tournament {value[:80]!r}") from None
+
+
+def _is_entry_id(value: str) -> bool:
+    first, _, second = value.partition("-")
+    return first.isdigit() and second.isdigit() and len(value) < 40

@@ -1,0 +1,178 @@
+"""Tournaments over the API (issue 19), their games played by real RQ jobs on the
+test Redis: creation, bad input refused with nothing stored, live standings,
+ratings consistent with the results, every game an ordinary verifiable game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis as redis_lib
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+
+from riskcore.model.state import FINISHED
+from service.games import GameService
+from service.keys import KeySpace
+from tests.service.api_helpers import ApiClient, problem
+from workers.queues import queue
+from workers.relay import Relay
+
+THREE_BOTS = [{"level": "easy"}, {"bot": "heuristic"}, {"bot": "heuristic", "name": "Other"}]
+
+
+@pytest.fixture
+def relay(redis: redis_lib.Redis, key_prefix: str) -> Relay:
+    keys = KeySpace(key_prefix)
+    relay = Relay(redis, keys, queue(redis, keys), consumer="test")
+    relay.ensure_groups()
+    return relay
+
+
+def drive(redis: redis_lib.Redis, key_prefix: str, relay: Relay, rounds: int = 20_000) -> None:
+    """Relay then work, until nothing is left to do (tournament jobs included)."""
+    keys = KeySpace(key_prefix)
+    worker = SimpleWorker([queue(redis, keys)], connection=redis, serializer=JSONSerializer)
+    for _ in range(rounds):
+        if relay.run_once(block_ms=1) == 0 and queue(redis, keys).count == 0:
+            return
+        worker.work(burst=True, logging_level="WARNING")
+
+
+def create(api: ApiClient, **body: Any) -> dict[str, Any]:
+    response = api.post("/v1/tournaments", json={"entrants": THREE_BOTS, **body})
+    assert response.status_code == 201, response.json
+    document: dict[str, Any] = response.json["tournament"]
+    assert response.headers["Location"] == f"/v1/tournaments/{document['tournament_id']}"
+    return document
+
+
+def test_a_round_robin_of_three_bots_is_played_by_the_workers(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay, service: GameService
+) -> None:
+    created = create(api, players=3, parallel=2)
+    assert created["games_total"] == 3  # 1 pairing x 3 seat orders
+    assert [g["status"] for g in created["games"]] == ["running"] * 2 + ["scheduled"]
+    assert created["seed"] is None and len(created["seed_commitment"]) == 64
+    tid = created["tournament_id"]
+    drive(redis, key_prefix, relay)
+    done = api.get(f"/v1/tournaments/{tid}").json
+    assert done["status"] == "finished" and done["games_finished"] == 3
+    wins: dict[str, float] = {}
+    lobby = {g["game_id"] for g in api.get("/v1/games", query_string={"limit": 100}).json["games"]}
+    for game in done["games"]:
+        assert game["status"] == "finished"
+        loaded = service.load(game["game_id"]).state
+        assert loaded.phase == FINISHED
+        assert game["game_id"] in lobby  # every tournament game is in the lobby
+        seat_of = {f"p{i}": e for i, e in enumerate(game["seats"], 1)}
+        assert game["winners"] == [seat_of[s] for s in loaded.winners or (loaded.winner,)]
+        for winner in game["winners"]:
+            wins[winner] = wins.get(winner, 0) + 1 / len(game["winners"])
+        verified = api.post(
+            "/v1/records/verify", data=_record(api, game), content_type="application/x-ndjson"
+        )
+        assert verified.json["status"] == "verified", verified.json
+    rows = {row["entrant"]: row for row in done["standings"]}
+    assert {e: rows[e]["wins"] for e in rows} == {e: wins.get(e, 0) for e in rows}
+    assert all(row["games"] == 3 for row in rows.values())
+    ordinals = [row["rating"]["ordinal"] for row in done["standings"]]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert done["seed"] is not None  # revealed once it is over
+
+
+def _record(api: ApiClient, game: dict[str, Any]) -> bytes:
+    response = api.get(f"/v1/games/{game['game_id']}/record")
+    assert response.status_code == 200
+    return response.data
+
+
+def test_tournament_games_are_ordinary_games_with_entrant_seats(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str
+) -> None:
+    created = create(api, players=3, parallel=1)
+    game = created["games"][0]
+    summary = api.get(f"/v1/games/{game['game_id']}").json
+    names = [s["name"] for s in summary["seats"]]
+    by_id = {e["id"]: e for e in created["entrants"]}
+    assert names == [by_id[e]["name"] for e in game["seats"]]
+    levels = [(s["controller"], s["bot"], s["level"]) for s in summary["seats"]]
+    assert ("bot", "heuristic", "easy") in levels
+    listed = {g["game_id"]: g for g in api.get("/v1/games").json["games"]}
+    assert listed[game["game_id"]]["tournament"] == created["tournament_id"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"entrants": [{"bot": "nobody"}, {"bot": "random"}]}, "unknown_bot"),
+        ({"entrants": [{"level": "expert"}, {"bot": "random"}], "players": 2}, "unknown_level"),
+        (
+            {"entrants": [{"bot": "random", "level": "hard"}, {"bot": "random"}], "players": 2},
+            "level_not_for_bot",
+        ),
+        ({"entrants": [{"bot": "random"}, {"bot": "random"}], "players": 3}, "too_few_entrants"),
+        ({"entrants": THREE_BOTS, "format": "swiss"}, "invalid_format"),
+        ({"entrants": THREE_BOTS, "format": "games_per_pairing"}, "invalid_format"),
+        ({"entrants": THREE_BOTS, "games": 2}, "invalid_format"),
+        ({"entrants": THREE_BOTS, "players": 2, "mode": "team"}, "invalid_rule_option"),
+        ({"entrants": [{"kind": "http", "bot": "random"}] * 3}, "invalid_body"),
+        ({"entrants": THREE_BOTS, "players": 7}, "invalid_body"),
+    ],
+)
+def test_bad_tournaments_are_refused_and_nothing_is_stored(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, body: object, code: str
+) -> None:
+    problem(api.post("/v1/tournaments", json=body), 400, code)
+    assert list(redis.scan_iter(f"{key_prefix}:*")) == []
+
+
+def test_an_unknown_tournament_is_not_found(api: ApiClient) -> None:
+    problem(api.get("/v1/tournaments/t0123456789abcdef"), 404, "tournament_not_found")
+    problem(api.get("/v1/tournaments/nonsense"), 404, "tournament_not_found")
+    problem(api.get("/v1/tournaments/t0123456789abcdef/stream"), 404, "tournament_not_found")
+
+
+def test_the_feed_sends_the_standings_and_ends_with_the_tournament(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay
+) -> None:
+    created = create(api, players=3, format="games_per_pairing", games=1)
+    tid = created["tournament_id"]
+    drive(redis, key_prefix, relay)
+    response = api.get(f"/v1/tournaments/{tid}/stream")
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    text = response.get_data(as_text=True)
+    assert "event: tournament\n" in text and text.rstrip().endswith("event: end\ndata: {}")
+    import json
+
+    frame = next(line for line in text.splitlines() if line.startswith('data: {"tournament_id'))
+    document = json.loads(frame.removeprefix("data: "))
+    assert document["status"] == "finished" and document["games_finished"] == 1
+
+
+def test_an_http_entrant_gets_a_token_that_plays_its_seats(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str
+) -> None:
+    entrants = [{"kind": "http", "name": "Mine"}, {"bot": "random"}, {"bot": "random"}]
+    response = api.post("/v1/tournaments", json={"entrants": entrants, "parallel": 3})
+    assert response.status_code == 201, response.json
+    tournament, tokens = response.json["tournament"], response.json["tokens"]
+    assert list(tokens) == ["e1"]
+    tid = tournament["tournament_id"]
+    seen = api.get(f"/v1/tournaments/{tid}", token=tokens["e1"]).json
+    assert seen["viewer"] == "e1"
+    problem(api.get(f"/v1/tournaments/{tid}", token="not-it"), 401, "invalid_token")
+    for game in tournament["games"]:
+        seat = f"p{game['seats'].index('e1') + 1}"
+        view = api.get(f"/v1/games/{game['game_id']}", token=tokens["e1"]).json
+        assert view["viewer"] == seat
+        assert view["status"] == "running"
+    summary = api.get(f"/v1/games/{tournament['games'][0]['game_id']}").json
+    assert summary["status"] == "running"
+    dump = b"|".join(
+        v
+        for key in redis.scan_iter(f"{key_prefix}:*")
+        if redis.type(key) == b"hash"
+        for v in redis.hgetall(key).values()
+    )
+    assert tokens["e1"].encode() not in dump  # only its hash is kept
