@@ -15,6 +15,12 @@ open seat (or uses a token you already have), then loops:
 
     python examples/http_bot.py --api http://127.0.0.1:8000 --game GAME_ID [--name Bob]
     python examples/http_bot.py --api ... --game GAME_ID --token TOKEN
+
+In a tournament (``POST /v1/tournaments`` with an entrant of ``kind``
+``http`` gave you its token), it plays every game of its entrant, turn by
+turn in whichever game waits for it, until the tournament is over::
+
+    python examples/http_bot.py --api ... --tournament TOURNAMENT_ID --token TOKEN
 """
 
 from __future__ import annotations
@@ -133,16 +139,58 @@ def play(api: Api, game: str, rng: random.Random, log: Any = sys.stderr) -> dict
             return api.call("GET", f"/v1/games/{game}")[1]
 
 
+def play_tournament(
+    api: Api, tournament: str, rng: random.Random, log: Any = sys.stderr
+) -> dict[str, Any]:
+    """Act in every running game of the tournament that waits for this entrant (the
+    token is the entrant's, and acts as its seat token in each); return the final
+    standings once the tournament is over."""
+    while True:
+        status, document = api.call("GET", f"/v1/tournaments/{tournament}")
+        if status != 200:
+            raise RuntimeError(f"tournament answered {status}: {document}")
+        if document["status"] == "finished":
+            return document
+        me = document["viewer"]
+        acted = False
+        for game in document["games"]:
+            if game["status"] != "running" or me not in game["seats"]:
+                continue
+            status, legal = api.call("GET", f"/v1/games/{game['game_id']}/legal-actions")
+            if status != 200 or not legal["actions"]:
+                continue
+            command = choose(legal["actions"], rng)
+            print(f"{game['game_id']} v{legal['version']}: {describe(command)}", file=log)
+            api.call(
+                "POST",
+                f"/v1/games/{game['game_id']}/commands",
+                command,
+                {"If-Match": f'"{legal["version"]}"', "Idempotency-Key": str(uuid.uuid4())},
+            )
+            acted = True
+        if not acted:
+            time.sleep(0.2)  # every game waits for others: look again shortly
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", default="http://127.0.0.1:8000")
-    parser.add_argument("--game", required=True)
-    parser.add_argument("--token", help="A seat token you already hold (else join).")
+    parser.add_argument("--game", help="The game to play (or --tournament).")
+    parser.add_argument("--tournament", help="Play every game of this tournament's entrant.")
+    parser.add_argument("--token", help="A seat (or tournament entrant) token you hold.")
     parser.add_argument("--seat", help="Join this open seat (else the first open one).")
     parser.add_argument("--name", default="http-bot")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     api = Api(args.api, args.token)
+    if args.tournament:
+        if api.token is None:
+            sys.exit("--tournament needs --token, the entrant's token")
+        final = play_tournament(api, args.tournament, random.Random(args.seed))
+        print(json.dumps({"standings": final["standings"]}))
+        return
+    if args.game is None:
+        sys.exit("name a --game or a --tournament")
     if api.token is None:
         body = {"name": args.name} | ({"seat": args.seat} if args.seat else {})
         status, joined = api.call("POST", f"/v1/games/{args.game}/join", body)
