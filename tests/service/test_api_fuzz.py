@@ -69,6 +69,11 @@ CONFIG = SchemathesisConfig.from_dict(
                 "include-operation-id": "createGame",
                 "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400"]}},
             },
+            # Likewise a tournament: bot and level names, formats and the games' setup.
+            {
+                "include-operation-id": "createTournament",
+                "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400"]}},
+            },
             # Any bytes are a string on the wire, so a "wrongly typed" record is still a
             # record to judge: the verdict (200, ok false) is the right answer to it.
             {

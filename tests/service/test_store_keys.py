@@ -87,3 +87,14 @@ def test_redis_holds_only_the_documented_keys_each_in_its_game_slot(
         game = key.split(":game:")[1].split(":")[0] if ":game:" in key else None
         if game is not None:
             assert slot(key) == slot(space.outbox(space.partition(game)))
+
+
+def test_every_key_of_a_tournament_shares_one_slot_of_its_own() -> None:
+    """A tournament's keys share a hash tag (``service.keys``), so its pipelines
+    touch one slot on Redis Cluster; ids the server never makes are refused."""
+    keys = KeySpace("risk").tournament("t0123456789abcdef")
+    assert {key_slot(key.encode()) for key in keys} == {key_slot(keys.info.encode())}
+    assert all(key.startswith("risk:{t:t0123456789abcdef}:") for key in keys)
+    for bad in ("t0123", "g0123456789abcdef", "t0123456789abcdef}"):
+        with pytest.raises(InvalidName):
+            KeySpace().tournament(bad)
