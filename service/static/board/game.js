@@ -196,7 +196,7 @@ function renderPlayers(view) {
   const head = el("tr", {}, ...["", "player", teams ? "team" : null, "terr.", "armies", "cards", "res.", ""].filter((h) => h !== null).map((h) => el("th", { text: h })));
   const rows = (view.seats || []).map((seat) => {
     const style = page.styles[seat.id];
-    const bot = seat.bot ? `${seat.bot} bot` : seat.controller || seat.kind;
+    const bot = seat.bot ? `${seat.bot}${seat.level ? ` ${seat.level}` : ""} bot` : seat.controller || seat.kind;
     return el("tr", { class: seat.id === view.current ? "current" : null, "data-seat": seat.id },
       el("td", {}, el("span", { class: "swatch", style: `background:${style.colour}`, text: style.label })),
       el("td", { text: `${style.name}${seat.id === mine?.seat ? " (you)" : ""}`, title: `${seat.id}, ${bot}` }),

@@ -36,7 +36,8 @@ function addSeat(kind) {
   const n = count + 1;
   const kindSelect = el("select", { name: "kind", "aria-label": `seat ${n} kind` },
     ...["human", "bot", "open"].map((k) => el("option", { value: k, text: k === "human" ? "me (this tab)" : k === "open" ? "open seat" : "bot", selected: k === kind })));
-  const bot = el("select", { name: "bot", "aria-label": `seat ${n} bot` }, ...meta.bots.map((b) => el("option", { value: b, text: b })));
+  const levels = (meta.levels || []).map((l) => el("option", { value: `level:${l.level}`, text: `${l.level} (${l.bot})` }));
+  const bot = el("select", { name: "bot", "aria-label": `seat ${n} bot` }, ...meta.bots.map((b) => el("option", { value: b, text: b })), ...levels);
   const name = el("input", { name: "name", "aria-label": `seat ${n} name`, placeholder: "name", maxlength: 40, size: 12 });
   const team = el("select", { name: "team", "aria-label": `seat ${n} team`, class: "team" },
     el("option", { value: "", text: "any team" }), el("option", { value: "A", text: "team A" }), el("option", { value: "B", text: "team B" }));
@@ -79,7 +80,10 @@ function formBody() {
   const seats = [...document.querySelectorAll(".seat")].map((row) => {
     const kind = row.querySelector("[name=kind]").value;
     const seat = { kind };
-    if (kind === "bot") seat.bot = row.querySelector("[name=bot]").value;
+    if (kind === "bot") {
+      const chosen = row.querySelector("[name=bot]").value;  // a bot, or "level:<name>"
+      if (chosen.startsWith("level:")) seat.level = chosen.slice(6); else seat.bot = chosen;
+    }
     const name = row.querySelector("[name=name]").value.trim();
     if (name) seat.name = name;
     const team = row.querySelector("[name=team]");
