@@ -176,3 +176,14 @@ def test_an_http_entrant_gets_a_token_that_plays_its_seats(
         for v in redis.hgetall(key).values()
     )
     assert tokens["e1"].encode() not in dump  # only its hash is kept
+
+
+def test_advancing_again_starts_no_game_twice(api: ApiClient, app: Any) -> None:
+    """What a re-delivered worker job does: nothing new while no game has finished."""
+    created = create(api, players=3, format="games_per_pairing", games=4, parallel=2)
+    tournaments = app.extensions["risk"].tournaments
+    for _ in range(3):
+        assert tournaments.advance(created["tournament_id"]) == "running"
+    now = api.get(f"/v1/tournaments/{created['tournament_id']}").json
+    assert [g["status"] for g in now["games"]] == ["running", "running", "scheduled", "scheduled"]
+    assert [g["game_id"] for g in now["games"][:2]] == [g["game_id"] for g in created["games"][:2]]
