@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
-from rq import get_current_job
+from rq import Retry, get_current_job
 from rq.exceptions import DuplicateJobError
 
 from riskcore.bots.levels import bot_for
@@ -119,6 +119,7 @@ def _enqueue_tournament(service: GameService, game_id: str) -> None:
             unique=True,
             result_ttl=60,
             failure_ttl=3600,
+            retry=Retry(max=3),  # a lost lock or a Redis blip must not stall the tournament
         )
 
 
