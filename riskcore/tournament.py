@@ -166,7 +166,7 @@ def game_seed(seed: bytes, index: int) -> bytes:
 
 def places(state: State) -> dict[str, int]:
     """Each player seat's place in a finished game (module docstring); neutrals have none."""
-    seats = [s for s, info in state.seats.items() if info.kind == "player"]
+    seats = [s for s, info in state.seats.items() if info.plays]
     ordered: list[list[str]] = []
     winners = [s for s in seats if s in state.winners or s == state.winner]
     if winners:

@@ -60,7 +60,7 @@ from service.ratings import table
 from service.store import Client
 from service.store_errors import GameNotFound
 
-__all__ = ["TournamentNotFound", "Tournaments"]
+__all__ = ["Created", "TournamentError", "TournamentNotFound", "Tournaments"]
 
 RUNNING, DONE = "running", "finished"
 LOCK_SECONDS = 60
@@ -369,9 +369,6 @@ class Tournaments:
         found = self._client.xrevrange(self.keys.tournament(tournament_id).feed, count=1)
         return found[0][0].decode() if found else "0"
 
-    def exists(self, tournament_id: str) -> bool:
-        return bool(self._client.exists(self.keys.tournament(tournament_id).info))
-
     def _spec(self, tournament_id: str) -> tuple[Spec, str, dict[str, str]]:
         keys = self.keys.tournament(tournament_id)
         info = self._client.hgetall(keys.info)
@@ -402,6 +399,3 @@ def _iso(ms: int) -> str:
     from datetime import UTC, datetime
 
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
-
-
-__all__ += ["Created", "TournamentError"]
