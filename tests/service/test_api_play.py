@@ -71,11 +71,12 @@ def test_the_view_is_the_engine_view_with_status_and_controllers(
     loaded = service.load(game)
     expected = view(loaded.state, "p3")
     for seat, entry in zip(expected["seats"], got.json["seats"], strict=True):
-        assert entry == seat | {"controller": entry["controller"], "bot": entry["bot"]}
-    assert [(s["controller"], s["bot"]) for s in got.json["seats"]] == [
-        ("human", None),
-        ("bot", "random"),
-        ("human", None),
+        added = {"controller": entry["controller"], "bot": entry["bot"], "level": entry["level"]}
+        assert entry == seat | added
+    assert [(s["controller"], s["bot"], s["level"]) for s in got.json["seats"]] == [
+        ("human", None, None),
+        ("bot", "random", None),
+        ("human", None, None),
     ]
     # The API adds the old name of the mode, rules.variant, for clients that read it.
     assert got.json["rules"] == expected["rules"] | {"variant": "classic"}
