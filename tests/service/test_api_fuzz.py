@@ -28,7 +28,7 @@ from schemathesis.config import SchemathesisConfig
 
 from service.app import create_app
 from service.settings import Settings
-from tests.service.api_helpers import ROOT, SPEC
+from tests.service.api_helpers import SPEC
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 
