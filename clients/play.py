@@ -21,8 +21,8 @@ from risk_client import AuthenticatedClient, Client, models
 from risk_client.api.events import stream_events
 from risk_client.api.games import create_game, get_game
 from risk_client.api.play import list_legal_actions, send_command
-from risk_client.api.reference import get_map
 from risk_client.api.records import get_record, verify_record
+from risk_client.api.reference import get_map
 from risk_client.types import File
 
 # Every command class the generator made; each one's from_dict refuses another `type`.
