@@ -147,6 +147,7 @@ def validate(response: TestResponse) -> None:
         stream_events(response.get_data(as_text=True))
     if response.mimetype == "application/yaml":
         assert yaml.safe_load(response.get_data(as_text=True)) == SPEC
+    _check_declared_headers(response)
     schema = _service_document(response)
     if schema is not None:
         assert schema().validate(response.json) == {}, (schema.__name__, response.json)
@@ -168,6 +169,40 @@ _OPERATIONS = [
     for method, op in item.items()
     if isinstance(op, dict) and "operationId" in op
 ]
+
+
+# Headers a client reads: each one sent must be declared on the response that sends it.
+_CLIENT_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Idempotent-Replayed",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+)
+
+
+def _check_declared_headers(response: TestResponse) -> None:
+    for pattern, method, operation in _OPERATIONS:
+        if method == response.request.method and pattern.match(response.request.path):
+            op = next(
+                o
+                for item in SPEC["paths"].values()
+                for o in item.values()
+                if isinstance(o, dict) and o.get("operationId") == operation
+            )
+            answer = op["responses"].get(str(response.status_code))
+            if answer is None:
+                return  # openapi-core has refused an undocumented status already
+            if "$ref" in answer:
+                answer = _at(answer["$ref"].removeprefix("#"))
+            declared = {name.lower() for name in answer.get("headers", {})}
+            sent = [h for h in _CLIENT_HEADERS if h in response.headers]
+            undeclared = [h for h in sent if h.lower() not in declared]
+            assert not undeclared, (operation, response.status_code, undeclared)
+            return
 
 
 def _service_document(response: TestResponse) -> type[Schema] | None:
