@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -106,11 +107,27 @@ def generate() -> Path:
     example = SOURCES / "example.ts"
     inputs = [SPEC, config, example, SOURCES / "requirements.txt", SOURCES / "package-lock.json"]
     key = hashlib.sha256(b"\0".join(p.read_bytes() for p in inputs)).hexdigest()[:16]
-    out = CACHE / "out" / key
-    if (out / ".ok").exists():
-        return out
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    done = CACHE / "out" / key
+    if (done / ".ok").exists():
+        return done
+    # Built aside and renamed into place: two runs at once (pytest -n 2) never share a folder.
+    (CACHE / "out").mkdir(parents=True, exist_ok=True)
+    out = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=CACHE / "out"))
+    try:
+        _generate_into(out, config, example)
+        (out / ".ok").write_text(key)
+        try:
+            out.rename(done)
+        except OSError:  # another run finished first: its output is the same
+            if not (done / ".ok").exists():
+                shutil.rmtree(done, ignore_errors=True)
+                out.rename(done)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return done
+
+
+def _generate_into(out: Path, config: Path, example: Path) -> None:
     said = _run(
         [
             str(GENERATOR),
@@ -134,8 +151,6 @@ def generate() -> Path:
     said = _run([str(TSC), *TSC_FLAGS, str(out / "example.ts")])
     if said.strip():
         raise Failed(f"tsc --strict:\n{said}")
-    (out / ".ok").write_text(key)
-    return out
 
 
 def main(argv: list[str]) -> int:
