@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench fuzz clean screenshots
+.PHONY: test run lint bench fuzz clean screenshots clients clients-tools
 
 # Quiet (-qq: errors only) so a first run does not bury its first line; the
 # charts extra too, so `risk replay --chart` works after `make run`.
@@ -22,7 +22,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The client generators for tests/e2e/test_generated_clients.py; without npm or
+# the registries this fails and those tests skip, naming `make clients-tools`.
 test: $(STAMP) lint
+	-@$(MAKE) --no-print-directory clients-tools
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	echo "tests against $$REDIS_URL" && \
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
@@ -45,5 +48,15 @@ screenshots: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	$(BIN)/python scripts/screenshots.py
 
+# Generated clients (docs/clients.md): the Python client and the TypeScript
+# types from openapi.yaml, no warning allowed, and clients/example.ts checked
+# with tsc --strict; prints the folder they are in (.clients/out/<hash>/).
+clients: $(STAMP) clients-tools
+	@$(BIN)/python scripts/clients.py generate
+
+# The pinned generators (clients/requirements.txt, clients/package.json) in .clients/.
+clients-tools: $(STAMP)
+	@$(BIN)/python scripts/clients.py install >/dev/null
+
 clean:
-	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients

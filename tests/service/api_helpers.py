@@ -20,6 +20,9 @@ from marshmallow import Schema
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIResponse
 from openapi_core.datatypes import RequestParameters
+from openapi_schema_validator import OAS31Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 from werkzeug.test import TestResponse
 from werkzeug.wrappers import Request, Response
@@ -29,19 +32,88 @@ from service import schemas
 ROOT = Path(__file__).resolve().parents[2]
 SPEC: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
 _TEXT = {"text/html", "text/plain"}
+_TEXT_BODIES = ("application/yaml", "application/x-ndjson", "text/event-stream")
+# Bodies declared as text are text to openapi-core: the YAML document, the game
+# record and the event stream are strings on the wire (``type: string``). What
+# the text holds is checked here instead: the YAML is the spec, and each event
+# of a stream is checked against the schema its media type names for one event
+# (``x-itemSchema``, see ``stream_events``).
 OPENAPI = OpenAPI.from_dict(
     SPEC,
     config=Config(
         extra_media_type_deserializers={
             "application/problem+json": json.loads,
-            "application/yaml": yaml.safe_load,
-            # Streams are not read here (see ``validate``): check headers and status only.
-            "text/event-stream": lambda _: {"event": "end", "data": "{}"},
-            "application/x-ndjson": bytes.decode,  # game records
-            **{media: bytes.decode for media in _TEXT},
+            **{media: bytes.decode for media in (*_TEXT, *_TEXT_BODIES)},
         }
     ),
 )
+_SPEC_REGISTRY: Registry[Any] = Registry().with_resource(
+    "urn:openapi", Resource.from_contents(SPEC, default_specification=DRAFT202012)
+)
+
+
+def _schema_validator(pointer: str) -> OAS31Validator:
+    return OAS31Validator({"$ref": f"urn:openapi#{pointer}"}, registry=_SPEC_REGISTRY)
+
+
+def _item_schema(operation: str, status: str, media: str) -> str:
+    """The JSON pointer of the schema of one item of a stream's media type."""
+    for item in SPEC["paths"].values():
+        for op in item.values():
+            if isinstance(op, dict) and op.get("operationId") == operation:
+                ref: str = op["responses"][status]["content"][media]["x-itemSchema"]["$ref"]
+                return ref.removeprefix("#")
+    raise KeyError(operation)
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """Server-Sent Events as the SSE format reads them: comments and the lone
+    ``retry:`` frame dispatch nothing; ``data`` lines are joined by newlines."""
+    events = []
+    for frame in re.split(r"\r\n\r\n|\n\n|\r\r", text):
+        fields: dict[str, Any] = {}
+        data: list[str] = []
+        for line in re.split(r"\r\n|\r|\n", frame):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                data.append(value)
+            elif name in ("event", "id"):
+                fields[name] = value
+            elif name == "retry" and value.isdigit():
+                fields[name] = int(value)
+        if data:
+            events.append({"event": "message", **fields, "data": "\n".join(data)})
+    return events
+
+
+def stream_events(text: str) -> list[dict[str, Any]]:
+    """The events of a ``streamEvents`` body, each checked against the spec's
+    schema for one event, and its ``data`` (JSON) against that event's
+    ``contentSchema``; returned with ``data`` decoded."""
+    pointer = _item_schema("streamEvents", "200", "text/event-stream")
+    item, union = _schema_validator(pointer), _at(pointer)
+    checked = []
+    for event in parse_sse(text):
+        item.validate(event)
+        member = _at(union["discriminator"]["mapping"][event["event"]].removeprefix("#"))
+        content = member["properties"]["data"]["contentSchema"]
+        data = json.loads(event["data"])
+        if "$ref" in content:
+            _schema_validator(content["$ref"].removeprefix("#")).validate(data)
+        else:
+            OAS31Validator(content).validate(data)
+        checked.append({**event, "data": data})
+    return checked
+
+
+def _at(pointer: str) -> dict[str, Any]:
+    node: Any = SPEC
+    for part in pointer.removeprefix("/").split("/"):
+        node = node[part]
+    return dict(node)
 
 
 class _SentRequest:
@@ -71,6 +143,11 @@ def validate(response: TestResponse) -> None:
     if response.is_streamed and response.mimetype == "text/event-stream":
         checked = Response(b": not read\n\n", response.status_code, headers=response.headers)
     OPENAPI.validate_response(_SentRequest(response.request), WerkzeugOpenAPIResponse(checked))
+    if checked is response and response.mimetype == "text/event-stream":
+        stream_events(response.get_data(as_text=True))
+    if response.mimetype == "application/yaml":
+        assert yaml.safe_load(response.get_data(as_text=True)) == SPEC
+    _check_declared_headers(response)
     schema = _service_document(response)
     if schema is not None:
         assert schema().validate(response.json) == {}, (schema.__name__, response.json)
@@ -95,6 +172,40 @@ _OPERATIONS = [
     for method, op in item.items()
     if isinstance(op, dict) and "operationId" in op
 ]
+
+
+# Headers a client reads: each one sent must be declared on the response that sends it.
+_CLIENT_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Idempotent-Replayed",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+)
+
+
+def _check_declared_headers(response: TestResponse) -> None:
+    for pattern, method, operation in _OPERATIONS:
+        if method == response.request.method and pattern.match(response.request.path):
+            op = next(
+                o
+                for item in SPEC["paths"].values()
+                for o in item.values()
+                if isinstance(o, dict) and o.get("operationId") == operation
+            )
+            answer = op["responses"].get(str(response.status_code))
+            if answer is None:
+                return  # openapi-core has refused an undocumented status already
+            if "$ref" in answer:
+                answer = _at(answer["$ref"].removeprefix("#"))
+            declared = {name.lower() for name in answer.get("headers", {})}
+            sent = [h for h in _CLIENT_HEADERS if h in response.headers]
+            undeclared = [h for h in sent if h.lower() not in declared]
+            assert not undeclared, (operation, response.status_code, undeclared)
+            return
 
 
 def _service_document(response: TestResponse) -> type[Schema] | None:

@@ -10,7 +10,7 @@ from flask import Flask
 
 from riskcore.simulate import acting_seat
 from service.games import GameService
-from tests.service.api_helpers import ApiClient, problem, validate
+from tests.service.api_helpers import ApiClient, problem, stream_events, validate
 
 QUICK = {"setup": "deal", "starting_armies": 14}
 
@@ -173,6 +173,14 @@ def test_the_stream_ends_after_the_last_event_of_a_finished_game(
         frames[-2] == f'event: head\ndata: {{"version":{head.version},"hash":"{head.hash.hex()}"}}'
     )
     assert '"game_finished"' in frames[-3] and '"seed"' in frames[-3]
+    # Every event of the stream is one the spec documents (its x-itemSchema), data included.
+    events = stream_events("\n\n".join(frames) + "\n\n")
+    assert [e["event"] for e in events[-3:]] == ["game_event", "head", "end"]
+    assert events[-2]["data"] == {"version": head.version, "hash": head.hash.hex()}
+    assert events[-3]["data"]["event"]["type"] == "game_finished"
+    assert [int(e["id"]) for e in events if e["event"] == "game_event"] == list(
+        range(1, head.version + 1)
+    )
 
 
 def test_the_stream_refuses_bad_resume_points_and_unknown_games(api: ApiClient) -> None:

@@ -13,6 +13,7 @@ default 25) to keep the run under a minute; raise it for a deeper search.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 from collections.abc import Iterator
@@ -20,20 +21,23 @@ from typing import Any
 
 import pytest
 import schemathesis
+import yaml
 from flask import Flask
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from service.app import create_app
 from service.settings import Settings
-from tests.service.api_helpers import ROOT
+from tests.service.api_helpers import SPEC
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 
 
 @schemathesis.serializer("application/x-ndjson")
 def _json_lines(ctx: Any, value: Any) -> bytes:
-    """Game records are JSON Lines; a generated string body is sent as it is."""
+    """Game records are JSON Lines; a generated string or bytes body is sent as it is."""
+    if isinstance(value, bytes):
+        return value
     return value.encode() if isinstance(value, str) else str(value).encode()
 
 
@@ -83,7 +87,35 @@ CONFIG = SchemathesisConfig.from_dict(
         ],
     }
 )
-SCHEMA = schemathesis.openapi.from_path(ROOT / "openapi.yaml", config=CONFIG)
+
+
+# Every YAML media type schemathesis reads as YAML, so that this one is used for ours.
+_YAML = ("text/yaml", "text/x-yaml", "text/vnd.yaml", "text/yml", "application/yaml")
+
+
+@schemathesis.deserializer(*_YAML, "application/x-yaml")
+def _yaml_text(ctx: Any, response: Any) -> str:
+    """The document is a string (``type: string``); it must also be the spec itself."""
+    text: str = response.content.decode()
+    assert yaml.safe_load(text) == SPEC
+    return text
+
+
+def _per_event_schemas(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec as schemathesis reads an OpenAPI 3.1 event stream: its ``schema`` is one
+    event's. openapi.yaml declares the stream a string and names the schema of one event
+    in ``x-itemSchema`` (OpenAPI 3.2's ``itemSchema``), so that is the one given here."""
+    spec = copy.deepcopy(spec)
+    for item in spec["paths"].values():
+        for op in item.values():
+            for response in op.get("responses", {}).values() if isinstance(op, dict) else ():
+                for media in response.get("content", {}).values():
+                    if "x-itemSchema" in media:
+                        media["schema"] = media.pop("x-itemSchema")
+    return spec
+
+
+SCHEMA = schemathesis.openapi.from_dict(_per_event_schemas(SPEC), config=CONFIG)
 TOKENS: dict[str, str] = {}
 
 
@@ -96,7 +128,9 @@ class Tokens:
     """
 
     def get(self, case: Any, context: Any) -> str:
-        admin = any("adminToken" in s for s in context.operation.definition.raw["security"])
+        # An operation without its own `security` has the document's (none: public).
+        needs = context.operation.definition.raw.get("security", SPEC.get("security", []))
+        admin = any("adminToken" in s for s in needs)
         return ADMIN if admin else TOKENS.get("seat", "rsk_not-yet")
 
     def set(self, case: Any, data: str, context: Any) -> None:

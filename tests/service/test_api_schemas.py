@@ -126,7 +126,25 @@ def _check_field(where: str, field: fields.Field[Any], prop: dict[str, Any]) -> 
         assert resolved.get("default") == default, where
 
 
+def _merged(spec: dict[str, Any]) -> dict[str, Any]:
+    """A union told apart by one field (``kind`` of a seat) as the one marshmallow schema
+    that loads it: every member's fields, that field's consts as its enum, and what
+    every member requires."""
+    if "oneOf" not in spec:
+        return spec
+    members = [_resolve(member) for member in spec["oneOf"]]
+    tag = spec["discriminator"]["propertyName"]
+    properties: dict[str, Any] = {}
+    for member in members:
+        for field_name, prop in member["properties"].items():
+            properties.setdefault(field_name, prop)
+    properties[tag] = {"type": "string", "enum": [m["properties"][tag]["const"] for m in members]}
+    required = set.intersection(*(set(m.get("required", [])) for m in members))
+    return {"properties": properties, "required": sorted(required)}
+
+
 def _check_schema(name: str, schema: type[Schema], spec: dict[str, Any]) -> None:
+    spec = _merged(spec)
     declared = schema().fields
     properties = spec.get("properties", {})
     assert set(declared) == set(properties), name
