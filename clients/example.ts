@@ -29,9 +29,8 @@ const game: CreateGame = {
 };
 const place: Command = { type: "place_armies", territory: "alaska" };
 const blitz: Command = { type: "blitz", source: "alaska", target: "kamchatka" };
-// A bot seat names its bot; other seats do not.
-// @ts-expect-error a bot seat without its bot
-const botWithoutName: Schemas["SeatRequest"] = { kind: "bot" };
+// A bot seat names its bot, its level or both; other seats name neither.
+const botAtLevel: Schemas["SeatRequest"] = { kind: "bot", level: "hard" };
 // @ts-expect-error a human seat naming a bot
 const humanWithBot: Schemas["SeatRequest"] = { kind: "human", bot: "random" };
 
@@ -117,4 +116,4 @@ export async function firstMove(base: string): Promise<string[]> {
   return [describe(place), describe(blitz), ...lines, String(specIsText && streamIsText)];
 }
 
-export { botWithoutName, humanWithBot, onFrame };
+export { botAtLevel, humanWithBot, onFrame };

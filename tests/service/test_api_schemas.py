@@ -65,9 +65,11 @@ def test_every_route_is_documented_and_every_operation_routed(app: Flask) -> Non
 
 
 def _resolve(prop: dict[str, Any]) -> dict[str, Any]:
-    """Follow a $ref, and a "one of X or null" to X."""
+    """Follow a $ref (keywords beside it, such as a default, kept), and a "one of X or
+    null" to X."""
     if "$ref" in prop:
-        return _resolve(SCHEMAS[prop["$ref"].rsplit("/", 1)[1]])
+        beside = {k: v for k, v in prop.items() if k != "$ref"}
+        return {**_resolve(SCHEMAS[prop["$ref"].rsplit("/", 1)[1]]), **beside}
     options = [o for o in prop.get("oneOf", []) if o != {"type": "null"}]
     if len(options) == 1:
         return _resolve(options[0])
