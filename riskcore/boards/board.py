@@ -17,8 +17,12 @@ from typing import Any
 from riskcore.errors import BoardError
 
 BORDER_KINDS = frozenset({"land", "sea", "bridge", "harbour", "river", "mountain"})
+# A pair listed with one of these kinds is no border: a river away from its
+# bridges, or a mountain range. They are listed (where a board knows them)
+# only so that a move across one is refused with its own error code.
 IMPASSABLE_KINDS = frozenset({"river", "mountain"})
 WILD = "wild"
+CARD_SIDES = frozenset({"good", "evil", "neutral"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,7 @@ class Board:
     strongholds: dict[str, str] = field(default_factory=dict)
     sites_of_power: dict[str, str] = field(default_factory=dict)
     path: tuple[PathStep, ...] = ()
+    harbours: frozenset[str] = frozenset()
 
     @property
     def territories(self) -> tuple[str, ...]:
@@ -67,6 +72,10 @@ class Board:
 
     def adjacent(self, a: str, b: str) -> bool:
         return b in self.neighbours.get(a, ())
+
+    def border_kind(self, a: str, b: str) -> str | None:
+        """The kind of the border between ``a`` and ``b`` (None: they do not touch)."""
+        return self.border_kinds.get(frozenset((a, b)))
 
     def card(self, card_id: int) -> Card:
         return self.cards[card_id]
@@ -80,6 +89,7 @@ class Board:
                 {"id": t, "name": n, "group": self.territory_group[t]}
                 | ({"stronghold": self.strongholds[t]} if t in self.strongholds else {})
                 | ({"site_of_power": self.sites_of_power[t]} if t in self.sites_of_power else {})
+                | ({"harbour": True} if t in self.harbours else {})
                 for t, n in self.territory_names.items()
             ],
             "groups": [
@@ -118,6 +128,10 @@ def _board(data: dict[str, Any]) -> Board:
         Card(int(c["id"]), c.get("territory"), c["symbol"], c.get("side")) for c in data["cards"]
     )
     _check_cards(names, cards)
+    harbours = frozenset(t["id"] for t in data["territories"] if t.get("harbour", False))
+    _check_harbours(harbours, kinds)
+    path = tuple(PathStep(s["territory"], bool(s["needs_roll"])) for s in data.get("path", []))
+    _check_path(names, path)
     return Board(
         name=data["name"],
         title=data.get("title", data["name"]),
@@ -131,7 +145,8 @@ def _board(data: dict[str, Any]) -> Board:
         sites_of_power={
             t["id"]: t["site_of_power"] for t in data["territories"] if "site_of_power" in t
         },
-        path=tuple(PathStep(s["territory"], bool(s["needs_roll"])) for s in data.get("path", [])),
+        path=path,
+        harbours=harbours,
     )
 
 
@@ -176,6 +191,27 @@ def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
         raise BoardError("there must be exactly one card per territory")
     if sum(c.symbol == WILD for c in cards) != 2:
         raise BoardError("a deck has exactly 2 wild cards")
+    for c in cards:
+        if c.side is not None and (c.side not in CARD_SIDES or c.territory is None):
+            raise BoardError(f"card {c.id}: side {c.side!r} must be good, evil or neutral")
+
+
+def _check_harbours(harbours: frozenset[str], kinds: dict[frozenset[str], str]) -> None:
+    """A harbour link joins two territories that both have a harbour."""
+    for pair, kind in kinds.items():
+        if kind == "harbour" and not pair <= harbours:
+            a, b = sorted(pair)
+            raise BoardError(f"harbour link {a!r} - {b!r} needs a harbour at both ends")
+
+
+def _check_path(names: dict[str, str], path: tuple[PathStep, ...]) -> None:
+    """The Fellowship's path: known territories, none twice."""
+    steps = [s.territory for s in path]
+    for t in steps:
+        if t not in names:
+            raise BoardError(f"the path names unknown territory {t!r}")
+    if len(set(steps)) != len(steps):
+        raise BoardError("the path visits a territory twice")
 
 
 @cache

@@ -18,6 +18,7 @@ from riskcore.engine.decision import (
     check_turn,
     violation,
 )
+from riskcore.errors import RuleViolation
 from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
@@ -51,7 +52,7 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     check_owns(s, seat, source)
     check_territory(s, target)
     if not s.board.adjacent(source, target):
-        raise violation("not_adjacent", f"{source!r} does not border {target!r}")
+        raise not_a_border(s, source, target)
     holder = s.owner.get(target)
     if holder == seat:
         raise violation("own_territory", f"{target!r} is yours; attack someone else")
@@ -66,6 +67,23 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     if armies < 2:
         raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
     return min(3, armies - 1)
+
+
+# Why two territories that touch are still no border (``IMPASSABLE_KINDS``): the codes.
+BARRIER_CODES = {"river": "river_without_bridge", "mountain": "mountains_impassable"}
+_BARRIER_TEXT = {
+    "river": "a river runs between {0!r} and {1!r}, away from any bridge",
+    "mountain": "mountains stand between {0!r} and {1!r}; they cannot be crossed",
+}
+
+
+def not_a_border(s: State, source: str, target: str) -> RuleViolation:
+    """The refusal of a move between ``source`` and ``target``, which share no border:
+    across a river away from its bridges, over mountains, or simply not touching."""
+    kind = s.board.border_kind(source, target)
+    if kind in BARRIER_CODES:
+        return violation(BARRIER_CODES[kind], _BARRIER_TEXT[kind].format(source, target))
+    return violation("not_adjacent", f"{source!r} does not border {target!r}")
 
 
 def defender_of(s: State, target: str) -> str:

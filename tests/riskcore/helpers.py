@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from riskcore.boards.board import Board, load_board
+from riskcore.boards.board import Board, board_from_dict, load_board
 from riskcore.engine.decide import decide, new_game
 from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import apply, fold
@@ -451,3 +451,16 @@ def random_command(state: State, rnd: random.Random) -> cmd.Command:
     if kind == 8:
         return cmd.EndPhase(seat=seat)
     return cmd.Resign(seat=seat)
+
+
+def with_barriers(game: Game, barriers: Mapping[tuple[str, str], str]) -> Game:
+    """The game on a copy of its board where these pairs are barriers (``river`` or
+    ``mountain``) instead of borders: the shipped boards know none, so a test that
+    checks how a move across one is refused draws them in."""
+    data = game.state.board.to_dict()
+    wanted = {frozenset(pair): kind for pair, kind in barriers.items()}
+    data["borders"] = [
+        [a, b, wanted.pop(frozenset((a, b)), kind)] for a, b, kind in data["borders"]
+    ] + [[*sorted(pair), kind] for pair, kind in wanted.items()]
+    game.state.board = board_from_dict(data)
+    return game

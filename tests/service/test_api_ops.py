@@ -217,6 +217,24 @@ def test_maps_list_and_detail(api: ApiClient) -> None:
     names = [m["name"] for m in api.get("/v1/maps").json["maps"]]
     assert "classic" in names
     assert api.get("/v1/maps/classic").json == load_board("classic").to_dict()
+    middle_earth = api.get("/v1/maps/middle_earth").json
+    assert middle_earth == load_board("middle_earth").to_dict()
+    assert ["buckland", "the_shire", "bridge"] in middle_earth["borders"]
+    assert ["forodwaith", "mithlond", "harbour"] in middle_earth["borders"]
+    features = {t["id"]: t for t in middle_earth["territories"]}
+    assert features["rhudaur"]["stronghold"] == "Rivendell"
+    assert features["mithlond"] == {
+        "id": "mithlond",
+        "name": "Mithlond",
+        "group": "eriador",
+        "site_of_power": "Grey Havens",
+        "harbour": True,
+    }
+    assert [s["territory"] for s in middle_earth["path"] if s["needs_roll"]] == [
+        "moria",
+        "lorien",
+        "dead_marshes",
+    ]
     problem(api.get("/v1/maps/atlantis"), 404, "map_not_found")
     problem(api.get("/v1/maps/..classic"), 404, "map_not_found")
 
