@@ -94,7 +94,7 @@ class Clock(Schema):
 
 
 class CreateGame(Schema):
-    board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    board = fields.String(load_default=None, validate=validate.Length(min=1, max=40))
     mode = fields.String(
         load_default=None, allow_none=False, validate=validate.OneOf(BUILT_IN_MODES)
     )

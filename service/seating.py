@@ -64,7 +64,7 @@ class Seating:
     def open(
         self,
         seats: Sequence[SeatPlan],
-        board: str,
+        board: str | None,
         mode: str | None,
         rules: Mapping[str, Any] | None,
         clock: Mapping[str, Any] | None,
@@ -75,6 +75,7 @@ class Seating:
         player chooses a seed of their own.
         """
         mode, options = resolve_mode(mode, rules)
+        board = board or mode_named(mode).board
         ruleset = mode_named(mode).rule_set(options)
         _check_setup(board, mode, ruleset, seats)
         seats = arranged(seats, seat_teams(mode, len(seats)))

@@ -22,7 +22,7 @@ BORDER_KINDS = frozenset({"land", "sea", "bridge", "harbour", "river", "mountain
 # only so that a move across one is refused with its own error code.
 IMPASSABLE_KINDS = frozenset({"river", "mountain"})
 WILD = "wild"
-CARD_SIDES = frozenset({"good", "evil", "neutral"})
+CARD_SIDES = frozenset(["good", "evil", "neutral"])  # the Middle-earth deal by side
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,14 @@ def defending_seat(s: State) -> str | None:
     return s.mode.defence_chooser(s, battle.defender, s.current)
 
 
+def defence_cap(s: State, target: str, attacker_dice: int) -> int:
+    """The most dice the defender of ``target`` may roll against ``attacker_dice``: the
+    mode's cap, and one against one die where the rule option ``one_die_vs_one`` says so
+    (docs/rules.md, "Lord of the Rings Risk")."""
+    cap = s.mode.defender_dice_cap(s, target)
+    return 1 if attacker_dice == 1 and s.rules.one_die_vs_one else cap
+
+
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
     return s.mode.defence_chooser(s, defender, attacker)
 
@@ -118,7 +126,7 @@ def attack(d: Decision, command: Attack) -> None:
     defender = defender_of(s, command.target)
     chooser = _chooser(s, defender, command.seat)
     defending = s.armies[(command.target, defender)]
-    choice = min(s.mode.defender_dice_cap(s, command.target), defending) > 1
+    choice = min(defence_cap(s, command.target, dice), defending) > 1
     if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
@@ -163,7 +171,7 @@ def defend(d: Decision, command: Defend) -> None:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
     battle_ = s.pending_battle
     defending = s.armies[(battle_.target, battle_.defender)]
-    most = min(s.mode.defender_dice_cap(s, battle_.target), defending)
+    most = min(defence_cap(s, battle_.target, battle_.dice), defending)
     if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     if command.dice < 1:
@@ -202,6 +210,8 @@ def battle(
     defender = s.owner[target] or defender_of(s, target)
     if defender_dice is None:
         cap = mode.defender_dice_cap(s, target) if "defender_dice_cap" in hooked else 2
+        if dice == 1 and s.rules.one_die_vs_one:
+            cap = 1
         defender_dice = min(cap, s.armies[(target, defender)])
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
     if "battle_bonus" in hooked:

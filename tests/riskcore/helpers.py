@@ -173,7 +173,7 @@ def new(
     *,
     seed: bytes = SEED,
     player_seeds: Mapping[str, str] | None = None,
-    board: str = "classic",
+    board: str | None = None,
     mode: str | None = None,
 ) -> Game:
     events = new_game(
