@@ -22,7 +22,6 @@ BORDER_KINDS = frozenset({"land", "sea", "bridge", "harbour", "river", "mountain
 # only so that a move across one is refused with its own error code.
 IMPASSABLE_KINDS = frozenset({"river", "mountain"})
 WILD = "wild"
-CARD_SIDES = frozenset(["good", "evil", "neutral"])  # the Middle-earth deal by side
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +64,7 @@ class Board:
     sites_of_power: dict[str, str] = field(default_factory=dict)
     path: tuple[PathStep, ...] = ()
     harbours: frozenset[str] = frozenset()
+    card_sides: tuple[str, ...] = ()  # the sides a card may be of (the board file says)
 
     @property
     def territories(self) -> tuple[str, ...]:
@@ -103,7 +103,7 @@ class Board:
                 for c in self.cards
             ],
             "path": [{"territory": s.territory, "needs_roll": s.needs_roll} for s in self.path],
-        }
+        } | ({"card_sides": list(self.card_sides)} if self.card_sides else {})
 
 
 def board_from_dict(data: dict[str, Any]) -> Board:
@@ -127,7 +127,7 @@ def _board(data: dict[str, Any]) -> Board:
     cards = tuple(
         Card(int(c["id"]), c.get("territory"), c["symbol"], c.get("side")) for c in data["cards"]
     )
-    _check_cards(names, cards)
+    _check_cards(names, cards, frozenset(data.get("card_sides", ())))
     harbours = frozenset(t["id"] for t in data["territories"] if t.get("harbour", False))
     _check_harbours(harbours, kinds)
     path = tuple(PathStep(s["territory"], bool(s["needs_roll"])) for s in data.get("path", []))
@@ -147,6 +147,7 @@ def _board(data: dict[str, Any]) -> Board:
         },
         path=path,
         harbours=harbours,
+        card_sides=tuple(data.get("card_sides", ())),
     )
 
 
@@ -183,7 +184,7 @@ def _borders(
     return {t: tuple(sorted(ns)) for t, ns in adjacency.items()}, kinds
 
 
-def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
+def _check_cards(names: dict[str, str], cards: tuple[Card, ...], sides: frozenset[str]) -> None:
     if [c.id for c in cards] != list(range(len(cards))):
         raise BoardError("card ids must be 0..n-1 in order")
     pictured = [c.territory for c in cards if c.territory is not None]
@@ -192,8 +193,8 @@ def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
     if sum(c.symbol == WILD for c in cards) != 2:
         raise BoardError("a deck has exactly 2 wild cards")
     for c in cards:
-        if c.side is not None and (c.side not in CARD_SIDES or c.territory is None):
-            raise BoardError(f"card {c.id}: side {c.side!r} must be good, evil or neutral")
+        if c.side is not None and (c.side not in sides or c.territory is None):
+            raise BoardError(f"card {c.id}: side {c.side!r} is not one of {sorted(sides)}")
 
 
 def _check_harbours(harbours: frozenset[str], kinds: dict[frozenset[str], str]) -> None:

@@ -8,6 +8,7 @@ that differ. ``docs/engine.md`` walks through adding one.
 from riskcore.engine.registry import mode_named, mode_names, register_mode
 from riskcore.modes import (
     classic,
+    lotr,
     middle_earth,
     mission_game,
     secret_missions,
@@ -24,6 +25,7 @@ BUILT_IN_MODES: tuple[str, ...] = (
     secret_missions.SecretMissions.name,
     mission_game.MissionGame.name,
     middle_earth.MiddleEarth.name,
+    lotr.LordOfTheRings.name,
 )
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "GameMode",
     "Outcome",
     "classic",
+    "lotr",
     "middle_earth",
     "mission_game",
     "mode_named",

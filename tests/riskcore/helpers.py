@@ -224,6 +224,7 @@ def position(
     seed: bytes = SEED,
     mode: str | None = None,
     stacks: Mapping[str, Mapping[str, int]] | None = None,
+    before_turn: Sequence[ev.Event] = (),
 ) -> Game:
     """A game whose setup left exactly this position, at the start of ``first``'s turn.
 
@@ -232,7 +233,8 @@ def position(
     sharing it, the team game). ``hands`` are drawn from the top of the pile
     (a hand is named by a seat, or a team's hand by one of its seats);
     ``deck`` is the draw pile left afterwards (default: every other card, in
-    id order).
+    id order). ``before_turn`` are a mode's own events put in before the first turn
+    starts (Lord of the Rings: the leaders placed, the Fellowship's steps so far).
     """
     count = n or len({s for s in owners.values() if s.startswith("p")})
     mode = mode or mode_for(count)
@@ -285,6 +287,7 @@ def position(
     events.extend(
         ev.CardDrawn(seat=seat, card=card) for seat, cards in hands.items() for card in cards
     )
+    events.extend(before_turn)
     state = fold(events)
     decision = Decision(state, GameRng(seed, GAME_ID, state.version))
     start_turn(decision, first)

@@ -558,7 +558,7 @@ def test_a_harbour_link_needs_harbours_at_both_ends() -> None:
     [
         (lambda d: d["path"].append({"territory": "nowhere", "needs_roll": False}), "nowhere"),
         (lambda d: d["path"].append(dict(d["path"][0])), "twice"),
-        (lambda d: d["cards"][0].update(side="grey"), "side 'grey'"),
+        (lambda d: d["cards"][0].update(side="grey"), "side 'grey' is not one of"),
     ],
 )
 def test_bad_middle_earth_features_are_refused(change: Any, fault: str) -> None:
