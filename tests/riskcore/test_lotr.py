@@ -5,9 +5,11 @@ The scanned book drops the digit 1 in many numbers: "+ " is +1, "4 neutrala" 14.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import pytest
 
@@ -31,6 +33,7 @@ from riskcore.modes.lotr import (
 )
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
+from riskcore.rules.odds import roll_outcomes
 from riskcore.simulate import play_game, record_of
 from tests.riskcore.helpers import (
     Game,
@@ -514,3 +517,40 @@ def test_random_legal_play_always_finishes() -> None:
             ]
             game.body(seat, rnd.choice(actions)["command"])
         assert game.state.phase == FINISHED
+
+
+# The odds of a battle under the bonuses ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("leaders", "dice", "bonus"),
+    [
+        ({"p1": ["weather_hills"]}, 1, (1, 1)),  # a leader attacks a stronghold
+        ({"p2": ["rhudaur"]}, 2, (0, 2)),  # a leader holds a stronghold
+        ({"p1": ["weather_hills"], "p2": ["rhudaur"]}, 3, (1, 2)),
+    ],
+)
+def test_every_roll_of_a_battle_loses_what_the_odds_enumerate(
+    leaders: Mapping[str, Sequence[str]], dice: int, bonus: tuple[int, int]
+) -> None:
+    """The engine's battles with a leader and a stronghold, over every roll of the dice, lose
+    armies exactly as ``roll_outcomes`` counts them with the same bonuses (the odds of
+    ``GET /v1/odds``), which the odds tests check against a brute force."""
+    game = attacking(
+        lotr({"p1": P1, "p2": P2}, {"weather_hills": 6, "rhudaur": 3}, leaders=leaders),
+        "fornost",
+    )
+    defending = 1 if dice == 1 else 2
+    counts: Counter[tuple[int, int]] = Counter()
+    for roll in itertools.product(range(1, 7), repeat=dice + defending):
+        fork = game.fork()
+        resolved = battle_of(
+            fork.do(
+                cmd.Attack(seat="p1", source="weather_hills", target="rhudaur", dice=dice),
+                ScriptedRng(roll),
+            )
+        )
+        counts[resolved.attacker_losses, resolved.defender_losses] += 1
+    total = 6 ** (dice + defending)
+    expected = roll_outcomes(dice, defending, attacker_bonus=bonus[0], defender_bonus=bonus[1])
+    assert {k: Fraction(v, total) for k, v in counts.items()} == expected

@@ -188,3 +188,28 @@ def test_regular_risk_on_middle_earth_is_played_over_the_api(
     play_to_the_end(api, service, game, tokens)
     five = {"seats": [{"kind": "human"}] * 5, "mode": "middle_earth"}
     problem(api.post("/v1/games", json=five, documented=False), 400, "invalid_rule_option")
+
+
+def test_lord_of_the_rings_risk_is_played_over_the_api(
+    api: ApiClient, service: GameService
+) -> None:
+    """002_84c66041fccdfcee.txt: "När brödraskapet lämnar Döda Träsken med Ringen, är spelet
+    slut. Den spelare som har flest poäng vinner": three players over HTTP to the end; the
+    view shows sides, leaders, the Fellowship and the score table; the record verifies."""
+    game, tokens = api.create(3, mode="lotr")
+    state = api.get(f"/v1/games/{game}").json["mode_state"]
+    assert state["sides"] == {"p1": "evil", "p2": "good", "p3": "evil"}
+    assert state["fellowship"] == {
+        "step": 0,
+        "territory": "the_shire",
+        "needs_roll": False,
+        "left": False,
+    }
+    play_to_the_end(api, service, game, tokens)
+    final = api.get(f"/v1/games/{game}").json
+    scores = final["mode_state"]["scores"]
+    assert set(scores) == {"p1", "p2", "p3"}
+    assert all(
+        row["total"] == row["territories"] + row["regions"] + 2 * row["strongholds"]
+        for row in scores.values()
+    )

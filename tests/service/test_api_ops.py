@@ -208,6 +208,19 @@ def test_odds_are_the_engines_exact_odds(api: ApiClient) -> None:
     query = {"attackers": 5, "defenders": 3, "defender_bonus": 1}
     got = api.get("/v1/odds", query_string=query)
     assert got.json == to_json(attack_outcome(5, 3, defender_bonus=1))
+    lotr = api.get(
+        "/v1/odds",
+        query_string={
+            "attackers": 1,
+            "defenders": 2,
+            "defender_bonus": 2,
+            "one_die_vs_one": "true",
+        },
+    )
+    assert lotr.json == to_json(
+        attack_outcome(1, 2, defender_bonus=2, defender_one_die_vs_one=True)
+    )
+    assert lotr.json != to_json(attack_outcome(1, 2, defender_bonus=2))
     assert "max-age" in got.headers["Cache-Control"]
     for bad in ({"attackers": 0, "defenders": 1}, {"attackers": 101, "defenders": 1}, {}):
         problem(api.get("/v1/odds", query_string=bad), 400, "invalid_query")
