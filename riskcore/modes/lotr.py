@@ -534,6 +534,8 @@ class LordOfTheRings(GameMode):
                 "left": here is None,
             },
             "scores": score_table(state),
+            "leader_moved": state.mode_data.get("leader_moved_turn", {}).get(state.current)
+            == state.turn,
         }
 
 
