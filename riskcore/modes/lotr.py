@@ -466,6 +466,18 @@ class LordOfTheRings(GameMode):
             return
         d.emit(LeadersCalled(seat=first))
 
+    def next_turn(self, d: Decision, after: str) -> None:
+        """A player who resigns while placing leaders passes the placing on."""
+        s = d.state
+        if s.phase != SETUP_LEADER:
+            super().next_turn(d, after)
+            return
+        following = next((p for p in s.order if s.is_active(p) and not s.leaders.get(p)), None)
+        if following is None:
+            setup.start_play(d)
+        else:
+            d.emit(LeadersCalled(seat=following))
+
     # Battles -------------------------------------------------------------------
 
     def battle_bonus(self, state: State, source: str, target: str) -> tuple[int, int]:

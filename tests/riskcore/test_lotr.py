@@ -554,3 +554,16 @@ def test_every_roll_of_a_battle_loses_what_the_odds_enumerate(
     total = 6 ** (dice + defending)
     expected = roll_outcomes(dice, defending, attacker_bonus=bonus[0], defender_bonus=bonus[1])
     assert {k: Fraction(v, total) for k, v in counts.items()} == expected
+
+
+def test_a_resignation_while_leaders_are_placed_passes_the_placing_on() -> None:
+    game = new(3, mode="lotr")
+    while game.state.phase in (SETUP_CLAIM, SETUP_PLACE):
+        game.do(setup_policy(game.state, game.current))
+    first, second, third = game.state.order
+    game.do(PlaceLeader(seat=first, territory=game.state.territories_of(first)[0]))
+    game.do(cmd.Resign(seat=second))
+    assert game.state.phase == SETUP_LEADER and game.current == third
+    game.do(PlaceLeader(seat=third, territory=game.state.territories_of(third)[0]))
+    assert game.state.phase == "reinforce" and game.current == first
+    assert any(isinstance(e, ev.DeckShuffled) for e in game.events)
