@@ -526,8 +526,8 @@ class LordOfTheRings(GameMode):
         """The Fellowship left the Dead Marshes: the best score wins. Before that, the
         last player left wins (every territory conquered, or the others gone)."""
         if fellowship_left(state) and state.active_players():
-            ranked = ranking(state)
-            return Outcome(ranked[0], tuple(ranked), "fellowship_left")
+            winner = ranking(state)[0]
+            return Outcome(winner, (winner,), "fellowship_left")
         return super().outcome(state)
 
     # Views -------------------------------------------------------------------------
@@ -546,6 +546,7 @@ class LordOfTheRings(GameMode):
                 "left": here is None,
             },
             "scores": score_table(state),
+            "ranking": ranking(state),
             "leader_moved": state.mode_data.get("leader_moved_turn", {}).get(state.current)
             == state.turn,
         }
