@@ -29,10 +29,40 @@ from riskcore.simulate import GameResult, play_game
 @click.command()
 @click.argument("attackers", type=click.IntRange(min=0))
 @click.argument("defenders", type=click.IntRange(min=1))
+@click.option(
+    "--attacker-bonus",
+    type=click.IntRange(0, 2),
+    default=0,
+    help="Added to the attacker's highest die (a leader).",
+)
+@click.option(
+    "--defender-bonus",
+    type=click.IntRange(0, 2),
+    default=0,
+    help="Added to the defender's highest die (a stronghold, a leader).",
+)
+@click.option(
+    "--one-die-vs-one",
+    is_flag=True,
+    help="One attacking die lets the defender roll one (Middle-earth).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def odds(attackers: int, defenders: int, as_json: bool) -> None:
+def odds(
+    attackers: int,
+    defenders: int,
+    attacker_bonus: int,
+    defender_bonus: int,
+    one_die_vs_one: bool,
+    as_json: bool,
+) -> None:
     """Exact odds that ATTACKERS armies (not counting the one left behind) take DEFENDERS."""
-    result = odds_module.attack_outcome(attackers, defenders)
+    result = odds_module.attack_outcome(
+        attackers,
+        defenders,
+        attacker_bonus=attacker_bonus,
+        defender_bonus=defender_bonus,
+        defender_one_die_vs_one=one_die_vs_one,
+    )
     if as_json:
         click.echo(json.dumps(odds_module.to_json(result), indent=2))
     else:

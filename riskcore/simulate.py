@@ -61,7 +61,7 @@ def play_game(
     seed: bytes,
     game_id: str = "sim",
     rules: RuleSet | None = None,
-    board: str = "classic",
+    board: str | None = None,
     mode: str = "classic",
     max_commands: int = DEFAULT_MAX_COMMANDS,
     player_seeds: dict[str, str] | None = None,

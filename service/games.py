@@ -107,7 +107,7 @@ class GameService:
         self,
         *,
         seats: Sequence[SeatPlan],
-        board: str = "classic",
+        board: str | None = None,
         mode: str | None = None,
         rules: Mapping[str, Any] | None = None,
         clock: Mapping[str, Any] | None = None,

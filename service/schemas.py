@@ -99,7 +99,9 @@ class Clock(Schema):
 
 
 class CreateGame(Schema):
-    board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    board = fields.String(
+        load_default=None, allow_none=False, validate=validate.Length(min=1, max=40)
+    )
     mode = fields.String(
         load_default=None, allow_none=False, validate=validate.OneOf(BUILT_IN_MODES)
     )
@@ -162,6 +164,10 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "claim_mission": _command(
         "claim_mission", card=fields.String(required=True, validate=validate.Length(min=1, max=16))
     ),
+    "place_leader": _command("place_leader", territory=_territory(required=True)),
+    "move_leader": _command(
+        "move_leader", source=_territory(required=True), target=_territory(required=True)
+    ),
 }
 _COMMAND_LOADERS = {name: schema() for name, schema in COMMAND_SCHEMAS.items()}
 
@@ -216,6 +222,7 @@ class OddsQuery(Schema):
     defenders = fields.Integer(required=True, validate=validate.Range(1, MAX_ODDS_ARMIES))
     attacker_bonus = fields.Integer(load_default=0, validate=validate.Range(0, 2))
     defender_bonus = fields.Integer(load_default=0, validate=validate.Range(0, 2))
+    one_die_vs_one = fields.Boolean(load_default=False)
 
 
 # -- responses the service assembles ----------------------------------------------------

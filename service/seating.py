@@ -68,7 +68,7 @@ class Seating:
     def open(
         self,
         seats: Sequence[SeatPlan],
-        board: str,
+        board: str | None,
         mode: str | None,
         rules: Mapping[str, Any] | None,
         clock: Mapping[str, Any] | None,
@@ -82,6 +82,7 @@ class Seating:
         """
         seats = [with_level(f"p{i}", plan) for i, plan in enumerate(seats, 1)]
         mode, options = resolve_mode(mode, rules)
+        board = board or mode_named(mode).board
         ruleset = mode_named(mode).rule_set(options)
         _check_setup(board, mode, ruleset, seats)
         seats = arranged(seats, seat_teams(mode, len(seats)))

@@ -49,7 +49,15 @@ def summarize(events: Iterable[ev.Event]) -> dict[str, Any]:
         "players": {p: battles[p].to_dict() for p in state.seats},
         "teams": _teams(state, timeline),
         "mode_facts": facts,
+        "scores": _scores(state),
     }
+
+
+def _scores(state: State) -> dict[str, Any]:
+    """The score table where the mode keeps one (Lord of the Rings Risk), as the public
+    view shows it at the summary's last event; empty elsewhere."""
+    scores: dict[str, Any] = state.mode.view(state, None).get("scores", {})
+    return scores
 
 
 BASE_TYPES = frozenset(ev.BASE_EVENT_TYPES)

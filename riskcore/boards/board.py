@@ -17,6 +17,9 @@ from typing import Any
 from riskcore.errors import BoardError
 
 BORDER_KINDS = frozenset({"land", "sea", "bridge", "harbour", "river", "mountain"})
+# A pair listed with one of these kinds is no border: a river away from its
+# bridges, or a mountain range. They are listed (where a board knows them)
+# only so that a move across one is refused with its own error code.
 IMPASSABLE_KINDS = frozenset({"river", "mountain"})
 WILD = "wild"
 
@@ -60,6 +63,8 @@ class Board:
     strongholds: dict[str, str] = field(default_factory=dict)
     sites_of_power: dict[str, str] = field(default_factory=dict)
     path: tuple[PathStep, ...] = ()
+    harbours: frozenset[str] = frozenset()
+    card_sides: tuple[str, ...] = ()  # the sides a card may be of (the board file says)
 
     @property
     def territories(self) -> tuple[str, ...]:
@@ -67,6 +72,10 @@ class Board:
 
     def adjacent(self, a: str, b: str) -> bool:
         return b in self.neighbours.get(a, ())
+
+    def border_kind(self, a: str, b: str) -> str | None:
+        """The kind of the border between ``a`` and ``b`` (None: they do not touch)."""
+        return self.border_kinds.get(frozenset((a, b)))
 
     def card(self, card_id: int) -> Card:
         return self.cards[card_id]
@@ -80,6 +89,7 @@ class Board:
                 {"id": t, "name": n, "group": self.territory_group[t]}
                 | ({"stronghold": self.strongholds[t]} if t in self.strongholds else {})
                 | ({"site_of_power": self.sites_of_power[t]} if t in self.sites_of_power else {})
+                | ({"harbour": True} if t in self.harbours else {})
                 for t, n in self.territory_names.items()
             ],
             "groups": [
@@ -93,7 +103,7 @@ class Board:
                 for c in self.cards
             ],
             "path": [{"territory": s.territory, "needs_roll": s.needs_roll} for s in self.path],
-        }
+        } | ({"card_sides": list(self.card_sides)} if self.card_sides else {})
 
 
 def board_from_dict(data: dict[str, Any]) -> Board:
@@ -117,7 +127,11 @@ def _board(data: dict[str, Any]) -> Board:
     cards = tuple(
         Card(int(c["id"]), c.get("territory"), c["symbol"], c.get("side")) for c in data["cards"]
     )
-    _check_cards(names, cards)
+    _check_cards(names, cards, frozenset(data.get("card_sides", ())))
+    harbours = frozenset(t["id"] for t in data["territories"] if t.get("harbour", False))
+    _check_harbours(harbours, kinds)
+    path = tuple(PathStep(s["territory"], bool(s["needs_roll"])) for s in data.get("path", []))
+    _check_path(names, path)
     return Board(
         name=data["name"],
         title=data.get("title", data["name"]),
@@ -131,7 +145,9 @@ def _board(data: dict[str, Any]) -> Board:
         sites_of_power={
             t["id"]: t["site_of_power"] for t in data["territories"] if "site_of_power" in t
         },
-        path=tuple(PathStep(s["territory"], bool(s["needs_roll"])) for s in data.get("path", [])),
+        path=path,
+        harbours=harbours,
+        card_sides=tuple(data.get("card_sides", ())),
     )
 
 
@@ -168,7 +184,7 @@ def _borders(
     return {t: tuple(sorted(ns)) for t, ns in adjacency.items()}, kinds
 
 
-def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
+def _check_cards(names: dict[str, str], cards: tuple[Card, ...], sides: frozenset[str]) -> None:
     if [c.id for c in cards] != list(range(len(cards))):
         raise BoardError("card ids must be 0..n-1 in order")
     pictured = [c.territory for c in cards if c.territory is not None]
@@ -176,6 +192,27 @@ def _check_cards(names: dict[str, str], cards: tuple[Card, ...]) -> None:
         raise BoardError("there must be exactly one card per territory")
     if sum(c.symbol == WILD for c in cards) != 2:
         raise BoardError("a deck has exactly 2 wild cards")
+    for c in cards:
+        if c.side is not None and (c.side not in sides or c.territory is None):
+            raise BoardError(f"card {c.id}: side {c.side!r} is not one of {sorted(sides)}")
+
+
+def _check_harbours(harbours: frozenset[str], kinds: dict[frozenset[str], str]) -> None:
+    """A harbour link joins two territories that both have a harbour."""
+    for pair, kind in kinds.items():
+        if kind == "harbour" and not pair <= harbours:
+            a, b = sorted(pair)
+            raise BoardError(f"harbour link {a!r} - {b!r} needs a harbour at both ends")
+
+
+def _check_path(names: dict[str, str], path: tuple[PathStep, ...]) -> None:
+    """The Fellowship's path: known territories, none twice."""
+    steps = [s.territory for s in path]
+    for t in steps:
+        if t not in names:
+            raise BoardError(f"the path names unknown territory {t!r}")
+    if len(set(steps)) != len(steps):
+        raise BoardError("the path visits a territory twice")
 
 
 @cache

@@ -22,6 +22,11 @@ losses of the same chain (``riskcore.bots.losses``):
 - *Occupy*: everything forward when the source is left interior, the least
   when the new territory is; otherwise split by enemy pressure, front first.
 - *Fortify* an idle stack toward the most pressed border.
+- *Lord of the Rings Risk*: attacks are priced with the leaders' and
+  strongholds' bonuses; a stronghold is worth its 2 points of score and,
+  with the Fellowship near the end, every territory a point more; a leader
+  goes (in setup, back on the board, or by its manoeuvre) to the border
+  territory with the most armies, a stronghold counting 3 more.
 
 ``HeuristicPolicy.body`` computes the command from the view alone, which
 the strong bot uses in its rollouts; ``HeuristicBot.choose`` then matches
@@ -48,7 +53,9 @@ from riskcore.model.state import (
     SETUP_CLAIM,
     SETUP_PLACE,
 )
+from riskcore.modes.lotr import SETUP_LEADER
 from riskcore.rules.cards import sets_in_hand
+from riskcore.rules.odds import win_probability
 from riskcore.views.seatview import SeatView
 
 Body = dict[str, Any]
@@ -105,8 +112,29 @@ class HeuristicPolicy:
         if phase == OCCUPY:
             return {"type": "occupy", "count": self.occupy(pos)}
         if phase == FORTIFY:
-            return self.fortify(pos) or {"type": "end_phase"}
+            return self.leader_move(pos) or self.fortify(pos) or {"type": "end_phase"}
+        if phase == SETUP_LEADER:
+            return {"type": "place_leader", "territory": leader_spot(pos)}
         return {"type": "end_phase"}
+
+    # Leaders (Lord of the Rings Risk) ------------------------------------------
+
+    def leader_move(self, pos: Position) -> Body | None:
+        """Put a leader back if none is left; else move one to a better spot."""
+        state = pos.view.mode_state()
+        if "leaders" not in state or not pos.mine:
+            return None
+        mine = state["leaders"].get(pos.me, [])
+        if not mine:
+            return {"type": "place_leader", "territory": leader_spot(pos)}
+        if state.get("leader_moved"):
+            return None
+        here = mine[0]
+        options = [t for t in reach(pos, here, True) if t not in mine]
+        best = leader_spot(pos, options)
+        if best is not None and _spot_score(pos, best) > _spot_score(pos, here) + 2.0:
+            return {"type": "move_leader", "source": here, "target": best}
+        return None
 
     # Setup ------------------------------------------------------------------
 
@@ -177,13 +205,30 @@ class HeuristicPolicy:
         return sorted(best, key=lambda t: -best[t])
 
     def gain(
-        self, pos: Position, armies: int, target: str, stop: int, value: float
+        self,
+        pos: Position,
+        armies: int,
+        target: str,
+        stop: int,
+        value: float,
+        bonus: tuple[int, int] = (0, 0),
     ) -> tuple[float, float]:
         """Win probability and expected armies gained attacking ``target`` with
         ``armies`` attacking armies. With one rival left every army it loses
         counts as much as one of ours (the game is zero-sum then; neutral
-        armies aside)."""
+        armies aside). A ``bonus`` on either side's highest die (leaders,
+        strongholds) or the one-die rule prices the win exactly."""
         win, lost, killed = attack_odds(armies, pos.troops[target], stop)
+        one_die = pos.view.rules.one_die_vs_one
+        if bonus != (0, 0) or one_die:
+            win = win_probability(
+                armies,
+                pos.troops[target],
+                attacker_bonus=bonus[0],
+                defender_bonus=bonus[1],
+                defender_one_die_vs_one=one_die,
+                stop_at=stop,
+            )
         rival = pos.duel() and pos.owner[target] in pos.cards
         kill = 1.0 if rival else self.params.kill_weight
         return win, win * value - lost + kill * killed
@@ -209,8 +254,9 @@ class HeuristicPolicy:
     def attacks(self, pos: Position) -> list[Attack]:
         """Every attack worth making, scored by expected gain in armies."""
         found = []
+        mode_state = pos.view.mode_state()
         for target, sources in fronts(pos).items():
-            value = target_worth(pos, target, self.params)
+            value = target_worth(pos, target, self.params) + score_worth(pos, target, mode_state)
             best: Attack | None = None
             for source in sources:
                 attack = self._single(pos, source, target, value)
@@ -227,9 +273,10 @@ class HeuristicPolicy:
     def _single(self, pos: Position, source: str, target: str, value: float) -> Attack | None:
         armies = pos.troops[source] - 1
         stop_at = self._keep(pos, source, target)
-        win, score = self.gain(pos, armies, target, stop_at - 1, value)
+        bonus = pos.view.battle_bonus(source, target)
+        win, score = self.gain(pos, armies, target, stop_at - 1, value, bonus)
         if stop_at > 1:
-            all_out = self.gain(pos, armies, target, 0, value)
+            all_out = self.gain(pos, armies, target, 0, value, bonus)
             if all_out[1] > score + 1.0:
                 stop_at, (win, score) = 1, all_out
         if win < self.params.min_win or score <= self.params.min_gain:
@@ -239,7 +286,8 @@ class HeuristicPolicy:
     def _joint(self, pos: Position, sources: list[str], target: str, value: float) -> Attack | None:
         """Attacks from several sides: start from the biggest, all-out."""
         armies = sum(pos.troops[s] - 1 for s in sources)
-        win, score = self.gain(pos, armies, target, 0, value)
+        first = max(sources, key=lambda s: pos.troops[s])
+        win, score = self.gain(pos, armies, target, 0, value, pos.view.battle_bonus(first, target))
         score -= 1.0  # the armies end up split
         if win < self.params.min_win or score <= self.params.min_gain:
             return None
@@ -327,6 +375,30 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     elif left <= 4:
         value += cards * card / left
     return value
+
+
+def score_worth(pos: Position, target: str, mode_state: dict[str, Any]) -> float:
+    """Where the game ends on a score (Lord of the Rings Risk): a stronghold's 2 points,
+    and a point more for any territory once the Fellowship nears its end."""
+    if "scores" not in mode_state:
+        return 0.0
+    worth = 2.0 if target in pos.view.board.strongholds else 0.0
+    fellowship = mode_state.get("fellowship", {})
+    if fellowship.get("step", 0) >= len(pos.view.board.path) - 3:
+        worth += 1.0
+    return worth
+
+
+def _spot_score(pos: Position, territory: str) -> float:
+    score = pos.troops[territory] + (3.0 if territory in pos.view.board.strongholds else 0.0)
+    return score if pos.is_border(territory) else score / 4
+
+
+def leader_spot(pos: Position, among: Sequence[str] | None = None) -> str | None:
+    """Where a leader helps most: the own border territory with most armies (its +1
+    on attack and defence), a stronghold counting 3 more (+2 defending together)."""
+    options = pos.mine if among is None else among
+    return max(options, key=lambda t: (_spot_score(pos, t), t), default=None)
 
 
 def card_worth(pos: Position) -> float:

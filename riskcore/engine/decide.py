@@ -58,15 +58,17 @@ def new_game(
     game_id: str,
     players: Sequence[str],
     seed: bytes,
-    board: str = "classic",
+    board: str | None = None,
     mode: str = "classic",
     rules: RuleSet | None = None,
     player_seeds: Mapping[str, str] | None = None,
     record_format: int = ev.RECORD_FORMAT,
 ) -> list[ev.Event]:
     """The opening events of a game: creation, then what the mode opens with
-    (the order roll, any deal). ``record_format`` is for replaying old records."""
+    (the order roll, any deal). ``record_format`` is for replaying old records;
+    ``board`` defaults to the mode's own (``GameMode.board``)."""
     game_mode = mode_named(mode)
+    board = board or game_mode.board
     rules = rules or game_mode.rule_set()
     rng = GameRng(seed, game_id, 0, player_seeds)
     seats = game_mode.seat_list(players, rules)

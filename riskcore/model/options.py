@@ -104,6 +104,11 @@ class RuleSet:
         ("graded-house-v1",),
         "the mission game's deck of graded missions (a data file; not the printed cards)",
     )
+    one_die_vs_one: bool = _option(
+        False,
+        (False, True),
+        "an attacker rolling one die lets the defender roll only one (2002 Middle-earth book)",
+    )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
     )

@@ -6,7 +6,15 @@ that differ. ``docs/engine.md`` walks through adding one.
 """
 
 from riskcore.engine.registry import mode_named, mode_names, register_mode
-from riskcore.modes import classic, mission_game, secret_missions, team, two_player
+from riskcore.modes import (
+    classic,
+    lotr,
+    middle_earth,
+    mission_game,
+    secret_missions,
+    team,
+    two_player,
+)
 from riskcore.modes.base import GameMode, Outcome
 
 # The modes this package ships (a test may register more).
@@ -16,6 +24,8 @@ BUILT_IN_MODES: tuple[str, ...] = (
     team.TeamGame.name,
     secret_missions.SecretMissions.name,
     mission_game.MissionGame.name,
+    middle_earth.MiddleEarth.name,
+    lotr.LordOfTheRings.name,
 )
 
 __all__ = [
@@ -23,6 +33,8 @@ __all__ = [
     "GameMode",
     "Outcome",
     "classic",
+    "lotr",
+    "middle_earth",
     "mission_game",
     "mode_named",
     "mode_names",

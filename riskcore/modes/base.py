@@ -70,6 +70,8 @@ class GameMode:
     # Rule options this mode plays by unless a game sets them (the rule
     # book of the mode says so); recorded in the first event like any other.
     rule_defaults: ClassVar[Mapping[str, Any]] = {}
+    # The board a game of this mode is played on unless it names another.
+    board: ClassVar[str] = "classic"
 
     def __init__(self) -> None:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()

@@ -55,6 +55,17 @@ _OPTIONS_SINCE_V3 = {
 }
 
 
+@upcaster("game_created", 3)
+def _game_created_options_since_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 games came before the Middle-earth rule options: their defaults."""
+    return {**data, "v": 4, "rules": {**_OPTIONS_SINCE_V4, **data["rules"]}}
+
+
+# The rule options that came with game_created v4, at the defaults the games
+# before them were played by.
+_OPTIONS_SINCE_V4 = {"one_die_vs_one": False}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

@@ -22,7 +22,7 @@ from riskcore.model.state import (
     SETUP_PLACE,
     State,
 )
-from riskcore.rules.battle import _chooser
+from riskcore.rules.battle import _chooser, defence_cap
 from riskcore.rules.cards import sets_in_hand
 from riskcore.rules.reinforce import may_trade
 
@@ -155,7 +155,8 @@ def _resign(s: State, seat: str) -> list[Action]:
 def _defend(s: State, seat: str) -> list[Action]:
     assert s.pending_battle is not None
     target, defender = s.pending_battle.target, s.pending_battle.defender
-    most = min(s.mode.defender_dice_cap(s, target), s.armies[(target, defender)])
+    cap = defence_cap(s, target, s.pending_battle.dice)
+    most = min(cap, s.armies[(target, defender)])
     return [_action({"type": "defend", "dice": most}, dice=(1, most))]
 
 

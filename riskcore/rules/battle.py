@@ -18,6 +18,7 @@ from riskcore.engine.decision import (
     check_turn,
     violation,
 )
+from riskcore.errors import RuleViolation
 from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
@@ -51,7 +52,7 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     check_owns(s, seat, source)
     check_territory(s, target)
     if not s.board.adjacent(source, target):
-        raise violation("not_adjacent", f"{source!r} does not border {target!r}")
+        raise not_a_border(s, source, target)
     holder = s.owner.get(target)
     if holder == seat:
         raise violation("own_territory", f"{target!r} is yours; attack someone else")
@@ -66,6 +67,23 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     if armies < 2:
         raise violation("too_few_armies", f"{source!r} has {armies} army; attacking needs 2")
     return min(3, armies - 1)
+
+
+# Why two territories that touch are still no border (``IMPASSABLE_KINDS``): the codes.
+BARRIER_CODES = {"river": "river_without_bridge", "mountain": "mountains_impassable"}
+_BARRIER_TEXT = {
+    "river": "a river runs between {0!r} and {1!r}, away from any bridge",
+    "mountain": "mountains stand between {0!r} and {1!r}; they cannot be crossed",
+}
+
+
+def not_a_border(s: State, source: str, target: str) -> RuleViolation:
+    """The refusal of a move between ``source`` and ``target``, which share no border:
+    across a river away from its bridges, over mountains, or simply not touching."""
+    kind = s.board.border_kind(source, target)
+    if kind in BARRIER_CODES:
+        return violation(BARRIER_CODES[kind], _BARRIER_TEXT[kind].format(source, target))
+    return violation("not_adjacent", f"{source!r} does not border {target!r}")
 
 
 def defender_of(s: State, target: str) -> str:
@@ -85,6 +103,14 @@ def defending_seat(s: State) -> str | None:
     return s.mode.defence_chooser(s, battle.defender, s.current)
 
 
+def defence_cap(s: State, target: str, attacker_dice: int) -> int:
+    """The most dice the defender of ``target`` may roll against ``attacker_dice``: the
+    mode's cap, and one against one die where the rule option ``one_die_vs_one`` says so
+    (docs/rules.md, "Lord of the Rings Risk")."""
+    cap = s.mode.defender_dice_cap(s, target)
+    return 1 if attacker_dice == 1 and s.rules.one_die_vs_one else cap
+
+
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
     return s.mode.defence_chooser(s, defender, attacker)
 
@@ -100,7 +126,7 @@ def attack(d: Decision, command: Attack) -> None:
     defender = defender_of(s, command.target)
     chooser = _chooser(s, defender, command.seat)
     defending = s.armies[(command.target, defender)]
-    choice = min(s.mode.defender_dice_cap(s, command.target), defending) > 1
+    choice = min(defence_cap(s, command.target, dice), defending) > 1
     if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
@@ -145,7 +171,7 @@ def defend(d: Decision, command: Defend) -> None:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
     battle_ = s.pending_battle
     defending = s.armies[(battle_.target, battle_.defender)]
-    most = min(s.mode.defender_dice_cap(s, battle_.target), defending)
+    most = min(defence_cap(s, battle_.target, battle_.dice), defending)
     if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     if command.dice < 1:
@@ -184,6 +210,8 @@ def battle(
     defender = s.owner[target] or defender_of(s, target)
     if defender_dice is None:
         cap = mode.defender_dice_cap(s, target) if "defender_dice_cap" in hooked else 2
+        if dice == 1 and s.rules.one_die_vs_one:
+            cap = 1
         defender_dice = min(cap, s.armies[(target, defender)])
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
     if "battle_bonus" in hooked:

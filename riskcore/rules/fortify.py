@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.errors import RuleViolation
 from riskcore.model.state import ATTACK, FORTIFY, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Fortify
-from riskcore.rules.battle import check_attack_phase
+from riskcore.rules.battle import BARRIER_CODES, check_attack_phase, not_a_border
 
 
 def reachable(s: State, seat: str, source: str) -> set[str]:
@@ -27,6 +28,14 @@ def reachable(s: State, seat: str, source: str) -> set[str]:
     return seen
 
 
+def unreachable(s: State, source: str, target: str) -> RuleViolation:
+    """Why a move from ``source`` cannot reach ``target``: a river or mountains between
+    them (``battle.not_a_border``), else no border or no chain of your own."""
+    if s.board.border_kind(source, target) in BARRIER_CODES or s.rules.fortify == "adjacent":
+        return not_a_border(s, source, target)
+    return violation("not_connected", f"cannot move from {source!r} to {target!r}")
+
+
 def check_may_fortify(s: State, seat: str) -> None:
     """Fortifying needs the seat's turn and its fortify phase, once a turn."""
     check_turn(s, seat)
@@ -44,8 +53,7 @@ def fortify(d: Decision, command: Fortify) -> None:
     check_owns(s, command.seat, command.source)
     check_owns(s, command.seat, command.target)
     if command.target not in s.mode.fortify_reach(s, command.seat, command.source):
-        code = "not_adjacent" if s.rules.fortify == "adjacent" else "not_connected"
-        raise violation(code, f"cannot move from {command.source!r} to {command.target!r}")
+        raise unreachable(s, command.source, command.target)
     most = s.troops(command.source) - 1
     if not 1 <= command.count <= most:
         raise violation(

@@ -142,6 +142,17 @@ class SeatView:
     def territories_of(self, player: str) -> list[str]:
         return self._state.territories_of(player)
 
+    def battle_bonus(self, source: str, target: str) -> tuple[int, int]:
+        """What an attack from ``source`` on ``target`` adds to each side's highest die
+        now (leaders and strongholds; public, as the view's ``mode_state`` shows them)."""
+        s = self._state
+        return s.mode.battle_bonus(s, source, target)
+
+    def mode_state(self) -> dict[str, Any]:
+        """The mode's own part of this seat's view (``view()["mode_state"]``)."""
+        s = self._state
+        return s.mode.view(s, self.seat)
+
     def players(self) -> list[str]:
         """Players still in the game, in turn order."""
         return self._state.active_players()

@@ -27,6 +27,7 @@ def get_odds() -> Response:
         args["defenders"],
         attacker_bonus=args["attacker_bonus"],
         defender_bonus=args["defender_bonus"],
+        defender_one_die_vs_one=args["one_die_vs_one"],
     )
     return reply(to_json(odds), headers=_CACHE)
 

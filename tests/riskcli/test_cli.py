@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from riskcli.audit import verify_offline
 from riskcli.main import SERVER_COMMANDS, main
 from riskcore.bots import get_bot
+from riskcore.rules.odds import attack_outcome, to_json
 from riskcore.simulate import play_game, record_of
 
 SEED = b"c" * 32
@@ -27,6 +28,13 @@ def test_odds_json_gives_exact_fractions() -> None:
     code, out = run("odds", "3", "2", "--json")
     assert code == 0
     assert json.loads(out)["win"]["fraction"] == "6610505/10077696"
+
+
+def test_odds_take_the_lord_of_the_rings_modifiers() -> None:
+    code, out = run("odds", "1", "2", "--defender-bonus", "2", "--one-die-vs-one", "--json")
+    assert code == 0
+    expected = attack_outcome(1, 2, defender_bonus=2, defender_one_die_vs_one=True)
+    assert json.loads(out) == json.loads(json.dumps(to_json(expected)))
 
 
 def test_map_json_lists_the_classic_board() -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from riskcore.boards.board import Board, load_board
+from riskcore.boards.board import Board, board_from_dict, load_board
 from riskcore.engine.decide import decide, new_game
 from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import apply, fold
@@ -173,7 +173,7 @@ def new(
     *,
     seed: bytes = SEED,
     player_seeds: Mapping[str, str] | None = None,
-    board: str = "classic",
+    board: str | None = None,
     mode: str | None = None,
 ) -> Game:
     events = new_game(
@@ -224,6 +224,7 @@ def position(
     seed: bytes = SEED,
     mode: str | None = None,
     stacks: Mapping[str, Mapping[str, int]] | None = None,
+    before_turn: Sequence[ev.Event] = (),
 ) -> Game:
     """A game whose setup left exactly this position, at the start of ``first``'s turn.
 
@@ -232,7 +233,8 @@ def position(
     sharing it, the team game). ``hands`` are drawn from the top of the pile
     (a hand is named by a seat, or a team's hand by one of its seats);
     ``deck`` is the draw pile left afterwards (default: every other card, in
-    id order).
+    id order). ``before_turn`` are a mode's own events put in before the first turn
+    starts (Lord of the Rings: the leaders placed, the Fellowship's steps so far).
     """
     count = n or len({s for s in owners.values() if s.startswith("p")})
     mode = mode or mode_for(count)
@@ -285,6 +287,7 @@ def position(
     events.extend(
         ev.CardDrawn(seat=seat, card=card) for seat, cards in hands.items() for card in cards
     )
+    events.extend(before_turn)
     state = fold(events)
     decision = Decision(state, GameRng(seed, GAME_ID, state.version))
     start_turn(decision, first)
@@ -451,3 +454,16 @@ def random_command(state: State, rnd: random.Random) -> cmd.Command:
     if kind == 8:
         return cmd.EndPhase(seat=seat)
     return cmd.Resign(seat=seat)
+
+
+def with_barriers(game: Game, barriers: Mapping[tuple[str, str], str]) -> Game:
+    """The game on a copy of its board where these pairs are barriers (``river`` or
+    ``mountain``) instead of borders: the shipped boards know none, so a test that
+    checks how a move across one is refused draws them in."""
+    data = game.state.board.to_dict()
+    wanted = {frozenset(pair): kind for pair, kind in barriers.items()}
+    data["borders"] = [
+        [a, b, wanted.pop(frozenset((a, b)), kind)] for a, b, kind in data["borders"]
+    ] + [[*sorted(pair), kind] for pair, kind in wanted.items()]
+    game.state.board = board_from_dict(data)
+    return game

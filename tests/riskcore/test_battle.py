@@ -29,6 +29,7 @@ from tests.riskcore.helpers import (
     play,
     position,
     split,
+    with_barriers,
 )
 
 INFANTRY = cards_with("infantry")
@@ -140,6 +141,18 @@ def test_attack_refusals() -> None:
     game.reject(attack(seat="p1", source="brazil", target="atlantis"), "unknown_territory")
     game.reject(attack(seat="p2", source="north_africa", target="brazil"), "not_your_turn")
     game.do(attack(seat="p1", source="brazil", target="north_africa", dice=2))
+
+
+def test_no_attack_across_a_river_away_from_a_bridge_or_over_mountains() -> None:
+    """002_84c66041fccdfcee.txt: "FLOD - det går bara att ta sig över floderna via broarna";
+    "BERG - det går inte att ta sig över dem": each barrier has its own code."""
+    game = with_barriers(
+        ready({"brazil": 4}, {"north_africa": 2}),
+        {("brazil", "north_africa"): "river", ("brazil", "venezuela"): "mountain"},
+    )
+    attack = cmd.Attack
+    game.reject(attack(seat="p1", source="brazil", target="north_africa"), "river_without_bridge")
+    game.reject(attack(seat="p1", source="brazil", target="venezuela"), "mountains_impassable")
 
 
 def test_battles_always_lose_what_compare_dice_says_across_random_games() -> None:

@@ -446,3 +446,123 @@ def test_board_to_dict_round_trips_middle_earth(middle_earth: Board) -> None:
     """The LotR deal (002: "Sortera goda, onda och neutrala territoriekort") needs each
     card's side; ``to_dict`` leaves it out, so the served description loses it."""
     assert board_from_dict(middle_earth.to_dict()) == middle_earth
+
+
+# Middle-earth against the shared reference file --------------------------
+
+ME_REFERENCE = SHARED / "middle-earth.txt"
+needs_me_reference = pytest.mark.skipif(
+    not ME_REFERENCE.is_file(), reason="shared/reference is not next to this checkout"
+)
+
+
+def _me_reference() -> tuple[list[list[str]], str]:
+    text = ME_REFERENCE.read_text("utf-8")
+    return [r for r in rows(text) if len(r) == 6], text
+
+
+def _pairs(text: str) -> list[frozenset[str]]:
+    """'A-B, C-D' (line breaks anywhere) as pairs of territory ids."""
+    flat = " ".join(line.lstrip("#").strip() for line in text.splitlines())
+    return [frozenset(ident(end.strip()) for end in pair.split("-")) for pair in flat.split(",")]
+
+
+def _me_bridges(text: str) -> list[frozenset[str]]:
+    block = text.split("all among the", 1)[1].split("below:", 1)[1].split("#   HARBOURS", 1)[0]
+    return _pairs(block.rstrip().rstrip("."))
+
+
+@needs_me_reference
+def test_middle_earth_land_borders_equal_the_reference(middle_earth: Board) -> None:
+    """middle-earth.txt: the 69 agreed borders, each listed under both ends; plus the two
+    harbour links ("These two links are NOT in the 69 below: add them with kind harbour")."""
+    table, _ = _me_reference()
+    listed = {frozenset((ident(r[0]), ident(n))) for r in table for n in r[5].split(",")}
+    assert len(listed) == 69
+    harbour = {frozenset(p) for p, k in middle_earth.border_kinds.items() if k == "harbour"}
+    assert set(middle_earth.border_kinds) == listed | harbour
+    assert harbour == {frozenset({"mithlond", "forodwaith"}), frozenset({"mithlond", "minhiriath"})}
+    assert middle_earth.harbours == {"forodwaith", "mithlond", "minhiriath"}
+
+
+@needs_me_reference
+def test_middle_earth_has_the_15_bridges_of_the_reference(middle_earth: Board) -> None:
+    """002_84c66041fccdfcee.txt: "FLOD - det går bara att ta sig över floderna via broarna";
+    middle-earth.txt: "BRIDGES (rivers are crossed only here), 15 on this board"."""
+    _, text = _me_reference()
+    bridges = set(_me_bridges(text))
+    assert len(bridges) == 15
+    assert {p for p, k in middle_earth.border_kinds.items() if k == "bridge"} == bridges
+    others = {k for p, k in middle_earth.border_kinds.items() if p not in bridges}
+    assert others == {"land", "harbour"}
+    assert middle_earth.border_kind("the_shire", "buckland") == "bridge"
+    assert middle_earth.border_kind("the_shire", "tower_hills") == "land"
+
+
+@needs_me_reference
+def test_middle_earth_territory_features_equal_the_reference(middle_earth: Board) -> None:
+    """middle-earth.txt: region, card class (G/E/N), card symbol, stronghold or site of power
+    per territory (002: "Runt om i Midgård ligger uråldriga maktfästen")."""
+    table, _ = _me_reference()
+    sides = {"G": "good", "E": "evil", "N": "neutral"}
+    cards = {c.territory: c for c in middle_earth.cards if c.territory is not None}
+    for name, region, side, symbol, feature, _ in table:
+        t = ident(name)
+        assert middle_earth.territory_group[t] == ident(region), t
+        assert (cards[t].side, cards[t].symbol) == (sides[side], symbol), t
+        if feature.startswith("STRONGHOLD "):
+            assert t in middle_earth.strongholds and t not in middle_earth.sites_of_power
+        elif feature.startswith("SoP "):
+            assert middle_earth.sites_of_power[t] == feature.removeprefix("SoP ")
+        else:
+            assert t not in middle_earth.strongholds and t not in middle_earth.sites_of_power
+    assert "brown_lands" not in middle_earth.sites_of_power  # the later board's site: left out
+
+
+@needs_me_reference
+def test_middle_earth_path_equals_the_reference(middle_earth: Board) -> None:
+    """middle-earth.txt: "The Shire > Buckland > ... > Dead Marshes [ROLL]"; 002: "När
+    brödraskapet är i ett territorium med en måste du slå tärningen ... mer än 3"."""
+    _, text = _me_reference()
+    block = text.split("of 4 or more. The 2002 game ends", 1)[1].split("\n", 1)[1]
+    block = block.split("#\n", 1)[0]
+    flat = " ".join(line.lstrip("#").strip() for line in block.splitlines())
+    steps = [step.strip() for step in flat.split(">")]
+    expected = [
+        (ident(s.split("(")[0].replace("[ROLL]", "").strip()), "[ROLL]" in s) for s in steps
+    ]
+    assert [(s.territory, s.needs_roll) for s in middle_earth.path] == expected
+
+
+def test_middle_earth_map_has_no_mountain_borders(middle_earth: Board) -> None:
+    """002_84c66041fccdfcee.txt: "BERG - det går inte att ta sig över dem": mountains are
+    no border at all, so no pair of neighbours is separated by one."""
+    for a, ns in middle_earth.neighbours.items():
+        for b in ns:
+            assert middle_earth.border_kind(a, b) in {"land", "bridge", "harbour"}
+
+
+def test_a_harbour_link_needs_harbours_at_both_ends() -> None:
+    """002_84c66041fccdfcee.txt: "HAMN - du kan gå från alla territorier med en hamn till
+    ett annat direkt angränsande territorium som också har en hamn"."""
+    data = load_board("middle_earth").to_dict()
+    for t in data["territories"]:
+        if t["id"] == "forodwaith":
+            del t["harbour"]
+    with pytest.raises(BoardError, match="harbour link 'forodwaith' - 'mithlond'"):
+        board_from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "fault"),
+    [
+        (lambda d: d["path"].append({"territory": "nowhere", "needs_roll": False}), "nowhere"),
+        (lambda d: d["path"].append(dict(d["path"][0])), "twice"),
+        (lambda d: d["cards"][0].update(side="grey"), "side 'grey' is not one of"),
+    ],
+)
+def test_bad_middle_earth_features_are_refused(change: Any, fault: str) -> None:
+    data = load_board("middle_earth").to_dict()
+    change(data)
+    with pytest.raises(BoardError, match=fault):
+        board_from_dict(data)

@@ -6,7 +6,14 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import FORTIFY, REINFORCE
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
-from tests.riskcore.helpers import Game, ScriptedRng, cards_with, position, split
+from tests.riskcore.helpers import (
+    Game,
+    ScriptedRng,
+    cards_with,
+    position,
+    split,
+    with_barriers,
+)
 
 # 000_ed9208fe5525be2d.txt's example: "överföra trupper till Ukraina från Indonesien, via
 # Siam, Indien och Afghanistan".
@@ -180,3 +187,17 @@ def test_ending_the_turn_passes_to_the_next_player_clockwise() -> None:
         if seat != "p1":
             game.place_all()
             game.end_turn()
+
+
+def test_no_move_across_a_river_away_from_a_bridge_or_over_mountains() -> None:
+    """002_84c66041fccdfcee.txt: "du får inte gå över berg eller floder, förutom via en
+    bro": each barrier has its own code, and the refusal changes nothing."""
+    for rule in ("adjacent", "connected"):
+        game = with_barriers(
+            fortifying(RuleSet(fortify=rule), extra=("new_guinea",)),
+            {("indonesia", "siam"): "river", ("indonesia", "new_guinea"): "mountain"},
+        )
+        move = cmd.Fortify(seat="p1", source="indonesia", target="siam", count=1)
+        game.reject(move, "river_without_bridge")
+        over = cmd.Fortify(seat="p1", source="indonesia", target="new_guinea", count=1)
+        game.reject(over, "mountains_impassable")

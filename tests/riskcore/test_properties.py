@@ -193,6 +193,11 @@ _V1_LEFT_OUT = {
 }
 
 
+# Modes with a setup flow of their own, which never wrote version 1 events (whose flow
+# the old engine derived): the test mode, and the Middle-earth modes' deal by side.
+NO_VERSION_1 = frozenset({"capitals", "middle_earth", "lotr"})
+
+
 def as_version_1(event: ev.Event) -> ev.Event:
     """The event as the engine before game modes wrote it, read back (upcast)."""
     data = event_to_dict(event)
@@ -217,7 +222,7 @@ def test_deciding_in_place_and_folding_agree_even_when_anyone_resigns(
     game = new(n, rules, seed=seed, mode=mode)
     live = game.state
     folded = live.copy()
-    old = fold([as_version_1(e) for e in game.events]) if mode != "capitals" else None
+    old = fold([as_version_1(e) for e in game.events]) if mode not in NO_VERSION_1 else None
     rnd, policy = random.Random(play), Policy(wander=0.2)
     for _ in range(3000):
         if live.phase == FINISHED:

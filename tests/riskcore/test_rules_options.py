@@ -30,6 +30,7 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "team_placement": "controlled",
         "mission_target_gone": "occupy_24",
         "mission_deck": "graded-house-v1",
+        "one_die_vs_one": False,
         "starting_armies": 0,
     }
 

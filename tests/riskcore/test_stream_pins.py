@@ -20,22 +20,25 @@ from riskcore.simulate import play_game
 
 PINS = {
     ("classic", "random", b"pin-1"): (
-        "364f56b3f7260d581d46a25748b5b9f025cbb37fe1c281522428f2b459a9a2c2"
+        "3651a483a598c18a2093f75fe19bbc718ab8c080fb7520e6d5a747fbf31f0ca1"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "52b0d504fb4f5aa8f9a71f507d80d3419e8d85760af24de9e72622d47ec45834"
+        "78f7a17b0a1fb4bf61bdd72c7f8acc9db5f871f8b4353ec2b8772cc55e47bf88"
     ),
     ("two_player", "random", b"pin-3"): (
-        "8590597e42bbe52df4f975a96ad33f64ea6176d2454e286064d489823e311e9f"
+        "3cd6be599bb353963191d3ce6352fa0afa8b1e2b1b2b8df8ff6cf580a4d23d1a"
     ),
     ("team", "random", b"pin-4"): (
-        "67b4827c84f71a0b9aa66cd88228f2a1ae418625d6a8e89d5d16323209e31c3b"
+        "3c6925afda051c504e30f55611a852efcdf017f1a2a57149453b53e104556a3d"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "2689664c025d85db100fb4363e8a719dedc2bec31b3610cc14b1bcfcfe779b81"
+        "5fe7822023d805672cecca21cbba3a9f35d66cf22322d69347bcfe83bff5a452"
+    ),
+    ("middle_earth", "heuristic", b"pin-6"): (
+        "5ddb889284e6f31bdb54e069fd1273f2d7de3e0d3b3d4e760e04511750862342"
     ),
 }
-PLAYERS = {"classic": 4, "two_player": 2, "team": 4}
+PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4}
 RULES = {"two_player": RuleSet(defender_chooses_dice=True)}
 
 

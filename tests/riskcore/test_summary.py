@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from riskcore.audit.summary import summarize
 from riskcore.bots import get_bot
+from riskcore.engine.evolve import fold
 from riskcore.protocol import events as ev
 from riskcore.rules.odds import roll_outcomes
 from riskcore.simulate import play_game
@@ -63,3 +64,22 @@ def test_the_luck_line_ends_at_each_players_luck() -> None:
     first, last = stats["timeline"][0], stats["timeline"][-1]
     assert first["luck"] == {"p1": 0.0, "p2": 0.0, "p3": 0.0}  # no battle before turn 1
     assert last["luck"] == {seat: stats["players"][seat]["luck"] for seat in last["luck"]}
+
+
+def test_a_lord_of_the_rings_summary_has_the_score_table() -> None:
+    """RULES.md §5 "End and scoring": 1 per territory, region bonuses, 2 per stronghold;
+    the summary of a finished game shows each player's table, the winner's total the best."""
+    result = play_game(
+        [get_bot("heuristic"), get_bot("random"), get_bot("random")], seed=b"score", mode="lotr"
+    )
+    state = fold(result.events)
+    scores = summarize(result.events)["scores"]
+    assert set(scores) == set(state.order)
+    for seat, row in scores.items():
+        held = set(state.territories_of(seat))
+        assert row["territories"] == len(held)
+        assert row["strongholds"] == len(held & set(state.board.strongholds))
+        assert row["regions"] == sum(g.bonus for g in state.board.groups if g.territories <= held)
+    if result.reason == "fellowship_left":
+        assert scores[result.winner]["total"] == max(r["total"] for r in scores.values())
+    assert summarize(play_game([get_bot("random")] * 3, seed=b"c").events)["scores"] == {}

@@ -213,3 +213,31 @@ def test_a_modes_own_event_hides_its_secret_through_redact() -> None:
     assert redact(sighted, "p2").card == -1  # type: ignore[attr-defined]
     assert redact(sighted, None).card == -1  # type: ignore[attr-defined]
     assert redact(sighted, None, reveal=True) == sighted
+
+
+@pytest.mark.parametrize(("mode", "n"), [("middle_earth", 3), ("lotr", 3), ("lotr", 2)])
+def test_middle_earth_views_hide_hands_and_the_deck(mode: str, n: int) -> None:
+    """The Middle-earth modes show what the classic game shows: every seat its own cards and
+    the others' counts, the deck to nobody; the rest of the view (leaders, the Fellowship,
+    the score table) depends on nothing a viewer may not see; every event a viewer gets
+    hides what it should."""
+    game = new(n, mode=mode, seed=b"leak " + mode.encode())
+    play(
+        game, random.Random(3), until=lambda s: s.turn >= 6 and sum(map(len, s.hands.values())) > 1
+    )
+    s = game.state
+    holders = [p for p in s.order if s.hands.get(p)]
+    assert holders
+    for seat in holders:
+        changed = hide_differently(s, seat)
+        for viewer in [*[p for p in s.order if p != seat], None]:
+            assert view(changed, viewer) == view(s, viewer)
+            assert seat_entry(view(s, viewer), seat)["cards"] is None
+        assert seat_entry(view(s, seat), seat)["cards"] == s.hands[seat]
+    for viewer in [*s.order, None]:
+        for event in game.events:
+            seen = redact(event, viewer)
+            if isinstance(event, ev.CardDrawn) and event.seat != viewer:
+                assert seen.card == -1
+            if isinstance(event, ev.DeckShuffled):
+                assert set(seen.order) == {-1}

@@ -4,12 +4,20 @@ accepted, and the rule options' schema held to their one declaration
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import yaml
 
+from riskcore.audit.verify import verify_text
+from riskcore.bots import get_bot
+from riskcore.engine.legal import legal_actions
 from riskcore.model.options import OPTIONS
+from riskcore.model.state import FINISHED
 from riskcore.modes import BUILT_IN_MODES
+from riskcore.simulate import acting_seat
+from riskcore.views.seatview import SeatView
+from service.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
@@ -145,3 +153,63 @@ def test_the_mission_modes_are_created_and_each_seat_sees_its_own_missions(api: 
         assert all(m["card"] is None for m in missions["p2"] + missions["p3"])
         spectator = api.get(f"/v1/games/{game}").json["mode_state"]["missions"]
         assert all(m["card"] is None for entries in spectator.values() for m in entries)
+
+
+def play_to_the_end(api: ApiClient, service: GameService, game: str, tokens: dict[str, str]) -> str:
+    """Every command over HTTP, the random bot choosing from the seat's legal actions;
+    the game's record, verified."""
+    bot, rng = get_bot("random"), random.Random(17)
+    for _ in range(20_000):
+        state = service.load(game).state
+        if state.phase == FINISHED:
+            break
+        seat = acting_seat(state)
+        assert seat is not None
+        body = bot.choose(SeatView(state, seat), legal_actions(state, seat), rng)
+        assert api.command(game, tokens[seat], body).status_code == 200, body
+    assert service.load(game).state.phase == FINISHED
+    text = api.get(f"/v1/games/{game}/record").get_data(as_text=True)
+    verdict = verify_text(text)
+    assert verdict.ok, verdict.divergence
+    return text
+
+
+def test_regular_risk_on_middle_earth_is_played_over_the_api(
+    api: ApiClient, service: GameService
+) -> None:
+    """002_84c66041fccdfcee.txt: "Du kan också använda spelplanen till Sagan om Ringen Risk
+    för att spela Risk på vanligt sätt": the mode brings its board; two players get the
+    neutral army; played to the end over HTTP, its record verifies."""
+    game, tokens = api.create(2, mode="middle_earth")
+    view = api.get(f"/v1/games/{game}", token=tokens["p1"]).json
+    assert view["mode"] == "middle_earth" and view["board"] == "middle_earth"
+    assert [s["id"] for s in view["seats"]] == ["p1", "p2", "n1"]
+    assert view["rules"]["one_die_vs_one"] is True and view["rules"]["fortify"] == "adjacent"
+    play_to_the_end(api, service, game, tokens)
+    five = {"seats": [{"kind": "human"}] * 5, "mode": "middle_earth"}
+    problem(api.post("/v1/games", json=five, documented=False), 400, "invalid_rule_option")
+
+
+def test_lord_of_the_rings_risk_is_played_over_the_api(
+    api: ApiClient, service: GameService
+) -> None:
+    """002_84c66041fccdfcee.txt: "När brödraskapet lämnar Döda Träsken med Ringen, är spelet
+    slut. Den spelare som har flest poäng vinner": three players over HTTP to the end; the
+    view shows sides, leaders, the Fellowship and the score table; the record verifies."""
+    game, tokens = api.create(3, mode="lotr")
+    state = api.get(f"/v1/games/{game}").json["mode_state"]
+    assert state["sides"] == {"p1": "evil", "p2": "good", "p3": "evil"}
+    assert state["fellowship"] == {
+        "step": 0,
+        "territory": "the_shire",
+        "needs_roll": False,
+        "left": False,
+    }
+    play_to_the_end(api, service, game, tokens)
+    final = api.get(f"/v1/games/{game}").json
+    scores = final["mode_state"]["scores"]
+    assert set(scores) == {"p1", "p2", "p3"}
+    assert all(
+        row["total"] == row["territories"] + row["regions"] + 2 * row["strongholds"]
+        for row in scores.values()
+    )

@@ -208,6 +208,19 @@ def test_odds_are_the_engines_exact_odds(api: ApiClient) -> None:
     query = {"attackers": 5, "defenders": 3, "defender_bonus": 1}
     got = api.get("/v1/odds", query_string=query)
     assert got.json == to_json(attack_outcome(5, 3, defender_bonus=1))
+    lotr = api.get(
+        "/v1/odds",
+        query_string={
+            "attackers": 1,
+            "defenders": 2,
+            "defender_bonus": 2,
+            "one_die_vs_one": "true",
+        },
+    )
+    assert lotr.json == to_json(
+        attack_outcome(1, 2, defender_bonus=2, defender_one_die_vs_one=True)
+    )
+    assert lotr.json != to_json(attack_outcome(1, 2, defender_bonus=2))
     assert "max-age" in got.headers["Cache-Control"]
     for bad in ({"attackers": 0, "defenders": 1}, {"attackers": 101, "defenders": 1}, {}):
         problem(api.get("/v1/odds", query_string=bad), 400, "invalid_query")
@@ -217,6 +230,24 @@ def test_maps_list_and_detail(api: ApiClient) -> None:
     names = [m["name"] for m in api.get("/v1/maps").json["maps"]]
     assert "classic" in names
     assert api.get("/v1/maps/classic").json == load_board("classic").to_dict()
+    middle_earth = api.get("/v1/maps/middle_earth").json
+    assert middle_earth == load_board("middle_earth").to_dict()
+    assert ["buckland", "the_shire", "bridge"] in middle_earth["borders"]
+    assert ["forodwaith", "mithlond", "harbour"] in middle_earth["borders"]
+    features = {t["id"]: t for t in middle_earth["territories"]}
+    assert features["rhudaur"]["stronghold"] == "Rivendell"
+    assert features["mithlond"] == {
+        "id": "mithlond",
+        "name": "Mithlond",
+        "group": "eriador",
+        "site_of_power": "Grey Havens",
+        "harbour": True,
+    }
+    assert [s["territory"] for s in middle_earth["path"] if s["needs_roll"]] == [
+        "moria",
+        "lorien",
+        "dead_marshes",
+    ]
     problem(api.get("/v1/maps/atlantis"), 404, "map_not_found")
     problem(api.get("/v1/maps/..classic"), 404, "map_not_found")
 

@@ -1,0 +1,588 @@
+"""Lord of the Rings Risk, the 2002 edition (docs/rules.md, "Lord of the Rings Risk").
+
+Played on the Middle-earth board by 2 to 4 players, each of the good or the
+evil side (two players add a neutral army, as in ``riskcore.modes.middle_earth``).
+
+- Setup: the territory cards are dealt by side (``DEALS``), the rest of the
+  territories claimed one at a time, the armies placed one at a time, and
+  then each player puts a *leader* on a territory of their own
+  (``SETUP_LEADER``, the mode's own setup phase).
+- Battles: a leader adds 1 to its side's highest die, attacking or
+  defending; a stronghold adds 1 to its defender's highest die (never to an
+  attack from it). A leader that attacks and wins moves into the conquered
+  territory; a leader whose territory falls is lost. A player with no leader
+  left puts one back on an own territory at the end of the turn, in the
+  manoeuvre phase, before the turn's card is drawn (``leader_to_place``
+  until then). In the manoeuvre phase a leader may also move on its own, once
+  a turn, along own territories, never into a territory holding another
+  leader of the same player.
+- The Fellowship moves one step along its path at the end of every player's
+  turn; from a square marked for it only on a roll of 4 or more. When it
+  leaves the Dead Marshes the game ends and the score decides
+  (``score_table``), ties broken by territories, strongholds, adventure
+  points and at last a roll of three dice (``ScoreTieRolled``).
+- Card sets trade at fixed values, 5 cards force a trade, an attacker rolling
+  one die lets the defender roll one, a manoeuvre follows a chain of own
+  territories: the mode's ``rule_defaults``.
+
+Adventure cards, missions and the second leader they bring are not played
+yet; a game's adventure points are 0 (``adventure_points``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.engine.evolve import Applier
+from riskcore.engine.legal import Action, Builder
+from riskcore.engine.registry import register_mode
+from riskcore.model.options import RuleSet
+from riskcore.model.state import FORTIFY, State
+from riskcore.modes.base import GameMode, Handler, Outcome
+from riskcore.modes.middle_earth import (
+    EVIL,
+    GOOD,
+    NEUTRAL,
+    check_board,
+    deal_two_sides,
+    neutral_dice_chooser,
+    side_piles,
+    two_sided_seats,
+)
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from riskcore.protocol.commands import register_command
+from riskcore.protocol.events import Event, register_event
+from riskcore.rules import fortify, setup, turns
+
+SETUP_LEADER = "setup_leader"  # each player in turn puts a leader on the board
+# docs/rules.md (Lord of the Rings Risk): 35 armies each for 2 or 3 players, 30 for 4.
+ARMIES = {2: 35, 3: 35, 4: 30}
+# The side of each seat p1..pN: as the deal tables seat them in turn order.
+SIDES = {2: (GOOD, EVIL), 3: (EVIL, GOOD, EVIL), 4: (GOOD, EVIL, GOOD, EVIL)}
+# The deal by side: per side, the rows its players take in turn order, each row
+# (cards of the side, neutral cards). Three players: 5 evil + 4 neutral, 9 good,
+# 4 evil + 5 neutral; four: 5 good, 5 evil, 4 good, 4 evil.
+DEALS: dict[int, dict[str, tuple[tuple[int, int], ...]]] = {
+    3: {EVIL: ((5, 4), (4, 5)), GOOD: ((9, 0),)},
+    4: {GOOD: ((5, 0), (4, 0)), EVIL: ((5, 0), (4, 0))},
+}
+LEADER_BONUS = 1
+STRONGHOLD_BONUS = 1
+STRONGHOLD_POINTS = 2
+LEAVE_ROLL = 4  # a marked square is left on a roll of 4 or more
+TIE_DICE = 3
+
+
+# Commands ------------------------------------------------------------------
+
+
+@register_command
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlaceLeader(cmd.Command):
+    """Put a leader on an own territory: in setup, or when none of yours is left."""
+
+    TYPE = "place_leader"
+    territory: str
+
+
+@register_command
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoveLeader(cmd.Command):
+    """Move a leader on its own in the manoeuvre phase, along own territories."""
+
+    TYPE = "move_leader"
+    source: str
+    target: str
+
+
+# Events --------------------------------------------------------------------
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeadersCalled(Event):
+    """Every army is placed: the players put their leaders on, ``seat`` first."""
+
+    TYPE = "leaders_called"
+    seat: str
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderPlaced(Event):
+    """``seat`` put a leader on ``territory``: ``setup``, or ``return`` (none was left).
+    In setup, ``next_seat`` places next (None: every player has)."""
+
+    TYPE = "leader_placed"
+    seat: str
+    territory: str
+    reason: str
+    next_seat: str | None = None
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderMoved(Event):
+    """``seat``'s leader went from ``source`` to ``target``: with a ``conquest`` it won,
+    or as a ``manoeuvre``."""
+
+    TYPE = "leader_moved"
+    seat: str
+    source: str
+    target: str
+    reason: str
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderLost(Event):
+    """The last army with ``seat``'s leader in ``territory`` fell to ``by``."""
+
+    TYPE = "leader_lost"
+    seat: str
+    territory: str
+    by: str
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FellowshipMoved(Event):
+    """End of ``seat``'s turn: the Fellowship's try to move on. ``roll`` is the die on a
+    marked square (None elsewhere); ``step`` is its place on the path afterwards
+    (the path's length: it has left the Dead Marshes)."""
+
+    TYPE = "fellowship_moved"
+    seat: str
+    roll: int | None
+    moved: bool
+    step: int
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreTieRolled(Event):
+    """Players level on score, territories, strongholds and adventure points rolled three
+    dice each (``rounds``: each round's dice per seat, ties among the highest re-rolled)."""
+
+    TYPE = "score_tie_rolled"
+    rounds: tuple[dict[str, list[int]], ...]
+    winner: str
+
+
+# Queries ---------------------------------------------------------------------
+
+
+def leaders_of(state: State, seat: str | None) -> tuple[str, ...]:
+    return state.leaders.get(seat, ()) if seat is not None else ()
+
+
+def leaderless(state: State, seat: str) -> bool:
+    """No leader of ``seat`` on the board while it holds territory: one must be placed."""
+    return not state.leaders.get(seat) and bool(state.territories_of(seat))
+
+
+def fellowship_step(state: State) -> int:
+    return state.fellowship or 0
+
+
+def fellowship_left(state: State) -> bool:
+    return fellowship_step(state) >= len(state.board.path)
+
+
+def adventure_points(state: State, seat: str) -> int:
+    """Points of the adventure cards ``seat`` played (none are played yet)."""
+    points: dict[str, int] = state.mode_data.get("adventure_points", {})
+    return points.get(seat, 0)
+
+
+def score_table(state: State) -> dict[str, dict[str, int]]:
+    """docs/rules.md (Lord of the Rings Risk, "The end"): per player, 1 point a territory,
+    each whole region's bonus, 2 a stronghold, and the adventure points."""
+    table = {}
+    for seat in state.order:
+        if not state.seats[seat].plays:
+            continue
+        held = set(state.territories_of(seat))
+        regions = sum(g.bonus for g in state.board.groups if g.territories <= held)
+        strongholds = sum(1 for t in state.board.strongholds if t in held)
+        adventure = adventure_points(state, seat)
+        table[seat] = {
+            "territories": len(held),
+            "regions": regions,
+            "strongholds": strongholds,
+            "adventure": adventure,
+            "total": len(held) + regions + STRONGHOLD_POINTS * strongholds + adventure,
+        }
+    return table
+
+
+def _standing(row: Mapping[str, int]) -> tuple[int, int, int, int]:
+    """What ranks players, in the book's order: score, territories, strongholds, adventure."""
+    return (row["total"], row["territories"], row["strongholds"], row["adventure"])
+
+
+def ranking(state: State) -> list[str]:
+    """The active players by final standing; a tie at the top goes to the dice winner."""
+    table = score_table(state)
+    players = [p for p in state.active_players() if p in table]
+    tie_winner = state.mode_data.get("tie_winner")
+    return sorted(
+        players,
+        key=lambda p: (
+            tuple(-v for v in _standing(table[p])),
+            p != tie_winner,
+            state.order.index(p),
+        ),
+    )
+
+
+def tied_at_top(state: State) -> list[str]:
+    table = score_table(state)
+    players = [p for p in state.active_players() if p in table]
+    if not players:
+        return []
+    best = max(_standing(table[p]) for p in players)
+    return [p for p in players if _standing(table[p]) == best]
+
+
+# Handlers ------------------------------------------------------------------
+
+
+def place_leader(d: Decision, command: PlaceLeader) -> None:
+    s = d.state
+    seat = command.seat
+    check_turn(s, seat)
+    if s.phase == SETUP_LEADER:
+        check_owns(s, seat, command.territory)
+        following = _next_to_place(s, seat)
+        d.emit(
+            LeaderPlaced(
+                seat=seat, territory=command.territory, reason="setup", next_seat=following
+            )
+        )
+        if following is None:
+            setup.start_play(d)
+        return
+    if s.phase != FORTIFY:
+        raise violation(
+            "wrong_phase",
+            "a leader goes back on the board at the end of your turn, when manoeuvring",
+        )
+    if s.leaders.get(seat):
+        raise violation(
+            "leader_in_play",
+            "you have a leader on the board; a new one comes only when none is left",
+        )
+    check_owns(s, seat, command.territory)
+    d.emit(LeaderPlaced(seat=seat, territory=command.territory, reason="return"))
+
+
+def _next_to_place(s: State, after: str) -> str | None:
+    """The next player in turn order still without a leader in setup."""
+    i = s.order.index(after)
+    for seat in s.order[i + 1 :]:
+        if s.is_active(seat) and not s.leaders.get(seat):
+            return seat
+    return None
+
+
+def move_leader(d: Decision, command: MoveLeader) -> None:
+    s = d.state
+    seat, source, target = command.seat, command.source, command.target
+    check_turn(s, seat)
+    if s.phase != FORTIFY:
+        fortify.check_may_fortify(s, seat)  # names what is owed first
+        raise violation("wrong_phase", "leaders move on their own in the manoeuvre phase")
+    if source not in s.leaders.get(seat, ()):
+        raise violation("no_leader_there", f"no leader of yours is in {source!r}")
+    if s.mode_data.get("leader_moved_turn", {}).get(seat) == s.turn:
+        raise violation("leader_moved", "a leader has manoeuvred this turn already")
+    check_owns(s, seat, target)
+    if target in s.leaders.get(seat, ()):
+        raise violation(
+            "leader_already_there",
+            f"{target!r} holds a leader of yours; two never share a territory",
+        )
+    if target not in s.mode.fortify_reach(s, seat, source):
+        raise fortify.unreachable(s, source, target)
+    d.emit(LeaderMoved(seat=seat, source=source, target=target, reason="manoeuvre"))
+
+
+def end_phase(d: Decision, command: cmd.EndPhase) -> None:
+    """The turn does not end while the player has no leader on the board."""
+    s = d.state
+    if s.phase == FORTIFY and s.current == command.seat and leaderless(s, command.seat):
+        raise violation(
+            "leader_to_place", "put a leader on one of your territories before the turn ends"
+        )
+    turns.end_phase(d, command)
+
+
+# Appliers --------------------------------------------------------------------
+
+
+def _leaders_called(state: State, event: LeadersCalled) -> None:
+    state.phase = SETUP_LEADER
+    state.current = event.seat
+
+
+def _leader_placed(state: State, event: LeaderPlaced) -> None:
+    state.leaders[event.seat] = (*state.leaders.get(event.seat, ()), event.territory)
+    if event.reason == "setup":
+        state.current = event.next_seat
+
+
+def _leader_moved(state: State, event: LeaderMoved) -> None:
+    state.leaders[event.seat] = tuple(
+        event.target if t == event.source else t for t in state.leaders[event.seat]
+    )
+    if event.reason == "manoeuvre":
+        state.mode_data.setdefault("leader_moved_turn", {})[event.seat] = state.turn
+
+
+def _leader_lost(state: State, event: LeaderLost) -> None:
+    state.leaders[event.seat] = tuple(t for t in state.leaders[event.seat] if t != event.territory)
+
+
+def _fellowship_moved(state: State, event: FellowshipMoved) -> None:
+    state.fellowship = event.step
+
+
+def _tie_rolled(state: State, event: ScoreTieRolled) -> None:
+    state.mode_data["tie_winner"] = event.winner
+
+
+# Legal actions -----------------------------------------------------------------
+
+
+def _placements(s: State, seat: str) -> list[Action]:
+    if s.phase == FORTIFY and not leaderless(s, seat):
+        return []
+    return [
+        {"command": {"type": "place_leader", "territory": t}, "bounds": {}}
+        for t in s.territories_of(seat)
+    ]
+
+
+def _leader_moves(s: State, seat: str) -> list[Action]:
+    if s.mode_data.get("leader_moved_turn", {}).get(seat) == s.turn:
+        return []
+    actions: list[Action] = []
+    own = s.leaders.get(seat, ())
+    for source in own:
+        for target in sorted(s.mode.fortify_reach(s, seat, source)):
+            if target not in own:
+                actions.append(
+                    {
+                        "command": {"type": "move_leader", "source": source, "target": target},
+                        "bounds": {},
+                    }
+                )
+    return actions
+
+
+def _unless_leaderless(builder: Builder) -> Builder:
+    def build(s: State, seat: str) -> Sequence[Action]:
+        return [] if leaderless(s, seat) else builder(s, seat)
+
+    return build
+
+
+# The mode ------------------------------------------------------------------------
+
+
+@register_mode
+class LordOfTheRings(GameMode):
+    name = "lotr"
+    title = "Lord of the Rings Risk (2002)"
+    players = (2, 4)
+    board = "middle_earth"
+    rule_defaults: ClassVar[Mapping[str, Any]] = {
+        "card_values": "fixed",
+        "fortify": "connected",
+        "one_die_vs_one": True,
+    }
+
+    def command_handlers(self) -> dict[type[cmd.Command], Handler]:
+        return {
+            **super().command_handlers(),
+            cmd.EndPhase: end_phase,
+            PlaceLeader: place_leader,
+            MoveLeader: move_leader,
+        }
+
+    def event_appliers(self) -> dict[type[ev.Event], Applier]:
+        return {
+            **super().event_appliers(),
+            LeadersCalled: _leaders_called,
+            LeaderPlaced: _leader_placed,
+            LeaderMoved: _leader_moved,
+            LeaderLost: _leader_lost,
+            FellowshipMoved: _fellowship_moved,
+            ScoreTieRolled: _tie_rolled,
+        }
+
+    def phase_actions(self) -> dict[str, Sequence[tuple[str, Builder]]]:
+        table = super().phase_actions()
+        resign = table[FORTIFY][-1]
+        table[SETUP_LEADER] = (("place_leader", _placements), resign)
+        table[FORTIFY] = (
+            ("place_leader", _placements),
+            ("move_leader", _leader_moves),
+            *(
+                (name, _unless_leaderless(builder) if name == "end_phase" else builder)
+                for name, builder in table[FORTIFY]
+            ),
+        )
+        return table
+
+    # Setup -------------------------------------------------------------------
+
+    def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
+        self.check_player_count(len(players))
+        return two_sided_seats(self, players, rules, SIDES[len(players)])
+
+    def starting_armies(self, rules: RuleSet, players: int) -> int:
+        return rules.starting_armies or ARMIES[players]
+
+    def open_game(self, d: Decision) -> None:
+        """Roll for who starts, then deal by side; the rest is claimed in turn."""
+        check_board(d.state, self.name)
+        setup.roll_for_order(d, "setup", d.state.order)
+        if len(d.state.order) == 2:
+            deal_two_sides(d)
+        else:
+            _deal_by_side(d)
+
+    def after_setup(self, d: Decision) -> None:
+        """Every army is placed: each player puts a leader on, in turn order."""
+        first = next((p for p in d.state.order if d.state.is_active(p)), None)
+        if first is None:
+            setup.start_play(d)
+            return
+        d.emit(LeadersCalled(seat=first))
+
+    def next_turn(self, d: Decision, after: str) -> None:
+        """A player who resigns while placing leaders passes the placing on."""
+        s = d.state
+        if s.phase != SETUP_LEADER:
+            super().next_turn(d, after)
+            return
+        following = next((p for p in s.order if s.is_active(p) and not s.leaders.get(p)), None)
+        if following is None:
+            setup.start_play(d)
+        else:
+            d.emit(LeadersCalled(seat=following))
+
+    # Battles -------------------------------------------------------------------
+
+    def battle_bonus(self, state: State, source: str, target: str) -> tuple[int, int]:
+        """A leader +1 to its side's highest die; the stronghold +1 to the defender's."""
+        attacker = state.owner.get(source)
+        defender = state.owner.get(target)
+        attack = LEADER_BONUS if source in leaders_of(state, attacker) else 0
+        defence = LEADER_BONUS if target in leaders_of(state, defender) else 0
+        if target in state.board.strongholds:
+            defence += STRONGHOLD_BONUS
+        return attack, defence
+
+    def defence_chooser(self, state: State, defender: str, attacker: str | None) -> str | None:
+        if defender == NEUTRAL:
+            return neutral_dice_chooser(state, attacker)
+        return super().defence_chooser(state, defender, attacker)
+
+    def after_conquest(self, d: Decision, seat: str, target: str, defender: str) -> None:
+        """The defender's leader there is lost; the attacker's leader moves in."""
+        s = d.state
+        if target in s.leaders.get(defender, ()):
+            d.emit(LeaderLost(seat=defender, territory=target, by=seat))
+        occupation = s.occupation
+        if occupation is not None and occupation.source in s.leaders.get(seat, ()):
+            d.emit(
+                LeaderMoved(seat=seat, source=occupation.source, target=target, reason="conquest")
+            )
+
+    # The end of a turn -----------------------------------------------------------
+
+    def end_of_turn(self, d: Decision, seat: str) -> None:
+        """The turn's card, then the Fellowship's move (a roll on a marked square)."""
+        super().end_of_turn(d, seat)
+        s = d.state
+        path = s.board.path
+        step = fellowship_step(s)
+        if step >= len(path):
+            return
+        roll = d.rng.die() if path[step].needs_roll else None
+        moved = roll is None or roll >= LEAVE_ROLL
+        d.emit(FellowshipMoved(seat=seat, roll=roll, moved=moved, step=step + 1 if moved else step))
+        if fellowship_left(s):
+            _break_a_tie(d)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The Fellowship left the Dead Marshes: the best score wins. Before that, the
+        last player left wins (every territory conquered, or the others gone)."""
+        if fellowship_left(state) and state.active_players():
+            winner = ranking(state)[0]
+            return Outcome(winner, (winner,), "fellowship_left")
+        return super().outcome(state)
+
+    # Views -------------------------------------------------------------------------
+
+    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
+        path = state.board.path
+        step = fellowship_step(state)
+        here = path[step] if step < len(path) else None
+        return {
+            "sides": {s: seat.side for s, seat in state.seats.items()},
+            "leaders": {s: list(ts) for s, ts in state.leaders.items() if ts},
+            "fellowship": {
+                "step": step,
+                "territory": here.territory if here else None,
+                "needs_roll": here.needs_roll if here else False,
+                "left": here is None,
+            },
+            "scores": score_table(state),
+            "ranking": ranking(state),
+            "leader_moved": state.mode_data.get("leader_moved_turn", {}).get(state.current)
+            == state.turn,
+        }
+
+
+def _deal_by_side(d: Decision) -> None:
+    """Three or four players: each side's rows of the deal table to its players in turn
+    order, one army on each territory."""
+    s = d.state
+    piles = side_piles(d)
+    rows = DEALS[len(s.order)]
+    taken = {side: 0 for side in piles}
+    owners: dict[str, str] = {}
+    row_of = {side: 0 for side in rows}
+    for seat in s.order:
+        side = s.seats[seat].side
+        assert side is not None
+        own, neutral = rows[side][row_of[side]]
+        row_of[side] += 1
+        for pile, count in ((side, own), ("neutral", neutral)):
+            for territory in piles[pile][taken[pile] : taken[pile] + count]:
+                owners[territory] = seat
+            taken[pile] += count
+    d.emit(ev.TerritoriesDealt(owners=owners))
+
+
+def _break_a_tie(d: Decision) -> None:
+    """docs/rules.md: players still level after adventure points roll three dice; the
+    highest total wins, ties among the highest roll again."""
+    level = tied_at_top(d.state)
+    if len(level) < 2:
+        return
+    rounds: list[dict[str, list[int]]] = []
+    while len(level) > 1:
+        rolls = {seat: [d.rng.die() for _ in range(TIE_DICE)] for seat in level}
+        rounds.append(rolls)
+        best = max(sum(r) for r in rolls.values())
+        level = [seat for seat in level if sum(rolls[seat]) == best]
+    d.emit(ScoreTieRolled(rounds=tuple(rounds), winner=level[0]))
