@@ -69,20 +69,20 @@ def check_attack(s: State, seat: str, source: str, target: str) -> int:
     return min(3, armies - 1)
 
 
-# Why two territories that touch are still no border (``IMPASSABLE_KINDS``): the codes.
-BARRIER_CODES = {"river": "river_without_bridge", "mountain": "mountains_impassable"}
-_BARRIER_TEXT = {
-    "river": "a river runs between {0!r} and {1!r}, away from any bridge",
-    "mountain": "mountains stand between {0!r} and {1!r}; they cannot be crossed",
-}
-
-
 def not_a_border(s: State, source: str, target: str) -> RuleViolation:
     """The refusal of a move between ``source`` and ``target``, which share no border:
     across a river away from its bridges, over mountains, or simply not touching."""
     kind = s.board.border_kind(source, target)
-    if kind in BARRIER_CODES:
-        return violation(BARRIER_CODES[kind], _BARRIER_TEXT[kind].format(source, target))
+    if kind == "river":
+        return violation(
+            "river_without_bridge",
+            f"a river runs between {source!r} and {target!r}, away from any bridge",
+        )
+    if kind == "mountain":
+        return violation(
+            "mountains_impassable",
+            f"mountains stand between {source!r} and {target!r}; they cannot be crossed",
+        )
     return violation("not_adjacent", f"{source!r} does not border {target!r}")
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from riskcore.boards.board import IMPASSABLE_KINDS
 from riskcore.engine.decision import Decision, check_owns, check_turn, violation
 from riskcore.errors import RuleViolation
 from riskcore.model.state import ATTACK, FORTIFY, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Fortify
-from riskcore.rules.battle import BARRIER_CODES, check_attack_phase, not_a_border
+from riskcore.rules.battle import check_attack_phase, not_a_border
 
 
 def reachable(s: State, seat: str, source: str) -> set[str]:
@@ -31,7 +32,7 @@ def reachable(s: State, seat: str, source: str) -> set[str]:
 def unreachable(s: State, source: str, target: str) -> RuleViolation:
     """Why a move from ``source`` cannot reach ``target``: a river or mountains between
     them (``battle.not_a_border``), else no border or no chain of your own."""
-    if s.board.border_kind(source, target) in BARRIER_CODES or s.rules.fortify == "adjacent":
+    if s.board.border_kind(source, target) in IMPASSABLE_KINDS or s.rules.fortify == "adjacent":
         return not_a_border(s, source, target)
     return violation("not_connected", f"cannot move from {source!r} to {target!r}")
 
