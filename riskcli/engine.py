@@ -165,7 +165,7 @@ def run_simulation(
     """Seats rotate through the bot list game by game, so no bot keeps one seat;
     ``progress(1)`` is called after each game."""
     wins: Counter[str] = Counter()
-    events = turns = 0
+    events = turns = commands = 0
     started = time.perf_counter()
     for game in range(games):
         seated = [names[(game + i) % len(names)] for i in range(players)]
@@ -178,6 +178,7 @@ def run_simulation(
         )
         events += len(result.events)
         turns += result.turns
+        commands += result.commands
         wins[_winning_side(result)] += 1
         if progress is not None:
             progress(1)
@@ -189,6 +190,8 @@ def run_simulation(
         "seconds": round(elapsed, 3),
         "games_per_second": round(games / elapsed, 2),
         "events_per_second": round(events / elapsed),
+        "commands_per_second": round(commands / elapsed),
+        "mean_commands_per_game": round(commands / games, 1),
         "mean_events_per_game": round(events / games, 1),
         "mean_turns_per_game": round(turns / games, 1),
         "wins": dict(wins),

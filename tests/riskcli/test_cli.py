@@ -50,6 +50,9 @@ def test_simulate_reports_speed_and_winners() -> None:
     assert code == 0
     assert summary["games"] == 3 and sum(summary["wins"].values()) == 3
     assert summary["games_per_second"] > 0
+    # Commands as bench/workers.py compares them: every bot decision, so more than events' third
+    assert summary["commands_per_second"] > 0
+    assert summary["mean_commands_per_game"] * 3 > summary["mean_events_per_game"]
 
 
 def test_simulate_refuses_an_unknown_bot() -> None:
