@@ -194,6 +194,13 @@ class GameService:
         """The game at its newest version; GameNotStarted for a lobby, GameNotFound for none."""
         return self._states.load(game_id)
 
+    def load_cached(self, game_id: str) -> Loaded:
+        """The game as this process last saw it, without asking Redis (a ``load`` if it
+        has not seen it). Current whenever this process made the game's last move;
+        a command decided on it when another process moved the game meanwhile is
+        refused by the append with VersionConflict, so nothing stale is ever stored."""
+        return self._states.warm(game_id)[0]
+
     def abandon(self, game_id: str) -> bool:
         """End a game nobody plays any more (``service.quotas``): ``abandon``, the
         server's own command, in the record like any other, so the record is kept

@@ -59,7 +59,7 @@ from service import logs
 from service.clocks import clock_key_of
 from service.connections import store_client
 from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
-from service.games import GameService, Loaded
+from service.games import CommandResult, GameService, Loaded
 from service.keys import KeySpace
 from service.settings import Settings
 from service.tournaments import Tournaments
@@ -299,8 +299,13 @@ class Turn:
         except ValueError:
             log.error("game %s: seat %s has unknown bot %r", self.game_id, self.seat, bot_name)
             return self.fall_back(bot_name)
+        # The first move reads the game's head; after a move of its own this process
+        # holds the newest state, so the next is decided on it without a round trip
+        # (if anyone else moved the game meanwhile, the append refuses: "raced").
+        fresh = True
         for _ in range(MAX_COMMANDS_PER_JOB):
-            loaded = self.service.load(self.game_id)
+            service = self.service
+            loaded = service.load(self.game_id) if fresh else service.load_cached(self.game_id)
             if loaded.state.phase == FINISHED or acting_seat(loaded.state) != self.seat:
                 return "played"
             try:
@@ -309,7 +314,7 @@ class Turn:
                 log.exception("game %s: bot %r raised for %s", self.game_id, bot_name, self.seat)
                 return self.fall_back(bot_name)
             try:
-                self._send(loaded, body, provenance)
+                fresh = self._send(loaded, body, provenance).replayed
             except VersionConflict:
                 if not self.service.store.exists(self.game_id):
                     return "gone"  # deleted meanwhile, not moved on
@@ -356,9 +361,11 @@ class Turn:
             provenance["reason"] = reason
         return body, provenance
 
-    def _send(self, loaded: Loaded, body: dict[str, Any], provenance: dict[str, Any]) -> None:
+    def _send(
+        self, loaded: Loaded, body: dict[str, Any], provenance: dict[str, Any]
+    ) -> CommandResult:
         try:
-            self.service.execute(
+            return self.service.execute(
                 self.game_id,
                 self.seat,
                 body,

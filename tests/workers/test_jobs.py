@@ -493,3 +493,45 @@ def test_a_rival_job_that_chose_otherwise_at_the_same_version_is_a_race_not_a_fa
     assert [job.return_value() for job in finished if job] == ["raced"]
     assert games.failed_job_registry.count == 0
     assert redis.xlen(keys.job_dead_letters()) == 0
+
+
+class _Meddled:
+    """Plays randomly; the first time it is to attack, another process (a service with
+    a cache of its own) makes p3 resign while it thinks, so the state the job decided
+    on (its own cache, current since its placement) is one move behind the store."""
+
+    name = "meddled"
+    version = "1"
+    other: ClassVar[list[tuple[GameService, str]]] = []
+
+    def choose(self, view, actions, rng):  # type: ignore[no-untyped-def]
+        if view.phase == "attack" and self.other:
+            service, game = self.other.pop()
+            service.execute(game, "p3", {"type": "resign"})
+        return rng.choice([a for a in actions if a["command"]["type"] != "resign"])["command"]
+
+
+register("meddled")(_Meddled)
+
+
+def test_a_bot_move_decided_on_a_state_another_process_moved_past_is_a_race_and_stores_nothing(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    # A job decides each move after its first on its process's cache (workers.jobs.Turn);
+    # the append must refuse the one decided before p3's resignation, and the game go on.
+    seats = [SeatPlan("bot", bot="meddled")] + [SeatPlan("bot", bot="random") for _ in range(2)]
+    game = service.create(seats=seats).info.game_id
+    _Meddled.other.append((GameService(redis, keys), game))
+    drive(redis, keys, relay, rounds=5000)
+    assert not _Meddled.other, "p1 never attacked"
+    games = queue(redis, keys)
+    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
+    assert "raced" in [job.return_value() for job in finished if job]
+    assert games.failed_job_registry.count == 0
+    stored = [decode_envelope(e.payload) for e in service.store.read(game)]
+    assert [e.version for e in stored] == list(range(1, len(stored) + 1))
+    resigned = [e.version for e in stored if e.event.TYPE == "player_resigned"]
+    assert len(resigned) == 1
+    # The game went on from the stored resignation: p3 moved no more.
+    assert service.load(game).state.phase == FINISHED
+    assert all(e.actor != "p3" for e in stored if e.version > resigned[0] and e.command)
