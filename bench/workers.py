@@ -5,22 +5,24 @@ the end-to-end fixtures do (``risk serve --workers 1`` and ``risk worker``,
 which runs the relay too), with ``--worker-processes`` workers (2), then in
 each of ``--rounds`` rounds (5):
 
-- in process: ``risk simulate`` plays ``--games`` 4-player games of random
+- in process: ``risk simulate`` plays ``--simulated`` (20) 4-player games of random
   bots in one process (commands/s from its own JSON);
-- through the workers: ``--games`` (100) games of 4 random bots are created
-  over HTTP at once and played by the workers to the end; commands/s is
-  the commands their records hold (the envelopes carrying one) over the
-  time from the first creation to the last game's end;
+- through the workers: ``--games`` (100) games of 4 random bots, created over
+  HTTP, run at once for ``--seconds`` (60), each finished game replaced by a
+  new one; commands/s is the commands their records hold (the envelopes
+  carrying one) with a server time inside the window;
 
 and the round's ratio, workers' commands/s over in-process commands/s. The
 figure is the median of the rounds' ratios. Both sides play the same bots
 on the same board; the games differ (the server draws its own seeds), so
 commands/s, not games/s, is compared.
 
-    .venv/bin/python bench/workers.py [--games 100] [--rounds 5] [--worker-processes 2]
+    .venv/bin/python bench/workers.py [--games 100] [--seconds 60] [--simulated 20]
+        [--rounds 5] [--worker-processes 2]
 
-Quick check on a loaded machine: ``--games 10 --rounds 1``. Needs REDIS_URL
-(a Redis it may write to; it removes its own keys afterwards).
+Quick check on a loaded machine: ``--games 20 --seconds 20 --simulated 5
+--rounds 1``. Needs REDIS_URL (a Redis it may write to; it removes its own
+keys afterwards).
 """
 
 from __future__ import annotations
@@ -128,47 +130,66 @@ def in_process(games: int, seed: int) -> dict[str, Any]:
     }
 
 
-def through_workers(stack: Stack, store: redis.Redis, prefix: str, games: int) -> dict[str, Any]:
-    """Create ``games`` all-bot games at once; time them until every one has finished."""
-    started = time.perf_counter()
-    ids = []
-    for _ in range(games):
-        status, created = call("POST", f"{stack.url}/v1/games", SEATS)
-        assert status == 201, created
-        ids.append(created["game"]["game_id"])
-    running = set(ids)
-    while running:
-        time.sleep(0.25)
-        for game in list(running):
-            status, document = call("GET", f"{stack.url}/v1/games/{game}")
-            assert status == 200, document
-            if document["status"] == "finished":
-                running.discard(game)
-    elapsed = time.perf_counter() - started
-    commands = sum(_commands_recorded(store, prefix, game) for game in ids)
+def through_workers(
+    stack: Stack, store: redis.Redis, prefix: str, games: int, seconds: float
+) -> dict[str, Any]:
+    """``games`` all-bot games running at once for ``seconds``: each that finishes is
+    replaced by a new one, so the workers always have ``games`` games to play.
+
+    Commands/s counts the commands recorded (envelopes carrying one) with a
+    server time inside the window. Waiting for the last game to end instead
+    would time the longest game's tail (a random game's length varies tenfold),
+    played alone, not the pipeline under load.
+    """
+    from service.keys import KeySpace
+
+    keys = KeySpace(prefix)
+    running = [_create(stack) for _ in range(games)]
+    every = list(running)
+    started_ms = time.time() * 1000
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        for index, game in enumerate(running):
+            last = store.xrevrange(keys.game(game).events, count=1)
+            if last and b'"game_finished"' in last[0][1][b"p"]:
+                running[index] = _create(stack)
+                every.append(running[index])
+    ended_ms = time.time() * 1000
+    commands = sum(_commands_recorded(store, keys, game, started_ms, ended_ms) for game in every)
+    elapsed = (ended_ms - started_ms) / 1000
     return {
-        "games": games,
+        "concurrent_games": games,
         "seconds": round(elapsed, 3),
+        "games_started": len(every),
+        "commands": commands,
         "commands_per_second": round(commands / elapsed),
-        "mean_commands_per_game": round(commands / games, 1),
     }
 
 
-def _commands_recorded(store: redis.Redis, prefix: str, game: str) -> int:
-    """The envelopes of a game's stream that carry the command that caused their batch."""
-    from service.keys import KeySpace
+def _create(stack: Stack) -> str:
+    status, created = call("POST", f"{stack.url}/v1/games", SEATS)
+    assert status == 201, created
+    return str(created["game"]["game_id"])
 
-    stream = KeySpace(prefix).game(game).events
+
+def _commands_recorded(
+    store: redis.Redis, keys: Any, game: str, start_ms: float, end_ms: float
+) -> int:
+    """The envelopes of a game's stream in the window that carry their batch's command."""
     count = 0
-    for _, fields in store.xrange(stream):
-        if json.loads(fields[b"p"]).get("c") is not None:
+    for _, fields in store.xrange(keys.game(game).events):
+        envelope = json.loads(fields[b"p"])
+        if envelope.get("c") is not None and start_ms <= envelope["t"] < end_ms:
             count += 1
     return count
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--games", type=int, default=100, help="games at once (workers)")
+    parser.add_argument("--seconds", type=float, default=60, help="each round's window")
+    parser.add_argument("--simulated", type=int, default=20, help="games risk simulate plays")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--worker-processes", type=int, default=2)
     args = parser.parse_args()
@@ -179,8 +200,8 @@ def main() -> None:
     rounds = []
     try:
         for number in range(args.rounds):
-            alone = in_process(args.games, seed=number * args.games)
-            piped = through_workers(stack, store, prefix, args.games)
+            alone = in_process(args.simulated, seed=number * args.simulated)
+            piped = through_workers(stack, store, prefix, args.games, args.seconds)
             ratio = piped["commands_per_second"] / alone["commands_per_second"]
             rounds.append({"in_process": alone, "workers": piped, "ratio": round(ratio, 3)})
     finally:
@@ -190,7 +211,8 @@ def main() -> None:
     result = {
         "benchmark": "workers",
         "python": platform.python_version(),
-        "games_per_round": args.games,
+        "concurrent_games": args.games,
+        "seconds_per_round": args.seconds,
         "worker_processes": args.worker_processes,
         "rounds": rounds,
         "median_ratio": round(statistics.median(r["ratio"] for r in rounds), 3),
