@@ -6,7 +6,14 @@ that differ. ``docs/engine.md`` walks through adding one.
 """
 
 from riskcore.engine.registry import mode_named, mode_names, register_mode
-from riskcore.modes import classic, mission_game, secret_missions, team, two_player
+from riskcore.modes import (
+    active_neutrals,
+    classic,
+    mission_game,
+    secret_missions,
+    team,
+    two_player,
+)
 from riskcore.modes.base import GameMode, Outcome
 
 # The modes this package ships (a test may register more).
@@ -16,12 +23,14 @@ BUILT_IN_MODES: tuple[str, ...] = (
     team.TeamGame.name,
     secret_missions.SecretMissions.name,
     mission_game.MissionGame.name,
+    active_neutrals.ActiveNeutrals.name,
 )
 
 __all__ = [
     "BUILT_IN_MODES",
     "GameMode",
     "Outcome",
+    "active_neutrals",
     "classic",
     "mission_game",
     "mode_named",
