@@ -90,7 +90,7 @@ def _ally_rolls(s: State, seat: str) -> list[Action]:
 def _ally_placements(s: State, seat: str) -> list[Action]:
     found: list[Action] = []
     for ally in nr.allies_of(s, seat):
-        left = s.reserve.get(ally, 0)
+        left = nr.rolled_left(s, ally)
         if left > 0:
             found += [
                 {
@@ -208,10 +208,20 @@ class ActiveNeutrals(TwoPlayer):
         base = super().event_appliers()
         started, ended = base[ev.TurnStarted], base[ev.PhaseEnded]
         conquered, fortified = base[ev.TerritoryConquered], base[ev.Fortified]
+        eliminated, placed = base[ev.PlayerEliminated], base[ev.ArmiesPlaced]
+
+        def armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
+            placed(state, event)
+            if state.phase == nr.REINFORCE_ALLIES:
+                nr.ally_armies_placed(state, event)
+
+        def player_eliminated(state: State, event: ev.PlayerEliminated) -> None:
+            eliminated(state, event)
+            nr.forget_given(state, event.cards)
 
         def turn_started(state: State, event: ev.TurnStarted) -> None:
             started(state, event)
-            for fact in ("allies_rolled", "allies_fortified", "own_conquest"):
+            for fact in ("allies_rolled", "ally_armies", "allies_fortified", "own_conquest"):
                 state.mode_data.pop(fact, None)
 
         def phase_ended(state: State, event: ev.PhaseEnded) -> None:
@@ -239,6 +249,8 @@ class ActiveNeutrals(TwoPlayer):
             ev.PhaseEnded: phase_ended,
             ev.TerritoryConquered: territory_conquered,
             ev.Fortified: ally_fortified,
+            ev.PlayerEliminated: player_eliminated,
+            ev.ArmiesPlaced: armies_placed,
             nr.NeutralBribed: nr.bribed,
             nr.AllyReinforcementRolled: nr.ally_rolled,
             nr.MarkerRolled: nr.marker_rolled,
@@ -310,7 +322,7 @@ class ActiveNeutrals(TwoPlayer):
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         """The track of every neutral (shown to all), its card count, and the cards
-        the viewer gave it (everyone's once the game is over)."""
+        the viewer gave it (all its cards once the game is over)."""
         over = state.phase == FINISHED
         players = [p for p, info in state.seats.items() if info.plays]
         shown: dict[str, Any] = {}
@@ -318,19 +330,15 @@ class ActiveNeutrals(TwoPlayer):
             if info.plays:
                 continue
             held = state.hands.get(n, [])
-            given = {
-                giver: [c for c in cards if c in held]
-                for giver, cards in state.bribes.items()
-                if over or giver == viewer
-            }
+            given = set(state.bribes.get(viewer, ())) if viewer else set()
             shown[n] = {
                 "ally": state.alliances.get(n),
                 "marker": state.alliances.get(n) or "uninvolved",
                 "card_count": len(held),
                 "may_be_bribed": n not in state.out and nr.room(state, n) > 0,
-                "cards": list(held) if over else None,
-                "given_by": given,
-                "reserve": state.reserve.get(n, 0),
+                # The cards the viewer may see: those it gave; all once the game is over.
+                "cards": [c for c in held if over or c in given],
+                "to_place": nr.rolled_left(state, n),
             }
         return {
             "track": [players[0], "uninvolved", players[-1]],

@@ -203,6 +203,12 @@ def bribed(state: State, event: NeutralBribed) -> None:
     state.alliances[event.neutral] = event.ally
 
 
+def forget_given(state: State, cards: tuple[int, ...]) -> None:
+    """Cards that left a neutral (its elimination) are no longer anyone's bribes."""
+    for giver, given in state.bribes.items():
+        state.bribes[giver] = [c for c in given if c not in cards]
+
+
 def forced_trade_after_bribes(state: State) -> None:
     """Applied when the bribe phase ends: the forced trade of a hand of 5 or more
     (docs/rules.md) is counted now, with the cards the bribes left."""
@@ -233,6 +239,20 @@ def reinforce_ally(d: Decision, command: ReinforceAlly) -> None:
 def ally_rolled(state: State, event: AllyReinforcementRolled) -> None:
     state.reserve[event.neutral] = state.reserve.get(event.neutral, 0) + event.die
     state.mode_data.setdefault("allies_rolled", []).append(event.neutral)
+    state.mode_data.setdefault("ally_armies", {})[event.neutral] = event.die
+
+
+def ally_armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
+    """Applied after an ``ArmiesPlaced`` of the ally phase: fewer rolled armies left."""
+    left = state.mode_data.get("ally_armies", {})
+    if event.player in left:
+        left[event.player] -= event.count
+
+
+def rolled_left(s: State, ally: str) -> int:
+    """The armies rolled for ``ally`` this turn still to be placed."""
+    left: int = s.mode_data.get("ally_armies", {}).get(ally, 0)
+    return left
 
 
 def place_for_ally(d: Decision, command: cmd.PlaceArmies) -> None:
@@ -245,7 +265,7 @@ def place_for_ally(d: Decision, command: cmd.PlaceArmies) -> None:
         raise violation(
             "not_your_ally", f"{command.territory!r} is held by {holder!r}, not an ally of yours"
         )
-    left = s.reserve.get(holder, 0)
+    left = rolled_left(s, holder)
     if command.count > left:
         raise violation(
             "more_than_rolled",
@@ -259,7 +279,7 @@ def place_for_ally(d: Decision, command: cmd.PlaceArmies) -> None:
 
 
 def armies_left_for_allies(s: State, seat: str) -> int:
-    return sum(s.reserve.get(n, 0) for n in allies_of(s, seat))
+    return sum(rolled_left(s, n) for n in allies_of(s, seat))
 
 
 # Attacking with allies ------------------------------------------------------------
