@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from riskcore.bots import allies
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
 from riskcore.bots.losses import attack_odds
@@ -101,11 +102,18 @@ class HeuristicPolicy:
         if phase == REINFORCE:
             return self.reinforce(pos)
         if phase == ATTACK:
-            return self.attack_or_stop(pos)
+            chosen = self.attack_or_stop(pos)
+            if chosen["type"] == "end_phase":
+                return allies.attack(pos) or chosen
+            return chosen
         if phase == OCCUPY:
             return {"type": "occupy", "count": self.occupy(pos)}
         if phase == FORTIFY:
-            return self.fortify(pos) or {"type": "end_phase"}
+            return self.fortify(pos) or allies.fortify(pos) or {"type": "end_phase"}
+        if phase == allies.BRIBE:
+            return allies.bribe(view)
+        if phase == allies.REINFORCE_ALLIES:
+            return allies.reinforce(pos)
         return {"type": "end_phase"}
 
     # Setup ------------------------------------------------------------------
