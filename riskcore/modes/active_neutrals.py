@@ -202,6 +202,7 @@ class ActiveNeutrals(TwoPlayer):
             cmd.Defend: nr.defend,
             cmd.Occupy: nr.occupy,
             cmd.Fortify: nr.fortify_with,
+            cmd.Resign: nr.resign,
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:

@@ -29,7 +29,7 @@ from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import register_command
 from riskcore.protocol.events import Event, register_event
-from riskcore.rules import battle, fortify
+from riskcore.rules import battle, fortify, turns
 from riskcore.rules.battle import check_attack_phase
 from riskcore.rules.flow import FORCED_TRADE_AT, finish_if_decided
 
@@ -431,6 +431,26 @@ def occupy(d: Decision, command: cmd.Occupy) -> None:
         )
     )
     finish_if_decided(d)
+
+
+def resign(d: Decision, command: cmd.Resign) -> None:
+    """Resigning with an ally's conquest waiting for armies: the ally moves in the
+    least first (as for one's own conquest), then the seat leaves."""
+    s = d.state
+    check_can_act(s, command.seat)
+    occ = s.occupation
+    army = s.owner.get(occ.target) if occ is not None else None
+    if occ is not None and s.current == command.seat and army != command.seat:
+        d.emit(
+            ev.TerritoryOccupied(
+                seat=army or command.seat,
+                source=occ.source,
+                target=occ.target,
+                count=occ.min_move,
+                next_phase=battle.phase_after_occupying(s),
+            )
+        )
+    turns.resign(d, command.seat, "resigned")
 
 
 # Fortifying with allies -------------------------------------------------------------

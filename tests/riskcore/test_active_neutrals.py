@@ -487,3 +487,20 @@ def test_bots_play_the_mode_to_its_end() -> None:
         assert result.winner in ("p1", "p2")
         bribes = [e for e in result.events if isinstance(e, NeutralBribed) and e.seat == "p1"]
         assert bribes or names[0] == "strong", names
+
+
+def test_resigning_while_an_ally_must_move_in_moves_the_allys_armies() -> None:
+    """Nothing is left empty ("Inget territorium får någonsin lämnas tomt"): a seat that
+    resigns with its ally's conquest waiting moves the ally's least armies in first."""
+    game = board()
+    bribe(game, "n1", SET[0])
+    to_attack(game, [4])
+    game.do(
+        cmd.Attack(seat="p1", source="indonesia", target="western_australia", dice=3),
+        ScriptedRng([6, 6, 6, 1, 5]),
+    )
+    events = game.do(cmd.Resign(seat="p1"))
+    occupied = events[0]
+    assert isinstance(occupied, ev.TerritoryOccupied) and occupied.seat == "n1"
+    assert game.state.armies[("western_australia", "n1")] == 3
+    assert game.state.phase == FINISHED and game.state.winner == "p2"
