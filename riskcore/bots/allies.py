@@ -56,7 +56,7 @@ def bribe(view: SeatView) -> Body:
     if not open_to:
         return {"type": "end_phase"}
     best = max(open_to, key=lambda n: (alliances.get(n) is not None, strength(n)))
-    return {"type": "bribe", "neutral": best, "cards": [spare[0]]}
+    return dict(type="bribe", neutral=best, cards=[spare[0]])
 
 
 def reinforce(pos: Position) -> Body:
@@ -65,7 +65,7 @@ def reinforce(pos: Position) -> Body:
     rolled = view.mode_fact("allies_rolled", [])
     for ally in allies(view):
         if ally not in rolled:
-            return {"type": "reinforce_ally", "neutral": ally}
+            return dict(type="reinforce_ally", neutral=ally)
     left = view.mode_fact("ally_armies", {})
     for ally in allies(view):
         if left.get(ally, 0) > 0:
