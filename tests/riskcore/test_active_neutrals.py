@@ -13,6 +13,7 @@ import pytest
 
 from riskcore.audit.verify import verify_text
 from riskcore.bots import get_bot
+from riskcore.engine.decide import decide
 from riskcore.engine.evolve import apply, fold
 from riskcore.engine.legal import legal_actions
 from riskcore.engine.registry import mode_named
@@ -32,6 +33,7 @@ from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
 from riskcore.views.view import redact, view
 from tests.riskcore.helpers import ALL_CARDS, Game, ScriptedRng, cards_with, position, split
+from tests.riskcore.test_properties import check_invariants
 
 MODE = "two_player_active"
 SET = cards_with("infantry")[:3]
@@ -435,21 +437,48 @@ def test_a_turn_with_five_cards_trades_after_its_bribes() -> None:
 # Play, replay and records --------------------------------------------------------------------
 
 
+def test_every_listed_action_is_accepted_as_it_is() -> None:
+    """Legal actions are ready-to-send bodies: in each new phase, and in attacks and
+    fortifies with an ally, every listed body (at either end of its bounds) is accepted."""
+    game = board()
+    checked = 0
+    while game.state.phase != FINISHED and checked < 400:
+        seat = game.current
+        for action in legal_actions(game.state, seat):
+            for end in (0, 1):
+                body = {**action["command"]}
+                body.update({k: v[end] for k, v in action["bounds"].items()})
+                decide(game.state, cmd.command_from_dict(body, seat), game.rng())
+                checked += 1
+        if game.state.phase == BRIBE and game.state.hand(seat):
+            bribe(game, "n1", game.state.hand(seat)[0])
+        elif game.state.phase == FORTIFY:
+            game.do(cmd.EndPhase(seat=seat))
+            break
+        else:
+            first = legal_actions(game.state, seat)[0]["command"]
+            game.body(seat, first)
+    assert checked > 100
+
+
 def test_random_play_keeps_the_neutral_invariants_and_replays() -> None:
     """Seeded random games from legal actions only: every one ends with one winner;
-    cards stay conserved across deck, hands, discards and neutrals; a neutral holds at
-    most 5; a marker names a player or the middle; replay gives the same state."""
+    cards stay conserved across deck, hands, discards and neutrals; control follows the
+    armies; a neutral holds at most 5; a marker names a player or the middle; replay
+    gives the same state."""
     for seed in range(12):
         result = play_game([get_bot("random")] * 2, seed=b"neutrals-%d" % seed, mode=MODE)
         state = fold(result.events[:1])
-        for event in result.events[1:]:
-            apply(state, event)
-            cards = state.deck + state.discard + [c for h in state.hands.values() for c in h]
-            assert sorted(cards) == list(ALL_CARDS)
+        events = iter(result.events[1:])
+        for _ in range(result.opening - 1):
+            apply(state, next(events))
+        for _, _, caused in result.batches:
+            for _ in range(caused):
+                apply(state, next(events))
+            check_invariants(state)
             assert all(len(state.hands.get(n, [])) <= 5 for n in ("n1", "n2"))
             assert set(state.alliances.values()) <= {None, "p1", "p2"}
-            for territory, holder in state.owner.items():
-                assert holder is None or state.armies[(territory, holder)] >= 0
+            assert all(state.seats[n].kind == "neutral" for n in state.alliances)
         assert state.phase == FINISHED and state.winner in ("p1", "p2")
         assert sum(isinstance(e, ev.GameFinished) for e in result.events) == 1
         assert fold(result.events) == state
