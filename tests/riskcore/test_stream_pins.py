@@ -34,8 +34,15 @@ PINS = {
     ("team", "heuristic", b"pin-5"): (
         "2689664c025d85db100fb4363e8a719dedc2bec31b3610cc14b1bcfcfe779b81"
     ),
+    # Two players with active neutrals (issue 15): bribes, ally phases, marker dice.
+    ("two_player_active", "random", b"pin-6"): (
+        "bc51ee4d8212fc4ca03be7171391b09db53f4808c70cf1cd175894564109ba08"
+    ),
+    ("two_player_active", "heuristic", b"pin-7"): (
+        "f8ea9aa3752c9df6cad1f687fc728d17a16dd7e1411cdb60ec9b0a9e0f5fa1d4"
+    ),
 }
-PLAYERS = {"classic": 4, "two_player": 2, "team": 4}
+PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "two_player_active": 2}
 RULES = {"two_player": RuleSet(defender_chooses_dice=True)}
 
 
