@@ -7,7 +7,9 @@ it an ally); never to an own ally. Allies: always roll for their
 reinforcement, and put the armies where the opponent presses hardest. An
 ally attacks only a territory of the opponent's side it beats two to one,
 since the marker die after it takes the ally away two times in three. Its
-free fortify brings an idle stack to a border.
+free fortify brings an idle stack to a border. Attacking an uninvolved
+neutral's territory is priced lower by the chance the marker die hands that
+neutral to the opponent (``Params.marker_cost``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ MOST_CARDS = 5  # a neutral holding 5 cards takes no more
 def allies(view: SeatView) -> list[str]:
     me = view.seat
     return [n for n, p in view.alliances().items() if p == me and not view.is_out(n)]
+
+
+def marker_risk(pos: Position, target: str) -> float:
+    """The chance that attacking ``target`` gives an uninvolved neutral to the opponent:
+    the marker die moves it away (1-4) after an attack on its territory."""
+    holder = pos.owner.get(target)
+    if holder is None or not pos.view.is_neutral(holder):
+        return 0.0
+    return 4 / 6 if pos.view.alliances().get(holder) is None else 0.0
 
 
 def bribe(view: SeatView) -> Body:

@@ -70,6 +70,7 @@ class Params:
     breaking: float = 1.5  # times the bonus of an enemy continent it breaks
     forward_bias: float = 12.0  # occupy: weight of the pressure on the new territory
     defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
+    marker_cost: float = 8.0  # active neutrals: an uninvolved neutral going to the opponent
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +218,11 @@ class HeuristicPolicy:
     def attacks(self, pos: Position) -> list[Attack]:
         """Every attack worth making, scored by expected gain in armies."""
         found = []
+        active = pos.view.rules.neutrals == "active"
         for target, sources in fronts(pos).items():
             value = target_worth(pos, target, self.params)
+            if active:
+                value -= allies.marker_risk(pos, target) * self.params.marker_cost
             best: Attack | None = None
             for source in sources:
                 attack = self._single(pos, source, target, value)

@@ -39,7 +39,7 @@ PINS = {
         "bc51ee4d8212fc4ca03be7171391b09db53f4808c70cf1cd175894564109ba08"
     ),
     ("two_player_active", "heuristic", b"pin-7"): (
-        "f8ea9aa3752c9df6cad1f687fc728d17a16dd7e1411cdb60ec9b0a9e0f5fa1d4"
+        "69b3c836843a3b84aa5bfb9177a7fb9e276c4de878283ee0305f59e40e89ac88"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "two_player_active": 2}
