@@ -138,16 +138,14 @@ def allies_of(state: State, player: str) -> list[str]:
     return [n for n in neutrals(state) if state.alliances.get(n) == player]
 
 
-def toward(state: State, neutral: str, player: str) -> str | None:
-    """Where the marker stands after a step toward ``player``."""
-    now = state.alliances.get(neutral)
-    return None if now == opponent(state, player) else player
+def toward(now: str | None, player: str, other: str) -> str | None:
+    """Where a marker standing at ``now`` stands after a step toward ``player``."""
+    return None if now == other else player
 
 
-def away(state: State, neutral: str, player: str) -> str | None:
-    """Where the marker stands after a step away from ``player``."""
-    now = state.alliances.get(neutral)
-    return None if now == player else opponent(state, player)
+def away(now: str | None, player: str, other: str) -> str | None:
+    """Where a marker standing at ``now`` stands after a step away from ``player``."""
+    return None if now == player else other
 
 
 def room(state: State, neutral: str) -> int:
@@ -181,9 +179,9 @@ def bribe(d: Decision, command: Bribe) -> None:
             f"{neutral!r} holds {held} cards; a neutral holding {MOST_CARDS} can no longer be"
             f" bribed ({left} more)",
         )
-    ally = s.alliances.get(neutral)
+    ally, other = s.alliances.get(neutral), opponent(s, seat)
     for _ in cards:
-        ally = None if ally == opponent(s, seat) else seat
+        ally = toward(ally, seat, other)
     d.emit(NeutralBribed(seat=seat, neutral=neutral, cards=tuple(cards), ally=ally))
 
 
@@ -397,7 +395,8 @@ def roll_markers(d: Decision, seat: str, army: str, defender: str) -> None:
     involved = [n for n in dict.fromkeys((army, defender)) if is_neutral(s, n) and n not in s.out]
     for neutral in involved:
         die = d.rng.die()
-        ally = away(s, neutral, seat) if die <= MOVES_ON_AT_MOST else s.alliances.get(neutral)
+        now = s.alliances.get(neutral)
+        ally = away(now, seat, opponent(s, seat)) if die <= MOVES_ON_AT_MOST else now
         d.emit(MarkerRolled(seat=seat, neutral=neutral, die=die, ally=ally))
 
 
