@@ -37,7 +37,7 @@ def marker_risk(pos: Position, target: str) -> float:
     holder = pos.owner.get(target)
     if holder is None or not pos.view.is_neutral(holder):
         return 0.0
-    return 4 / 6 if pos.view.alliances().get(holder) is None else 0.0
+    return 4 / 6 if pos.view.ally_of(holder) is None else 0.0
 
 
 def bribe(view: SeatView) -> Body:

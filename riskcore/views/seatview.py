@@ -146,6 +146,10 @@ class SeatView:
         (``view()["mode_state"]["neutrals"][n]["ally"]``)."""
         return dict(self._state.alliances)
 
+    def ally_of(self, seat: str) -> str | None:
+        """The player an active neutral is allied with (``alliances()[seat]``)."""
+        return self._state.alliances.get(seat)
+
     def mode_fact(self, name: str, default: Any = None) -> Any:
         """A public fact of the mode's own (``view()["mode_state"]``: the allies
         reinforced or fortified this turn, the rolled armies still to place)."""
