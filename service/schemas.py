@@ -168,6 +168,15 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "move_leader": _command(
         "move_leader", source=_territory(required=True), target=_territory(required=True)
     ),
+    "bribe": _command(
+        "bribe",
+        neutral=fields.String(required=True, validate=validate.Length(min=1, max=16)),
+        cards=fields.List(_int(), required=True, validate=validate.Length(min=1, max=5)),
+    ),
+    "reinforce_ally": _command(
+        "reinforce_ally",
+        neutral=fields.String(required=True, validate=validate.Length(min=1, max=16)),
+    ),
 }
 _COMMAND_LOADERS = {name: schema() for name, schema in COMMAND_SCHEMAS.items()}
 

@@ -64,11 +64,17 @@ BASE_TYPES = frozenset(ev.BASE_EVENT_TYPES)
 
 
 def _count_mode_fact(facts: dict[str, dict[str, int]], event: ev.Event) -> None:
-    """A mode's own event, counted per seat under its type (missions claimed, ...):
-    counts only, so a summary of a running game shows nothing secret."""
+    """A mode's own event, counted per seat under its type (missions claimed, ...),
+    and the public counts it names itself (``summary_facts``: cards given in bribes,
+    markers moved): counts only, so a summary of a running game shows nothing secret."""
     seat = getattr(event, "seat", None) or "-"
-    per_seat = facts.setdefault(event.TYPE, {})
-    per_seat[seat] = per_seat.get(seat, 0) + 1
+    counts = {event.TYPE: 1}
+    more = getattr(event, "summary_facts", None)
+    if more is not None:
+        counts.update(more())
+    for name, count in counts.items():
+        per_seat = facts.setdefault(name, {})
+        per_seat[seat] = per_seat.get(seat, 0) + count
 
 
 def _teams(state: State, timeline: list[dict[str, Any]]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from riskcore.bots import allies
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
 from riskcore.bots.losses import attack_odds
@@ -76,6 +77,7 @@ class Params:
     breaking: float = 1.5  # times the bonus of an enemy continent it breaks
     forward_bias: float = 12.0  # occupy: weight of the pressure on the new territory
     defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
+    marker_cost: float = 8.0  # active neutrals: an uninvolved neutral going to the opponent
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +110,25 @@ class HeuristicPolicy:
         if phase == REINFORCE:
             return self.reinforce(pos)
         if phase == ATTACK:
-            return self.attack_or_stop(pos)
+            chosen = self.attack_or_stop(pos)
+            if chosen["type"] == "end_phase":
+                return allies.attack(pos) or chosen
+            return chosen
         if phase == OCCUPY:
             return {"type": "occupy", "count": self.occupy(pos)}
         if phase == FORTIFY:
-            return self.leader_move(pos) or self.fortify(pos) or {"type": "end_phase"}
+            return (
+                self.leader_move(pos)
+                or self.fortify(pos)
+                or allies.fortify(pos)
+                or {"type": "end_phase"}
+            )
         if phase == SETUP_LEADER:
             return {"type": "place_leader", "territory": leader_spot(pos)}
+        if phase == allies.BRIBE:
+            return allies.bribe(view)
+        if phase == allies.REINFORCE_ALLIES:
+            return allies.reinforce(pos)
         return {"type": "end_phase"}
 
     # Leaders (Lord of the Rings Risk) ------------------------------------------
@@ -255,8 +269,11 @@ class HeuristicPolicy:
         """Every attack worth making, scored by expected gain in armies."""
         found = []
         mode_state = pos.view.mode_state()
+        active = pos.view.rules.neutrals == "active"
         for target, sources in fronts(pos).items():
             value = target_worth(pos, target, self.params) + score_worth(pos, target, mode_state)
+            if active:
+                value -= allies.marker_risk(pos, target) * self.params.marker_cost
             best: Attack | None = None
             for source in sources:
                 attack = self._single(pos, source, target, value)

@@ -31,7 +31,8 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import FIELDS, Mission, Occupation, PendingBattle, Seat, State
 from riskcore.protocol.codec import CODEC_VERSION, canonical
 
-STATE_SHAPE_VERSION = 4  # 2: dictionaries as ordered pairs; 3: game modes; 4: record_format
+# 2: dictionaries as ordered pairs; 3: game modes; 4: record_format; 5: bribes
+STATE_SHAPE_VERSION = 5
 SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"
 
 

@@ -87,7 +87,12 @@ class RuleSet:
     defender_chooses_dice: bool = _option(
         False, (False, True), "defenders pick 1 or 2 dice (else they always roll the most)"
     )
-    neutrals: str = _option("passive", ("passive",), "how neutral armies play (two players)")
+    neutrals: str = _option(
+        "passive",
+        ("passive", "active"),
+        "how neutral armies play (two players): obstacles, or allies to bribe"
+        " (the two_player_active mode)",
+    )
     team_placement: str = _option(
         "controlled",
         ("controlled", "present"),

@@ -155,6 +155,8 @@ class State:
     alliances: dict[str, str | None] = field(
         default_factory=dict, metadata=_FLAT
     )  # active neutral -> allied player
+    # giver -> the cards it gave to active neutrals (which card went where is the giver's to know)
+    bribes: dict[str, list[int]] = field(default_factory=dict, metadata=_PER_SEAT)
     missions: dict[str, list[Mission]] = field(default_factory=dict, metadata=_PER_SEAT)
     leaders: dict[str, tuple[str, ...]] = field(
         default_factory=dict, metadata=_FLAT

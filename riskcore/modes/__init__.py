@@ -7,6 +7,7 @@ that differ. ``docs/engine.md`` walks through adding one.
 
 from riskcore.engine.registry import mode_named, mode_names, register_mode
 from riskcore.modes import (
+    active_neutrals,
     classic,
     lotr,
     middle_earth,
@@ -26,12 +27,14 @@ BUILT_IN_MODES: tuple[str, ...] = (
     mission_game.MissionGame.name,
     middle_earth.MiddleEarth.name,
     lotr.LordOfTheRings.name,
+    active_neutrals.ActiveNeutrals.name,
 )
 
 __all__ = [
     "BUILT_IN_MODES",
     "GameMode",
     "Outcome",
+    "active_neutrals",
     "classic",
     "lotr",
     "middle_earth",

@@ -14,7 +14,7 @@ Hooks, by where the game asks them:
 - the turn: ``opening_phase``, ``phase_after``, ``reinforcements``, ``placeable``,
   ``trade_value``, ``attack_refusal``, ``defender_of``, ``defender_dice_cap``,
   ``battle_bonus``, ``defence_chooser``, ``after_battle``, ``after_conquest``,
-  ``cards_captured``, ``fortify_reach``, ``end_of_turn``;
+  ``eliminator``, ``cards_captured``, ``fortify_reach``, ``end_of_turn``;
 - the end: ``outcome``;
 - who acts and what they may do: ``waiting_for``, ``command_handlers``,
   ``event_appliers``, ``phase_actions``;
@@ -226,6 +226,11 @@ class GameMode:
 
     def after_conquest(self, d: Decision, seat: str, target: str, defender: str) -> None:
         """Steps after a conquest and any elimination (none in classic)."""
+
+    def eliminator(self, state: State, army: str) -> str:
+        """The seat an elimination by ``army``'s conquest is credited to, which takes
+        the cards: the army's own."""
+        return army
 
     def cards_captured(self, state: State, player: str) -> tuple[int, ...]:
         """The cards an eliminated ``player`` hands to its conqueror: all it held."""

@@ -9,7 +9,7 @@ is not attacking rolls its dice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from riskcore.engine.decision import Decision
@@ -41,6 +41,16 @@ class TwoPlayer(GameMode):
             {"id": n, "kind": "neutral", "name": f"Neutral {i}", "armies": NEUTRAL_ARMIES}
             for i, n in enumerate(NEUTRALS, 1)
         ]
+
+    def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
+        rules = super().rule_set(given)
+        plays = self.rule_defaults.get("neutrals", "passive")
+        if rules.neutrals != plays:
+            raise RuleOptionError(
+                f"the {self.name} game plays neutrals={plays}, not {rules.neutrals!r}"
+                " (active neutrals are the two_player_active mode)"
+            )
+        return rules
 
     def starting_armies(self, rules: RuleSet, players: int) -> int:
         return rules.starting_armies or PLAYER_ARMIES

@@ -263,11 +263,12 @@ def conquer(
     )
     if s.wiped_out(defender):
         captured = s.mode.cards_captured(s, defender)
-        holding = len(s.hand(seat)) + len(captured)
+        taker = s.mode.eliminator(s, seat)
+        holding = len(s.hand(taker)) + len(captured)
         forced = holding >= s.rules.elimination_trade_threshold
         d.emit(
             ev.PlayerEliminated(
-                seat=seat,
+                seat=taker,
                 player=defender,
                 cards=captured,
                 must_trade=forced,

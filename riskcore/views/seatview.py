@@ -133,11 +133,31 @@ class SeatView:
         return outcome is not None and self.seat in outcome.winners
 
     def sides(self) -> dict[str, str] | None:
-        """Seat -> its side (its team) where seats play in teams; None otherwise."""
+        """Seat -> its side where seats play in teams (its team), or where neutrals are
+        allied (an ally is on its player's side); None otherwise."""
         seats = self._state.seats
-        if all(info.team is None for info in seats.values()):
+        allied = self._state.alliances
+        if all(info.team is None for info in seats.values()) and not any(allied.values()):
             return None
-        return {seat: info.team or seat for seat, info in seats.items()}
+        return {seat: info.team or allied.get(seat) or seat for seat, info in seats.items()}
+
+    def alliances(self) -> dict[str, str | None]:
+        """Active neutral -> the player it is allied with, None: uninvolved
+        (``view()["mode_state"]["neutrals"][n]["ally"]``)."""
+        return dict(self._state.alliances)
+
+    def ally_of(self, seat: str) -> str | None:
+        """The player an active neutral is allied with (``alliances()[seat]``)."""
+        return self._state.alliances.get(seat)
+
+    def mode_fact(self, name: str, default: Any = None) -> Any:
+        """A public fact of the mode's own (``view()["mode_state"]``: the allies
+        reinforced or fortified this turn, the rolled armies still to place)."""
+        return self._state.mode_data.get(name, default)
+
+    def is_out(self, seat: str) -> bool:
+        """Whether a seat has left the game (``view()["seats"][i]["status"]``)."""
+        return seat in self._state.out
 
     def territories_of(self, player: str) -> list[str]:
         return self._state.territories_of(player)

@@ -194,8 +194,9 @@ _V1_LEFT_OUT = {
 
 
 # Modes with a setup flow of their own, which never wrote version 1 events (whose flow
-# the old engine derived): the test mode, and the Middle-earth modes' deal by side.
-NO_VERSION_1 = frozenset({"capitals", "middle_earth", "lotr"})
+# the old engine derived): the test mode, the Middle-earth modes' deal by side, and the
+# active neutrals' phases of bribes and allies.
+NO_VERSION_1 = frozenset({"capitals", "middle_earth", "lotr", "two_player_active"})
 
 
 def as_version_1(event: ev.Event) -> ev.Event:

@@ -37,8 +37,16 @@ PINS = {
     ("middle_earth", "heuristic", b"pin-6"): (
         "5ddb889284e6f31bdb54e069fd1273f2d7de3e0d3b3d4e760e04511750862342"
     ),
+    # Two players with active neutrals (issue 15): bribes, ally phases, marker dice
+    # (recorded with game_created v4, which lists one_die_vs_one).
+    ("two_player_active", "random", b"pin-7"): (
+        "a80271d8f5ce87ad813996dfa45e251f99f02fd989c1719bcc61f7ee8fdd5416"
+    ),
+    ("two_player_active", "heuristic", b"pin-8"): (
+        "6f05f17b366fcd854a6548cbb1fb865b33172c4fa9294f45dda98cfc286c9b22"
+    ),
 }
-PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4}
+PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
 RULES = {"two_player": RuleSet(defender_chooses_dice=True)}
 
 

@@ -42,12 +42,15 @@ from service.settings import Settings
 from tests.service.api_helpers import ApiClient
 
 GAMES, CHUNKS, MAX_COMMANDS, CHECK_EVERY = 50, 10, 100, 10
+# Fifty games of the two players with active neutrals besides: bribes are secret to the giver.
+NEUTRAL_GAMES = 50
 VARIANTS = (
     ([{"kind": "human"}] * 3, {"setup": "deal", "starting_armies": 14}),
     ([{"kind": "human"}] * 4, {"setup": "deal", "starting_armies": 11}),
     ([{"kind": "human"}] * 2, {"variant": "two_player"}),
     ([{"kind": "human"}] * 4, {"variant": "team", "setup": "deal", "starting_armies": 11}),
 )
+ACTIVE_NEUTRALS = ([{"kind": "human"}] * 2, {"variant": "two_player_active"})
 CARD_FIELDS = frozenset({"card", "cards", "deck", "order", "discarded"})
 
 
@@ -60,6 +63,8 @@ def secrets_of(state: State, viewer: str | None) -> frozenset[int]:
     for hand, cards in state.hands.items():
         if hand != own:
             hidden.update(cards)
+    # A neutral's cards the viewer gave it are the viewer's to know (active neutrals).
+    hidden -= set(state.bribes.get(viewer, ())) if viewer else set()
     return frozenset(hidden)
 
 
@@ -128,6 +133,10 @@ class Leaks:
             if event["type"] == "card_drawn" and not self.truth.finished:
                 self.tally["own draw" if event["seat"] == viewer else "hidden draw"] += 1
                 assert (event["card"] >= 0) == (event["seat"] == viewer), (viewer, event)
+            if event["type"] == "neutral_bribed" and not self.truth.finished:
+                self.tally["own bribe" if event["seat"] == viewer else "hidden bribe"] += 1
+                shown = [c >= 0 for c in event["cards"]]
+                assert shown == [event["seat"] == viewer] * len(shown), (viewer, event)
 
 
 def _seeds() -> Iterator[bytes]:
@@ -150,10 +159,32 @@ def test_no_response_shows_another_seats_cards_or_the_seed_before_the_end(
     assert tally["documents"] > 500
 
 
-def play_one(app: Flask, index: int, tally: Counter[str]) -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS // 2))
+def test_nobody_sees_the_cards_another_seat_gave_a_neutral(
+    settings: Settings, redis: Any, chunk: int
+) -> None:
+    """000_ed9208fe5525be2d.txt: "Lägg RISK-kortet med framsidan nedåt under motsvarande
+    kanon": fifty seeded games with active neutrals, every viewer, every response."""
+    seeds = _seeds()
+    app = create_app(settings, new_seed=lambda: next(seeds))
+    tally: Counter[str] = Counter()
+    per_chunk = NEUTRAL_GAMES // (CHUNKS // 2)
+    for index in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+        play_one(app, index, tally, ACTIVE_NEUTRALS)
+    assert tally["games"] == per_chunk and tally["revealed"] == per_chunk
+    assert tally["own bribe"] > 0 and tally["hidden bribe"] > 0
+    assert tally["documents"] > 500
+
+
+def play_one(
+    app: Flask,
+    index: int,
+    tally: Counter[str],
+    variant: tuple[list[dict[str, str]], dict[str, Any]] | None = None,
+) -> None:
     api = ApiClient(app.test_client(), sample=10)
     service: GameService = app.extensions["risk"].games
-    seats, rules = VARIANTS[index % len(VARIANTS)]
+    seats, rules = variant or VARIANTS[index % len(VARIANTS)]
     game, tokens = api.create(seats, rules=rules)
     viewers: list[str | None] = [*tokens, None]
     truth = Truth(service, game, viewers)

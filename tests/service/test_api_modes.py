@@ -213,3 +213,21 @@ def test_lord_of_the_rings_risk_is_played_over_the_api(
         row["total"] == row["territories"] + row["regions"] + 2 * row["strongholds"]
         for row in scores.values()
     )
+
+
+def test_a_game_with_active_neutrals_is_played_over_the_api(api: ApiClient) -> None:
+    """000_ed9208fe5525be2d.txt ("Spel Med Aktiva Neutrala Härar"): "De neutrala härarna
+    börjar som ej involverade"; the track is shown to all, a bribe's cards to the giver only,
+    and the passive game refuses ``neutrals=active``."""
+    game, tokens = api.create(2, mode="two_player_active")
+    auth = {t: {"Authorization": f"Bearer {tokens[t]}"} for t in tokens}
+    view = api.get(f"/v1/games/{game}", headers=auth["p1"]).json
+    assert view["rules"]["neutrals"] == "active"
+    assert view["mode_state"]["track"] == ["p1", "uninvolved", "p2"]
+    assert {n["marker"] for n in view["mode_state"]["neutrals"].values()} == {"uninvolved"}
+    two = {"seats": [{"kind": "human"}] * 2, "mode": "two_player"}
+    response = api.post("/v1/games", json={**two, "rules": {"neutrals": "active"}})
+    problem(response, 400, "invalid_rule_option")
+    body = {"seats": [{"kind": "human"}] * 2, "mode": "two_player_active"}
+    refused = api.post("/v1/games", json={**body, "rules": {"neutrals": "passive"}})
+    problem(refused, 400, "invalid_rule_option")

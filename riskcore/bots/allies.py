@@ -1,0 +1,124 @@
+"""How the heuristic plays active neutrals (docs/rules.md, "Active neutrals").
+
+Bribes: spare cards (those outside the best set in hand, wild cards kept
+last) go first to a neutral allied with the opponent, the strongest first
+(one card takes it from them), then to an uninvolved one (one card makes
+it an ally); never to an own ally. Allies: always roll for their
+reinforcement, and put the armies where the opponent presses hardest. An
+ally attacks only a territory of the opponent's side it beats two to one,
+since the marker die after it takes the ally away two times in three. Its
+free fortify brings an idle stack to a border. Attacking an uninvolved
+neutral's territory is priced lower by the chance the marker die hands that
+neutral to the opponent (``Params.marker_cost``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskcore.bots.features import Position
+from riskcore.rules.cards import sets_in_hand
+from riskcore.views.seatview import SeatView
+
+Body = dict[str, Any]
+BRIBE = "bribe"
+REINFORCE_ALLIES = "reinforce_allies"
+MOST_CARDS = 5  # a neutral holding 5 cards takes no more
+
+
+def allies(view: SeatView) -> list[str]:
+    me = view.seat
+    return [n for n, p in view.alliances().items() if p == me and not view.is_out(n)]
+
+
+def marker_risk(pos: Position, target: str) -> float:
+    """The chance that attacking ``target`` gives an uninvolved neutral to the opponent:
+    the marker die moves it away (1-4) after an attack on its territory."""
+    holder = pos.owner.get(target)
+    if holder is None or not pos.view.is_neutral(holder):
+        return 0.0
+    return 4 / 6 if pos.view.ally_of(holder) is None else 0.0
+
+
+def bribe(view: SeatView) -> Body:
+    """One spare card to the neutral that gains most from it, or the end of the phase."""
+    hand = view.my_hand()
+    sets = sets_in_hand(view.board, hand)
+    keep = set(sets[0]) if sets else set()
+    cards = view.board.cards
+    spare = sorted((c for c in hand if c not in keep), key=lambda c: cards[c].symbol == "wild")
+    if not spare:
+        return {"type": "end_phase"}
+    me = view.seat
+    alliances = view.alliances()
+    troops = view.troop_map()
+
+    def strength(n: str) -> int:
+        return sum(troops[t] for t in view.territories_of(n))
+
+    open_to = [
+        n
+        for n in view.seats()
+        if view.is_neutral(n)
+        and not view.is_out(n)
+        and view.card_count(n) < MOST_CARDS
+        and alliances.get(n) != me
+    ]
+    if not open_to:
+        return {"type": "end_phase"}
+    best = max(open_to, key=lambda n: (alliances.get(n) is not None, strength(n)))
+    return dict(type="bribe", neutral=best, cards=[spare[0]])
+
+
+def reinforce(pos: Position) -> Body:
+    """Roll for each ally, then place its armies where the opponent presses most."""
+    view = pos.view
+    rolled = view.mode_fact("allies_rolled", [])
+    for ally in allies(view):
+        if ally not in rolled:
+            return dict(type="reinforce_ally", neutral=ally)
+    left = view.mode_fact("ally_armies", {})
+    for ally in allies(view):
+        if left.get(ally, 0) > 0:
+            spots = view.territories_of(ally)
+            where = max(spots, key=lambda t: (pos.pressure(t), -pos.troops[t]))
+            return {"type": "place_armies", "territory": where, "count": left[ally]}
+    return {"type": "end_phase"}
+
+
+def attack(pos: Position) -> Body | None:
+    """An ally's blitz on the opponent's side at two to one or better, if any."""
+    best: tuple[float, str, str] | None = None
+    for ally in allies(pos.view):
+        for source in pos.view.territories_of(ally):
+            armies = pos.troops[source] - 1
+            if armies < 3:
+                continue
+            for target in pos.enemies_near(source):
+                holder = pos.owner.get(target)
+                if holder is None or holder == ally:
+                    continue
+                ratio = armies / pos.troops[target]
+                if ratio >= 2 and (best is None or ratio > best[0]):
+                    best = (ratio, source, target)
+    if best is None:
+        return None
+    return {"type": "blitz", "source": best[1], "target": best[2], "stop_at": 1}
+
+
+def fortify(pos: Position) -> Body | None:
+    """An ally's free fortify: its biggest stack away from enemies, to a neighbour
+    of its own that has enemies next to it."""
+    done = pos.view.mode_fact("allies_fortified", [])
+    for ally in allies(pos.view):
+        if ally in done:
+            continue
+        held = pos.view.territories_of(ally)
+        idle = [t for t in held if pos.troops[t] > 1 and not pos.enemies_near(t)]
+        for source in sorted(idle, key=lambda t: -pos.troops[t]):
+            fronts = [n for n in pos.info.neighbours[source] if n in held and pos.enemies_near(n)]
+            if fronts:
+                target = max(fronts, key=lambda t: pos.pressure(t))
+                count = pos.troops[source] - 1
+                return {"type": "fortify", "source": source, "target": target, "count": count}
+    return None
