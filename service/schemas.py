@@ -357,7 +357,9 @@ class CreateTournament(Schema):
     mode = fields.String(
         load_default=None, allow_none=False, validate=validate.OneOf(BUILT_IN_MODES)
     )
-    board = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
+    board = fields.String(
+        load_default=None, allow_none=False, validate=validate.Length(min=1, max=40)
+    )
     rules = fields.Nested(Rules, load_default=dict)
     parallel = _int(load_default=4, validate=validate.Range(1, 32))
     turn_seconds = _int(load_default=60, validate=validate.Range(10, 86400))

@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from riskcore.engine.registry import mode_named
 from riskcore.model.state import FINISHED
 from riskcore.tournament import (
     Entrant,
@@ -176,6 +177,7 @@ class Tournaments:
         """
         entrants = entrants_from(request["entrants"])
         mode = request["mode"] or ("two_player" if request["players"] == 2 else "classic")
+        board = request["board"] or mode_named(mode).board  # a mode brings its board
         fixtures = schedule(
             [e.id for e in entrants],
             players=request["players"],
@@ -183,7 +185,7 @@ class Tournaments:
             games=request.get("games"),
             seed=b"check",
         )
-        self.games.check_setup(request["board"], mode, request["rules"], request["players"])
+        self.games.check_setup(board, mode, request["rules"], request["players"])
         seed = self._new_seed()
         tournament_id = "t" + secrets.token_hex(8)
         spec = Spec(
@@ -195,7 +197,7 @@ class Tournaments:
             players=request["players"],
             games_per_pairing=len(fixtures) // max(1, _pairings(fixtures)),
             mode=mode,
-            board=request["board"],
+            board=board,
             rules=request["rules"],
             parallel=request["parallel"],
             turn_seconds=request["turn_seconds"],

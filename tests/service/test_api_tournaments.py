@@ -114,6 +114,14 @@ def test_tournament_games_are_ordinary_games_with_entrant_seats(
     assert listed[game["game_id"]]["tournament"] == created["tournament_id"]
 
 
+def test_a_tournament_of_a_middle_earth_mode_is_played_on_its_board(api: ApiClient) -> None:
+    """A mode brings its board, in a tournament's games as in a game created alone."""
+    created = create(api, players=3, parallel=1, mode="lotr")
+    assert created["board"] == "middle_earth"
+    game = api.get(f"/v1/games/{created['games'][0]['game_id']}").json
+    assert (game["mode"], game["board"]) == ("lotr", "middle_earth")
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [
