@@ -291,7 +291,7 @@ def check_attack(s: State, seat: str, source: str, target: str) -> tuple[str, in
     army = commanded(s, seat, source)
     check_territory(s, target)
     if not s.board.adjacent(source, target):
-        raise violation("not_adjacent", f"{source!r} does not border {target!r}")
+        raise battle.not_a_border(s, source, target)
     holder = s.owner.get(target)
     if holder == army and army != seat:
         raise violation(
@@ -330,7 +330,9 @@ def attack(d: Decision, command: cmd.Attack) -> None:
         raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
     defender = battle.defender_of(s, command.target)
     chooser = s.mode.defence_chooser(s, defender, command.seat)
-    choice = min(2, s.armies[(command.target, defender)]) > 1
+    choice = (
+        min(battle.defence_cap(s, command.target, dice), s.armies[(command.target, defender)]) > 1
+    )
     if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
@@ -375,7 +377,8 @@ def defend(d: Decision, command: cmd.Defend) -> None:
         raise violation("no_battle_pending", "there is no attack waiting for a defence")
     if battle.defending_seat(s) != command.seat:
         raise violation("not_defender", f"seat {command.seat!r} does not defend this battle")
-    most = min(2, s.armies[(pending.target, pending.defender)])
+    cap = battle.defence_cap(s, pending.target, pending.dice)
+    most = min(cap, s.armies[(pending.target, pending.defender)])
     if command.dice > most:
         raise violation("too_many_dice", f"{command.dice!r} dice; defend with 1 to {most}")
     if command.dice < 1:
@@ -476,8 +479,7 @@ def fortify_with(d: Decision, command: cmd.Fortify) -> None:
             "not_your_territory", f"{command.target!r} is not held by your ally {army!r}"
         )
     if command.target not in fortify.reachable(s, army, command.source):
-        code = "not_adjacent" if s.rules.fortify == "adjacent" else "not_connected"
-        raise violation(code, f"cannot move from {command.source!r} to {command.target!r}")
+        raise fortify.unreachable(s, command.source, command.target)
     most = s.armies[(command.source, army)] - 1
     if not 1 <= command.count <= most:
         raise violation(

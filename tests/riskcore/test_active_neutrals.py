@@ -18,7 +18,8 @@ from riskcore.engine.evolve import apply, fold
 from riskcore.engine.legal import legal_actions
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
-from riskcore.model.state import ATTACK, FINISHED, FORTIFY
+from riskcore.model.options import RuleSet
+from riskcore.model.state import ATTACK, DEFEND, FINISHED, FORTIFY
 from riskcore.modes.neutral_rules import (
     BRIBE,
     REINFORCE_ALLIES,
@@ -39,7 +40,7 @@ MODE = "two_player_active"
 SET = cards_with("infantry")[:3]
 
 
-def board(**armies: int) -> Game:
+def board(rules: RuleSet | None = None, **armies: int) -> Game:
     """Blue (p1) holds the Americas and Europe, with 10 armies in Ontario; black (n2)
     Quebec (2) and Greenland; yellow (n1) Indonesia (5) and New Guinea; red (p2) the
     rest, Western Australia with 1. p1 starts, holding the set ``SET`` and one more card."""
@@ -70,7 +71,7 @@ def board(**armies: int) -> Game:
     )
     counts = {"ontario": 10, "quebec": 2, "indonesia": 5, **armies}
     hands = {"p1": [*SET, cards_with("cavalry")[0]]}
-    return position(owners, counts, hands=hands, mode=MODE)
+    return position(owners, counts, hands=hands, mode=MODE, rules=rules)
 
 
 def bribe(game: Game, neutral: str, *cards: int) -> list[ev.Event]:
@@ -318,6 +319,22 @@ def test_after_an_attack_with_an_ally_a_one_to_four_moves_it_away(face: int, mov
     )
     assert isinstance(events[-1], MarkerRolled)
     assert game.state.alliances.get("n1") == (None if moved else "p1")
+
+
+def test_a_defender_facing_one_die_rolls_one_where_the_one_die_rule_is_played() -> None:
+    """The battle rules every mode shares hold with allies too: with ``one_die_vs_one``
+    (docs/rules.md, "Lord of the Rings Risk") an attack with one die leaves the
+    defender no choice, so it is rolled at once; with three the defender chooses."""
+    rules = mode_named(MODE).rule_set({"defender_chooses_dice": True, "one_die_vs_one": True})
+    game = board(rules, quebec=4)
+    to_attack(game)
+    one = game.do(
+        cmd.Attack(seat="p1", source="ontario", target="quebec", dice=1), ScriptedRng([6, 1, 6])
+    )
+    battle = next(e for e in one if isinstance(e, ev.BattleResolved))
+    assert len(battle.defender_dice) == 1
+    game.do(cmd.Attack(seat="p1", source="ontario", target="quebec", dice=3))
+    assert game.state.phase == DEFEND
 
 
 def test_an_uninvolved_neutral_attacked_becomes_the_opponents_ally_on_a_low_roll() -> None:
