@@ -12,11 +12,14 @@ rotated the same way (a multiple of ``players`` keeps it even). Games are
 ordered round by round (every pairing's first game, then every second
 game, ...) so standings are fair at every moment of a running tournament.
 Each game's seed is derived from the tournament's seed and the game's
-index, so a local tournament replays exactly from its seed.
+index, so a local tournament of bots that think by iterations (not by a
+time budget, as the ``medium`` and ``hard`` levels do) replays exactly
+from its seed.
 
-A finished game ranks its seats for the ratings: the winners first, then
-seats still in the game, then the others in the reverse of the order they
-went out (the last one out placed best).
+A finished game ranks its seats for the mean place: the winners first,
+then seats still in the game, then the others in the reverse of the order
+they went out (the last one out placed best). The ratings
+(``service.ratings``) take the winners first and every other seat tied.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ seeds) are never read, so a search on it cannot cheat.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field
@@ -152,8 +153,9 @@ class SeatView:
 
     def mode_fact(self, name: str, default: Any = None) -> Any:
         """A public fact of the mode's own (``view()["mode_state"]``: the allies
-        reinforced or fortified this turn, the rolled armies still to place)."""
-        return self._state.mode_data.get(name, default)
+        reinforced or fortified this turn, the rolled armies still to place): a copy,
+        since a bot's view may be of a state a worker keeps between moves."""
+        return copy.deepcopy(self._state.mode_data.get(name, default))
 
     def is_out(self, seat: str) -> bool:
         """Whether a seat has left the game (``view()["seats"][i]["status"]``)."""
