@@ -265,11 +265,12 @@ class Tournaments:
 
     def _outcome(self, fixture: Fixture, game_id: str) -> Outcome | None:
         """The finished game's outcome; None while it runs. A game an operator deleted
-        counts as finished with no winner."""
+        is void: done, with no places and no winner, so it counts in no standing and
+        no rating."""
         try:
             state = self.games.load(game_id).state
         except GameNotFound:
-            return Outcome(fixture.index, dict.fromkeys(fixture.seats, 1), (), "deleted", game_id)
+            return Outcome(fixture.index, {}, (), "deleted", game_id)
         if state.phase != FINISHED:
             return None
         return outcome_of(fixture, state, game_id=game_id)

@@ -83,6 +83,22 @@ def test_a_round_robin_of_three_bots_is_played_by_the_workers(
     assert_feed_ends_with(api, tid, done)
 
 
+def test_a_game_deleted_by_the_operator_is_void(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay, service: GameService
+) -> None:
+    """The tournament goes on without it, and it counts in no entrant's games, places
+    or rating (a tie of everyone would lift each entrant's mean place)."""
+    created = create(api, players=3, parallel=2)
+    deleted = created["games"][0]["game_id"]
+    service.delete(deleted)
+    drive(redis, key_prefix, relay)
+    done = api.get(f"/v1/tournaments/{created['tournament_id']}").json
+    assert done["status"] == "finished" and done["games_finished"] == 3
+    void = next(g for g in done["games"] if g["game_id"] == deleted)
+    assert void["winners"] == [] and not void["places"]
+    assert all(row["games"] == 2 for row in done["standings"])
+
+
 def assert_feed_ends_with(api: ApiClient, tid: str, done: dict[str, Any]) -> None:
     """The stream sends the standings, then ``end`` since the tournament is over."""
     response = api.get(f"/v1/tournaments/{tid}/stream")
