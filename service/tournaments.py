@@ -252,16 +252,19 @@ class Tournaments:
                 break
             game_id = self._start(tournament_id, spec, hashes, spec.fixtures[index])
             self._client.hset(keys.games, str(index), game_id)
+            started[str(index)] = game_id
             running += 1
             changed = True
-        outcome = RUNNING
-        if len(results) == len(spec.fixtures):
-            self._client.hset(keys.info, "status", DONE)
-            changed, outcome = True, "finished"
-        if changed:
+        finished = len(results) == len(spec.fixtures)
+        if changed or finished:
+            # The feed's entry first, then the status: a stream that reads "finished"
+            # has the entry of the final standings to send before its end.
             entry = {"games_started": len(started), "games_finished": len(results)}
             self._client.xadd(keys.feed, entry, maxlen=FEED_LENGTH, approximate=True)
-        return outcome
+        if finished:
+            self._client.hset(keys.info, "status", DONE)
+            return "finished"
+        return RUNNING
 
     def _outcome(self, fixture: Fixture, game_id: str) -> Outcome | None:
         """The finished game's outcome; None while it runs. A game an operator deleted

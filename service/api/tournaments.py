@@ -93,6 +93,9 @@ def _frames(tid: str, last: str) -> Iterator[str]:
     last = head
     while time.monotonic() < deadline:
         if tournaments().document(tid)["status"] == "finished":
+            head = tournaments().feed_head(tid)
+            if head != last:  # the final standings, if this stream has not sent them
+                yield _frame(tid, head)
             yield "event: end\ndata: {}\n\n"
             return
         newest = tournaments().feed_after(tid, last, keepalive_ms)
