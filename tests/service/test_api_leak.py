@@ -196,8 +196,9 @@ def play_one(
     for move in range(MAX_COMMANDS):
         if truth.finished:
             break
-        _move(api, truth, leaks, tokens, bot, rng)
-        if move % CHECK_EVERY == 0:
+        sent = _move(api, truth, leaks, tokens, bot, rng)
+        # Every viewer looks after a bribe too, while its cards are still secret.
+        if move % CHECK_EVERY == 0 or (sent == "bribe" and not truth.finished):
             _follow(api, game, truth, leaks, tokens, seen)
     _follow(api, game, truth, leaks, tokens, seen)
     _resign_all_but_one(api, truth, leaks, tokens)
@@ -214,7 +215,8 @@ def _move(
     tokens: dict[str, str],
     bot: Any,
     rng: random.Random,
-) -> None:
+) -> str:
+    """One listed command of the acting seat, checked; its type."""
     assert truth.state is not None
     seat = acting_seat(truth.state)
     assert seat is not None
@@ -227,6 +229,7 @@ def _move(
     truth.advance()
     leaks.body(sent.get_data(as_text=True), seat)
     leaks.events(sent.json["events"], seat)
+    return str(body["type"])
 
 
 def _follow(
