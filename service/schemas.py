@@ -85,12 +85,14 @@ class SeatRequest(Schema):
 
     @validates_schema
     def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
-        """A bot seat names its bot, its level (which names the bot), or both."""
-        names = "bot" in data or "level" in data
-        if (data["kind"] == "bot") != names:
-            raise ValidationError(
-                "a bot seat names its bot or level, and only a bot seat does", "bot"
-            )
+        _check_bot_named(data, "a bot seat names its bot or level, and only a bot seat does")
+
+
+def _check_bot_named(data: dict[str, Any], message: str) -> None:
+    """A bot (seat or entrant) names its bot, its level (which names the bot), or both;
+    nothing else names either."""
+    if (data["kind"] == "bot") != ("bot" in data or "level" in data):
+        raise ValidationError(message, "bot")
 
 
 class Clock(Schema):
@@ -340,11 +342,7 @@ class EntrantRequest(Schema):
 
     @validates_schema
     def _bot_named(self, data: dict[str, Any], **kwargs: Any) -> None:
-        names = "bot" in data or "level" in data
-        if (data["kind"] == "bot") != names:
-            raise ValidationError(
-                "a bot entrant names its bot or level, and an HTTP entrant neither", "bot"
-            )
+        _check_bot_named(data, "a bot entrant names its bot or level, and an HTTP entrant neither")
 
 
 class CreateTournament(Schema):
