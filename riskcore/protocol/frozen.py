@@ -11,6 +11,7 @@ same frozen instances (assigning to a field afterwards still raises).
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import MISSING, fields
 from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any, TypeVar
@@ -51,7 +52,21 @@ def fast_init(cls: T) -> T:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]
+    # Copied and pickled through the same constructor: a compiled class's own
+    # state restorer assigns each field, which a frozen class refuses.
+    copyreg.pickle(cls, _reduce)
     return cls
+
+
+def _reduce(obj: Any) -> tuple[Any, ...]:
+    cls = type(obj)
+    names = [f.name for f in fields(cls)]
+    return (_rebuild, (cls, tuple(getattr(obj, name) for name in names)))
+
+
+def _rebuild(cls: Any, values: tuple[Any, ...]) -> Any:
+    """``cls`` with its fields, in order, set to ``values`` (see ``_reduce``)."""
+    return cls(**dict(zip((f.name for f in fields(cls)), values, strict=True)))
 
 
 def _slot(cls: type, name: str) -> Any:
