@@ -112,7 +112,7 @@ def _check_wire(cls: type[Command], wire: dict[str, str]) -> None:
             raise TypeError(f"{cls.__qualname__}.{field_name}: no wire form for {text!r}")
     written = field_annotations(cls)
     for field_name, text in wire.items():
-        if written is not None and written[field_name] != text:
+        if field_name in written and written[field_name] != text:
             raise TypeError(
                 f"{cls.__qualname__}.{field_name} is {written[field_name]!r}, "
                 f"declared {text!r} in fields="

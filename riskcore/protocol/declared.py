@@ -45,15 +45,13 @@ def field_names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
-def field_annotations(cls: Any) -> dict[str, str] | None:
-    """Each field's annotation as written, or None in the compiled build.
+def field_annotations(cls: Any) -> dict[str, str]:
+    """Each field's annotation as written, for the fields that keep it.
 
     With postponed annotations a pure-Python dataclass keeps each field's type as
     its source text; a compiled one keeps only a run-time class (``int | None``
     becomes ``type``), which is why nothing at run time depends on them: they
-    only let the pure build check a declaration against its class.
+    only let a declaration be checked against its class, wholly in the pure
+    build, and for the fields of a class of its own in the compiled one.
     """
-    annotations = {f.name: f.type for f in dataclasses.fields(cls)}
-    if not all(isinstance(text, str) for text in annotations.values()):
-        return None
-    return {name: str(text) for name, text in annotations.items()}
+    return {f.name: f.type for f in dataclasses.fields(cls) if isinstance(f.type, str)}

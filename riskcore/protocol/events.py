@@ -95,12 +95,10 @@ def _check_fields(cls: type[Event], secret: tuple[str, ...], tuples: tuple[str, 
     if unknown:
         raise TypeError(f"{cls.__qualname__}: secret= or tuples= name no field {unknown}")
     written = field_annotations(cls)
-    if written is None:
-        return
-    annotated = tuple(name for name in names if written[name].startswith("tuple"))
-    if sorted(annotated) != sorted(tuples):
+    annotated = tuple(name for name, text in written.items() if text.startswith("tuple"))
+    if sorted(annotated) != sorted(name for name in tuples if name in written):
         raise TypeError(f"{cls.__qualname__}: tuples={tuples}, its tuple fields {annotated}")
-    lists = [name for name in names if written[name].startswith("list")]
+    lists = [name for name, text in written.items() if text.startswith("list")]
     if lists:
         raise TypeError(f"{cls.__qualname__}.{lists[0]}: an event's sequences are tuples")
 
