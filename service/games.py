@@ -113,14 +113,18 @@ class GameService:
         clock: Mapping[str, Any] | None = None,
         tournament: str | None = None,
         seed: bytes | None = None,
+        game_id: str | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
         ``mode`` defaults to classic (or to ``rules["variant"]``, its old name);
         ``tournament`` names the tournament it is a game of, which draws ``seed``,
-        the server seed (secret until the game ends), for it.
+        the server seed (secret until the game ends), for it, and its ``game_id``
+        (so that creating one fixture's game again finds the first one).
         """
-        info, tokens = self._seating.open(seats, board, mode, rules, clock, tournament, seed)
+        info, tokens = self._seating.open(
+            seats, board, mode, rules, clock, tournament, seed, game_id
+        )
         return Created(self._commands.start_if_full(info), tokens)
 
     def check_setup(

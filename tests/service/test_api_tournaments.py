@@ -5,6 +5,7 @@ ratings consistent with the results, every game an ordinary verifiable game."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,8 +14,10 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from riskcore.model.state import FINISHED
+from service.app import create_app
 from service.games import GameService
 from service.keys import KeySpace
+from service.settings import Settings
 from tests.service.api_helpers import ApiClient, problem
 from workers.queues import queue
 from workers.relay import Relay
@@ -206,3 +209,40 @@ def test_advancing_again_starts_no_game_twice(api: ApiClient, app: Any) -> None:
     now = api.get(f"/v1/tournaments/{created['tournament_id']}").json
     assert [g["status"] for g in now["games"]] == ["running", "running", "scheduled", "scheduled"]
     assert [g["game_id"] for g in now["games"][:2]] == [g["game_id"] for g in created["games"][:2]]
+
+
+def test_a_game_started_before_a_crash_is_found_not_started_twice(
+    api: ApiClient, app: Any, redis: redis_lib.Redis, key_prefix: str
+) -> None:
+    """A crash between creating a fixture's game and storing its index (or a job that
+    runs again after it): the next advance finds that game instead of a second one."""
+    created = create(api, players=3, format="games_per_pairing", games=4, parallel=2)
+    tid = created["tournament_id"]
+    games_key = KeySpace(key_prefix).tournament(tid).games
+    first = redis.hget(games_key, "1")
+    redis.hdel(games_key, "1")  # as if the crash came before the index was stored
+    assert app.extensions["risk"].tournaments.advance(tid) == "running"
+    assert redis.hget(games_key, "1") == first
+    listed = api.get("/v1/games", query_string={"limit": 100}).json["games"]
+    assert sorted(g["game_id"] for g in listed if g.get("tournament") == tid) == sorted(
+        g["game_id"] for g in created["games"][:2]
+    )
+
+
+def test_a_tournament_holds_its_parallel_games_of_its_creators_quota(
+    settings: Settings, redis: redis_lib.Redis
+) -> None:
+    """One request must not start more games at once than its creator could create by
+    hand (service.quotas): a tournament holds ``parallel`` places while it runs."""
+    quota = ApiClient(create_app(replace(settings, games_per_address=5)).test_client())
+    body = {"entrants": THREE_BOTS, "players": 3, "format": "games_per_pairing", "games": 6}
+    problem(quota.post("/v1/tournaments", json=body | {"parallel": 6}), 429, "game_quota_exceeded")
+    running = quota.post("/v1/tournaments", json=body | {"parallel": 4})
+    assert running.status_code == 201, running.json
+    seats = [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]
+    assert quota.post("/v1/games", json={"seats": seats}).status_code == 201  # the fifth place
+    problem(quota.post("/v1/games", json={"seats": seats}), 429, "game_quota_exceeded")
+    problem(quota.post("/v1/tournaments", json=body | {"parallel": 1}), 429, "game_quota_exceeded")
+    tid = running.json["tournament"]["tournament_id"]
+    redis.hset(KeySpace(settings.key_prefix).tournament(tid).info, "status", "finished")
+    assert quota.post("/v1/tournaments", json=body | {"parallel": 4}).status_code == 201
