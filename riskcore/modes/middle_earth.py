@@ -50,11 +50,16 @@ def check_board(state: State, mode: str) -> None:
 def two_sided_seats(
     mode: GameMode, players: Sequence[str], rules: RuleSet, sides: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """Players p1..pN with the side each plays, and for two players the neutral army."""
+    """Players p1..pN with the side each plays, and for two players the neutral army
+    (a passive one: the book gives the Middle-earth neutral no bribes nor track)."""
     seats = GameMode.seat_list(mode, players, rules)
     for seat, side in zip(seats, sides, strict=True):
         seat["side"] = side
     if len(players) == 2:
+        if rules.neutrals != "passive":
+            raise RuleOptionError(
+                f"the {mode.name} game's neutral army is passive, not neutrals={rules.neutrals!r}"
+            )
         armies = TWO_PLAYER_DEAL["neutral"] * NEUTRAL_ARMIES_EACH
         seats.append(
             {
