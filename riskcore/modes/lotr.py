@@ -49,6 +49,7 @@ from riskcore.modes.middle_earth import (
     check_board,
     deal_two_sides,
     neutral_dice_chooser,
+    passive_neutral,
     side_piles,
     two_sided_seats,
 )
@@ -441,6 +442,9 @@ class LordOfTheRings(GameMode):
         return table
 
     # Setup -------------------------------------------------------------------
+
+    def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
+        return passive_neutral(self, super().rule_set(given))
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
         self.check_player_count(len(players))

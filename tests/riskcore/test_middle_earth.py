@@ -14,7 +14,6 @@ from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
-from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, FINISHED, SETUP_CLAIM, SETUP_PLACE, State
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
@@ -23,7 +22,6 @@ from tests.riskcore.helpers import Game, ScriptedRng, new, play
 from tests.riskcore.test_simulate import replay
 
 ME = load_board("middle_earth")
-RULES = {m: dict(mode_named(m).rule_defaults) for m in ("middle_earth", "lotr")}
 SIDE = {c.territory: c.side for c in ME.cards if c.territory is not None}
 
 
@@ -76,7 +74,7 @@ def test_the_two_player_neutral_army_is_passive(mode: str) -> None:
     """002, "2 SPELARE": the neutral army only defends ("neutrala bataljoner" are dealt and
     placed, nothing bribes them): a two-player game with active neutrals is refused."""
     with pytest.raises(RuleOptionError, match="neutral army is passive"):
-        new(2, RuleSet.from_dict({**RULES[mode], "neutrals": "active"}), mode=mode)
+        mode_named(mode).rule_set({"neutrals": "active"})
     assert new(2, mode=mode).state.rules.neutrals == "passive"
 
 
