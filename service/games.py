@@ -183,7 +183,10 @@ class GameService:
         self.lobby.delete(info)
         keys = self.keys  # what the workers and replays keep beside the game
         self._client.delete(
-            keys.clock(game_id), keys.replay_checkpoints(game_id), keys.record_export(game_id)
+            keys.clock(game_id),
+            keys.replay_checkpoints(game_id),
+            keys.record_export(game_id),
+            keys.worker_claim(game_id),
         )
         self._states.forget(game_id)
         self._seating.forget(game_id)

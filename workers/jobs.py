@@ -43,7 +43,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from rq import Retry, get_current_job
@@ -64,8 +64,10 @@ from service.keys import KeySpace
 from service.settings import Settings
 from service.tournaments import Tournaments
 from workers import clock
+from workers.claims import MOVED, Claims, new_job_id
 from workers.queues import (
     CLOCKS_QUEUE,
+    CONTINUED_QUEUE,
     deadline_job_id,
     export_job_id,
     queue,
@@ -75,25 +77,30 @@ from workers.queues import (
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
+# How long one job plays a game before it lets the other games' jobs have a turn.
+SLICE_SECONDS = 0.25
+# The lease a job holding a game renews each slice (the relay's is as long).
+LEASE_MS = 5_000
 TIMEOUT_BOT = "heuristic"
 FALLBACK_BOT = "random"
 _services: dict[tuple[int, str], GameService] = {}
 
 
-def advance_game(game_id: str, version: int | None) -> str:
-    """Play a bot's moves, or start a person's clock, if the game is still at ``version``.
+def advance_game(game_id: str, version: int | None = None, claimed: bool = False) -> str:
+    """Play the game's bot seats, or start a person's clock, holding the game's claim.
 
-    ``version`` None (a rescue by the relay's watchdog) means "as it is now".
+    ``claimed``: the relay (or the job before this one) gave this job the
+    game's claim (``workers.claims``). A job without it (made by an older
+    relay, or by hand) first takes the claim if it is free, and does
+    nothing if the game moved past ``version`` (None: "as it is now").
     """
     service = _service()
-    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id):
-        outcome = _advance(service, game_id, version)
+    job = get_current_job()
+    assert job is not None, "jobs run inside an RQ worker"
+    claims = Claims(_store(), service.keys)
+    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id, claims):
+        outcome = _start(service, claims, game_id, version, claimed, job.id)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
-    if outcome in SETTLED:
-        _store().zrem(service.keys.worker_leases(), game_id)
-    if outcome == "finished":
-        _enqueue_export(service, game_id)
-        _enqueue_tournament(service, game_id)
     return outcome
 
 
@@ -150,8 +157,9 @@ LOST_DEADLINE_MS = 10_000
 
 
 @contextlib.contextmanager
-def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
-    """An idempotency mismatch cannot heal by retrying: record it and fail loudly."""
+def _giving_up(service: GameService, game_id: str, claims: Claims | None = None) -> Iterator[None]:
+    """An idempotency mismatch cannot heal by retrying: record it and fail loudly
+    (and let go of the game, so that someone's next move makes a job again)."""
     try:
         yield
     except IdempotencyMismatch as error:
@@ -161,6 +169,8 @@ def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
         entry = {"game": game_id, "job": job.id if job else "", "error": str(error)}
         store.xadd(service.keys.job_dead_letters(), entry, maxlen=10_000, approximate=True)
         store.zrem(service.keys.worker_leases(), game_id)
+        if claims is not None and job is not None:
+            claims.drop(game_id, job.id)
         raise
 
 
@@ -178,22 +188,117 @@ def _gone_quietly(step: Callable[P, str]) -> Callable[P, str]:
 
 
 @_gone_quietly
-def _advance(service: GameService, game_id: str, version: int | None) -> str:
-    loaded = service.load(game_id)
-    if version is not None and loaded.version != version:
-        return "moved_on"
-    if loaded.state.phase == FINISHED:
-        return "finished"
-    seat = acting_seat(loaded.state)
-    assert seat is not None
-    seats = service.seat_info(game_id)
-    if seats[seat].kind == "bot":
-        played = seats[seat]
-        return Turn(service, game_id, seat).play(played.bot or FALLBACK_BOT, level=played.level)
-    settings = service.lobby.get(game_id).clock
-    if settings:
-        return start_clock(service, game_id, loaded, seat, settings)
-    return "waiting"
+def _start(
+    service: GameService,
+    claims: Claims,
+    game_id: str,
+    version: int | None,
+    claimed: bool,
+    job_id: str,
+) -> str:
+    if not claimed:
+        if version is not None and service.store.version(game_id) != version:
+            return "moved_on"
+        if not claims.acquire(game_id, job_id):
+            return "coalesced"  # the job holding the game will see what this one was for
+    elif not claims.refresh(game_id, job_id):
+        return "handed_over"  # the watchdog gave the game to another job meanwhile
+    return GameRun(service, claims, game_id, job_id).run()
+
+
+@dataclass
+class GameRun:
+    """What one bot job does while it holds a game (``workers.claims``).
+
+    It plays on through the bot seats, one after another (setup claims,
+    a bot's whole turn, the next bot's), on its process's cache of the
+    game, until a person must act, the game ends, or its time slice
+    (``SLICE_SECONDS``) is used up; then it hands the claim to a job of its
+    own in the ``continued`` queue, so games share the workers fairly and a
+    job for a game a person just moved in comes first. When the game waits
+    for a person (whose clock it starts) or is over, it lets go of the claim
+    unless the game moved meanwhile: a notification coalesced into this job
+    is never lost, the job plays on instead.
+    """
+
+    service: GameService
+    claims: Claims
+    game_id: str
+    job_id: str
+
+    def run(self) -> str:
+        until = time.monotonic() + SLICE_SECONDS
+        self._lease()
+        while True:
+            outcome, version = self._play(until)
+            if outcome == "sliced":
+                return self._continue_later()
+            if outcome == "finished":
+                _enqueue_export(self.service, self.game_id)
+                _enqueue_tournament(self.service, self.game_id)
+            if outcome in SETTLED:  # before letting go: a crash in between keeps the claim
+                _store().zrem(self.service.keys.worker_leases(), self.game_id)
+            if self.claims.release(self.game_id, self.job_id, version) != MOVED:
+                return outcome
+            self._lease()  # someone moved meanwhile: play on
+
+    def _play(self, until: float) -> tuple[str, int]:
+        """Play bot seats until a person must act, the game is over or ``until``
+        passes; the outcome, and the version it was decided at."""
+        try:
+            return self._play_seats(until)
+        except GameNotFound:  # deleted meanwhile (by an operator)
+            return "gone", 0
+
+    def _play_seats(self, until: float) -> tuple[str, int]:
+        service, game_id = self.service, self.game_id
+        fresh = True
+        bots: dict[tuple[str, str | None], Any] = {}
+        while True:
+            loaded = service.load(game_id) if fresh else service.load_cached(game_id)
+            if loaded.state.phase == FINISHED:
+                return "finished", loaded.version
+            seat = acting_seat(loaded.state)
+            assert seat is not None
+            seats = service.seat_info(game_id)
+            if seats[seat].kind != "bot":
+                settings = service.lobby.get(game_id).clock
+                if settings:
+                    return start_clock(service, game_id, loaded, seat, settings), loaded.version
+                return "waiting", loaded.version
+            if time.monotonic() >= until:
+                return "sliced", loaded.version
+            played = seats[seat]
+            turn = Turn(service, game_id, seat, bots=bots)
+            outcome = turn.play(
+                played.bot or FALLBACK_BOT, level=played.level, until=until, fresh=fresh
+            )
+            if outcome == "gone":
+                return "gone", 0
+            # After its own move this process holds the newest state; after a race
+            # (another process moved the game) it reads the head again.
+            fresh = outcome == "raced"
+
+    def _continue_later(self) -> str:
+        successor = new_job_id(self.game_id)
+        self._lease()
+        if not self.claims.hand_over(self.game_id, self.job_id, successor):
+            return "handed_over"
+        queue(_queue_connection(), self.service.keys, CONTINUED_QUEUE).enqueue(
+            advance_game,
+            self.game_id,
+            None,
+            True,
+            job_id=successor,
+            result_ttl=60,
+            failure_ttl=3600,
+        )
+        return "sliced"
+
+    def _lease(self) -> None:
+        """Tell the relay's watchdog this game is in hand (for ``LEASE_MS``)."""
+        leases = self.service.keys.worker_leases()
+        _store().zadd(leases, {self.game_id: clock.now_ms() + LEASE_MS})
 
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
@@ -285,29 +390,44 @@ def _schedule_deadline(
 
 @dataclass
 class Turn:
-    """The moves one job makes for one seat."""
+    """The moves one job makes for one seat.
+
+    ``bots`` keeps the bots a job made, by name and level, for the seats it
+    plays next (making one looks up the registry).
+    """
 
     service: GameService
     game_id: str
     seat: str
+    bots: dict[tuple[str, str | None], Any] = field(default_factory=dict)
 
-    def play(self, bot_name: str, reason: str | None = None, level: str | None = None) -> str:
+    def play(
+        self,
+        bot_name: str,
+        reason: str | None = None,
+        level: str | None = None,
+        *,
+        until: float | None = None,
+        fresh: bool = True,
+    ) -> str:
         """Let ``bot_name`` (at ``level``, if any) choose until the seat is no longer
-        the one to act."""
+        the one to act, or ``until`` (``time.monotonic``) passed ("sliced")."""
         try:
-            bot = bot_for(bot_name, level)
+            bot = self._bot(bot_name, level)
         except ValueError:
             log.error("game %s: seat %s has unknown bot %r", self.game_id, self.seat, bot_name)
             return self.fall_back(bot_name)
-        # The first move reads the game's head; after a move of its own this process
-        # holds the newest state, so the next is decided on it without a round trip
-        # (if anyone else moved the game meanwhile, the append refuses: "raced").
-        fresh = True
+        # The first move reads the game's head unless the caller knows this process
+        # holds the newest state; after a move of its own it does, so the next is
+        # decided on it without a round trip (if anyone else moved the game
+        # meanwhile, the append refuses: "raced").
         for _ in range(MAX_COMMANDS_PER_JOB):
             service = self.service
             loaded = service.load(self.game_id) if fresh else service.load_cached(self.game_id)
             if loaded.state.phase == FINISHED or acting_seat(loaded.state) != self.seat:
                 return "played"
+            if until is not None and time.monotonic() >= until:
+                return "sliced"
             try:
                 body, provenance = self._choose(bot, loaded, reason, level)
             except Exception:  # any bug in a bot: its seat must not stall the game
@@ -326,7 +446,13 @@ class Turn:
             except BotCommandRefused:
                 log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
                 return self.fall_back(bot_name)
-        return "paused"  # the next notification's job carries on
+        return "paused"  # the caller carries on
+
+    def _bot(self, name: str, level: str | None) -> Any:
+        bot = self.bots.get((name, level))
+        if bot is None:
+            bot = self.bots[name, level] = bot_for(name, level)
+        return bot
 
     def time_out(self, policy: str) -> str:
         loaded = self.service.load(self.game_id)
