@@ -52,15 +52,16 @@ from rq.exceptions import DuplicateJobError
 from riskcore.bots.levels import bot_for
 from riskcore.engine.legal import legal_actions
 from riskcore.errors import RiskError
-from riskcore.model.state import DEFEND, FINISHED
+from riskcore.model.state import DEFEND, FINISHED, State
 from riskcore.simulate import acting_seat, bot_rng
 from riskcore.views.seatview import SeatView
 from service import logs
 from service.clocks import clock_key_of
 from service.connections import store_client
 from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
-from service.games import CommandResult, GameService, Loaded
+from service.games import CommandResult, GameService, Loaded, Planned
 from service.keys import KeySpace
+from service.lobby import SeatInfo
 from service.settings import Settings
 from service.tournaments import Tournaments
 from workers import clock
@@ -77,6 +78,9 @@ from workers.queues import (
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
+# A run (commands appended at once) doubles from 1 up to this many commands.
+MAX_RUN_COMMANDS = 64
+FORFEIT_FOR_BROKEN_BOT = {"name": "clock", "policy": "bot_failed"}
 # How long one job plays a game before it lets the other games' jobs have a turn.
 SLICE_SECONDS = 0.25
 # The lease a job holding a game renews each slice (the relay's is as long).
@@ -253,7 +257,8 @@ class GameRun:
     def _play_seats(self, until: float) -> tuple[str, int]:
         service, game_id = self.service, self.game_id
         fresh = True
-        bots: dict[tuple[str, str | None], Any] = {}
+        size = 1  # commands in the next run: the first at once (a person may be watching)
+        bots: BotSeats | None = None
         while True:
             loaded = service.load(game_id) if fresh else service.load_cached(game_id)
             if loaded.state.phase == FINISHED:
@@ -268,16 +273,26 @@ class GameRun:
                 return "waiting", loaded.version
             if time.monotonic() >= until:
                 return "sliced", loaded.version
-            played = seats[seat]
-            turn = Turn(service, game_id, seat, bots=bots)
-            outcome = turn.play(
-                played.bot or FALLBACK_BOT, level=played.level, until=until, fresh=fresh
-            )
-            if outcome == "gone":
-                return "gone", 0
-            # After its own move this process holds the newest state; after a race
-            # (another process moved the game) it reads the head again.
-            fresh = outcome == "raced"
+            if bots is None:
+                bots = BotSeats(service, game_id, loaded.seed, seats)
+            bots.start(size, until)
+            try:
+                run = service.run(game_id, loaded, bots, max_commands=size)
+            except VersionConflict:
+                if not service.store.exists(game_id):
+                    return "gone", 0
+                fresh, size = True, 1  # someone else moved the game: decide again on it
+                continue
+            except IdempotencyMismatch:
+                if service.store.version(game_id) <= loaded.version:
+                    raise  # the key is taken but the game did not move: it never will
+                fresh, size = True, 1  # a job at the same version chose otherwise, and won
+                continue
+            if run.refused is not None:
+                bots.refused(*run.refused)
+            # After its own append this process holds the newest state.
+            fresh = run.appended is None or run.appended.replayed
+            size = min(2 * size, MAX_RUN_COMMANDS)
 
     def _continue_later(self) -> str:
         successor = new_job_id(self.game_id)
@@ -389,45 +404,121 @@ def _schedule_deadline(
 
 
 @dataclass
-class Turn:
-    """The moves one job makes for one seat.
+class BotSeats:
+    """Chooses the bot seats' commands of a run (``GameService.run``).
 
-    ``bots`` keeps the bots a job made, by name and level, for the seats it
-    plays next (making one looks up the registry).
+    Called with the run's state and version, it names the next command: the
+    acting seat's bot's choice, or None to end the run (a person must act,
+    the game is over, the run holds ``limit`` commands, or the slice ended).
+    A bot that raises or picks an illegal command is logged and its seat
+    falls back for the rest of the job: to the random bot, or to resigning
+    when the game's clock forfeits or the random bot was the one that failed.
     """
 
     service: GameService
     game_id: str
-    seat: str
-    bots: dict[tuple[str, str | None], Any] = field(default_factory=dict)
+    seed: bytes
+    seats: dict[str, SeatInfo]
+    limit: int = 1
+    until: float = 0.0
+    chosen: int = 0
+    # seat -> (the name it was made by, the bot or None for "resign", provenance extras)
+    _bots: dict[str, tuple[str, Any, dict[str, Any]]] = field(default_factory=dict)
 
-    def play(
-        self,
-        bot_name: str,
-        reason: str | None = None,
-        level: str | None = None,
-        *,
-        until: float | None = None,
-        fresh: bool = True,
-    ) -> str:
+    def start(self, limit: int, until: float) -> None:
+        self.limit, self.until, self.chosen = limit, until, 0
+
+    def __call__(self, state: State, version: int) -> Planned | None:
+        if self.chosen >= self.limit or (self.chosen and time.monotonic() >= self.until):
+            return None
+        if state.phase == FINISHED:
+            return None
+        seat = acting_seat(state)
+        if seat is None or self.seats[seat].kind != "bot":
+            return None
+        self.chosen += 1
+        return self._choose(seat, state, version)
+
+    def refused(self, planned: Planned, error: Exception) -> None:
+        """The rules refused what the seat's bot chose: fall back."""
+        name, bot, _ = self._bot(planned.seat)
+        if bot is None:  # even resigning was refused: nothing else to try
+            raise BotCommandRefused(f"{planned.body!r} refused: {error}")
+        log.error(
+            "game %s: bot %r chose an illegal command for %s: %s",
+            self.game_id,
+            name,
+            planned.seat,
+            error,
+        )
+        self._fall_back(planned.seat, name)
+
+    def _choose(self, seat: str, state: State, version: int) -> Planned:
+        while True:
+            name, bot, extras = self._bot(seat)
+            if bot is None:
+                resign = {"type": "resign"}
+                return Planned(seat, resign, server_key(version), FORFEIT_FOR_BROKEN_BOT)
+            rng = bot_rng(self.seed, self.game_id, seat, version)
+            started = time.perf_counter()
+            try:
+                body = bot.choose(SeatView(state, seat), legal_actions(state, seat), rng)
+            except Exception:  # any bug in a bot: its seat must not stall the game
+                log.exception("game %s: bot %r raised for %s", self.game_id, name, seat)
+                self._fall_back(seat, name)
+                continue
+            thought = round((time.perf_counter() - started) * 1000, 1)
+            provenance = {"name": bot.name, "version": bot.version, "ms": thought, **extras}
+            return Planned(seat, body, server_key(version), provenance)
+
+    def _bot(self, seat: str) -> tuple[str, Any, dict[str, Any]]:
+        made = self._bots.get(seat)
+        if made is None:
+            info = self.seats[seat]
+            name = info.bot or FALLBACK_BOT
+            try:
+                bot = bot_for(name, info.level)
+            except ValueError:
+                log.error("game %s: seat %s has unknown bot %r", self.game_id, seat, name)
+                self._fall_back(seat, name)
+                return self._bots[seat]
+            made = self._bots[seat] = (name, bot, {"level": info.level} if info.level else {})
+        return made
+
+    def _fall_back(self, seat: str, failed: str) -> None:
+        policy = (self.service.lobby.get(self.game_id).clock or {}).get("on_timeout")
+        if policy == "forfeit" or failed == FALLBACK_BOT:
+            self._bots[seat] = (failed, None, {})
+        else:
+            fallback = bot_for(FALLBACK_BOT, None)
+            self._bots[seat] = (FALLBACK_BOT, fallback, {"reason": f"fallback for {failed}"})
+
+
+@dataclass
+class Turn:
+    """The moves one job makes for one seat."""
+
+    service: GameService
+    game_id: str
+    seat: str
+
+    def play(self, bot_name: str, reason: str | None = None, level: str | None = None) -> str:
         """Let ``bot_name`` (at ``level``, if any) choose until the seat is no longer
-        the one to act, or ``until`` (``time.monotonic``) passed ("sliced")."""
+        the one to act."""
         try:
-            bot = self._bot(bot_name, level)
+            bot = bot_for(bot_name, level)
         except ValueError:
             log.error("game %s: seat %s has unknown bot %r", self.game_id, self.seat, bot_name)
             return self.fall_back(bot_name)
-        # The first move reads the game's head unless the caller knows this process
-        # holds the newest state; after a move of its own it does, so the next is
-        # decided on it without a round trip (if anyone else moved the game
-        # meanwhile, the append refuses: "raced").
+        # The first move reads the game's head; after a move of its own this process
+        # holds the newest state, so the next is decided on it without a round trip
+        # (if anyone else moved the game meanwhile, the append refuses: "raced").
+        fresh = True
         for _ in range(MAX_COMMANDS_PER_JOB):
             service = self.service
             loaded = service.load(self.game_id) if fresh else service.load_cached(self.game_id)
             if loaded.state.phase == FINISHED or acting_seat(loaded.state) != self.seat:
                 return "played"
-            if until is not None and time.monotonic() >= until:
-                return "sliced"
             try:
                 body, provenance = self._choose(bot, loaded, reason, level)
             except Exception:  # any bug in a bot: its seat must not stall the game
@@ -446,13 +537,7 @@ class Turn:
             except BotCommandRefused:
                 log.exception("game %s: bot %r chose an illegal command", self.game_id, bot_name)
                 return self.fall_back(bot_name)
-        return "paused"  # the caller carries on
-
-    def _bot(self, name: str, level: str | None) -> Any:
-        bot = self.bots.get((name, level))
-        if bot is None:
-            bot = self.bots[name, level] = bot_for(name, level)
-        return bot
+        return "paused"  # the next notification's job carries on
 
     def time_out(self, policy: str) -> str:
         loaded = self.service.load(self.game_id)
