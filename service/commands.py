@@ -164,15 +164,16 @@ class Commands:
         append names ``loaded``'s version, so it is refused with VersionConflict
         if anyone moved the game meanwhile (a person's command, another job):
         nothing of the run is stored, and the caller decides again on the new
-        state. Its idempotency key is the first command's; a retried run is
-        recognised by the fingerprint of all its commands. A command the rules
+        state. Its idempotency key is the first command's, so a rival deciding
+        the same version is refused; the store's own retry of a dropped call is
+        recognised by the batch's digest. A command the rules
         refuse ends the run before it (``RunResult.refused``); those before it
         are appended.
         """
         state = loaded.state.copy()
         version = loaded.version
         batch: list[Envelope] = []
-        fingerprints: list[bytes] = []
+        fingerprint: bytes | None = None
         kinds: list[str] = []
         first: Planned | None = None
         refused: tuple[Planned, RiskError] | None = None
@@ -197,7 +198,8 @@ class Commands:
                 command=request,
                 bot=planned.bot,
             )
-            fingerprints.append(request_fingerprint(planned.seat, request))
+            if first is None:
+                fingerprint = request_fingerprint(planned.seat, request)
             kinds.append(command.TYPE)
             if first is None:
                 first = planned
@@ -207,7 +209,11 @@ class Commands:
         if first is None:
             return RunResult(None, 0, refused)
         key = stored_idempotency_key(first.seat, None, first.server_key)
-        result = self._append(game_id, loaded, state, batch, key, _run_fingerprint(fingerprints))
+        # A run of one command is that command's request, as a lone ``execute`` of it
+        # under the same key would be; a longer one is its batch (the store's digest).
+        if len(kinds) > 1:
+            fingerprint = None
+        result = self._append(game_id, loaded, state, batch, key, fingerprint)
         for kind in kinds:
             self._observer.command(kind, "replayed" if result.replayed else "accepted")
         return RunResult(result, len(kinds), refused)
@@ -310,15 +316,6 @@ def request_fingerprint(seat: str, command: dict[str, Any]) -> bytes:
     """What makes two requests the same for an idempotency key: the seat and the command,
     not the events (a retry decided again has new timestamps, so new bytes)."""
     return hashlib.sha256(canonical({"seat": seat, "command": command})).digest()
-
-
-def _run_fingerprint(fingerprints: Sequence[bytes]) -> bytes:
-    """A run of one command is that command's request (so a run and a lone ``execute``
-    of the same command under the same key are the same request); a longer run, all
-    of its commands in order."""
-    if len(fingerprints) == 1:
-        return fingerprints[0]
-    return hashlib.sha256(b"run/" + b"".join(fingerprints)).digest()
 
 
 def _decide(

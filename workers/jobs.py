@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -424,6 +425,7 @@ class BotSeats:
     chosen: int = 0
     # seat -> (the name it was made by, the bot or None for "resign", provenance extras)
     _bots: dict[str, tuple[str, Any, dict[str, Any]]] = field(default_factory=dict)
+    _rng: random.Random = field(default_factory=random.Random)  # seeded again per command
 
     def start(self, limit: int, until: float) -> None:
         self.limit, self.until, self.chosen = limit, until, 0
@@ -459,7 +461,7 @@ class BotSeats:
             if bot is None:
                 resign = {"type": "resign"}
                 return Planned(seat, resign, server_key(version), FORFEIT_FOR_BROKEN_BOT)
-            rng = bot_rng(self.seed, self.game_id, seat, version)
+            rng = bot_rng(self.seed, self.game_id, seat, version, reuse=self._rng)
             started = time.perf_counter()
             try:
                 body = bot.choose(SeatView(state, seat), legal_actions(state, seat), rng)
