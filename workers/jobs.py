@@ -272,7 +272,7 @@ class GameRun:
                 if settings:
                     return start_clock(service, game_id, loaded, seat, settings), loaded.version
                 return "waiting", loaded.version
-            if time.monotonic() >= until:
+            if bots is not None and time.monotonic() >= until:  # after one run at least
                 return "sliced", loaded.version
             if bots is None:
                 bots = BotSeats(service, game_id, loaded.seed, seats)
