@@ -28,9 +28,11 @@ keys afterwards).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import resource
 import signal
 import socket
 import statistics
@@ -111,9 +113,30 @@ class Stack:
                 process.wait(5)
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of ``pid`` and every process under it, from /proc
+    (Linux; 0 elsewhere): to show where a window's work went."""
+    try:
+        stats = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    except OSError:
+        return 0.0
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += stats.get(current, (0, 0))[1]
+        todo += [child for child, (parent, _) in stats.items() if parent == current]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def in_process(games: int, seed: int) -> dict[str, Any]:
     """``risk simulate`` with 4 random bots, as a user runs it."""
     args = ["simulate", "--players", "4", "--bot", "random", "--games", str(games)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [*RISK, *args, "--seed", str(seed), "--json"],
         cwd=ROOT,
@@ -122,9 +145,12 @@ def in_process(games: int, seed: int) -> dict[str, Any]:
         text=True,
     ).stdout
     summary = json.loads(out)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return {
         "games": games,
         "seconds": summary["seconds"],
+        "cpu_seconds": round(used, 2),  # the whole process: start-up and imports too
         "commands_per_second": summary["commands_per_second"],
         "mean_commands_per_game": summary["mean_commands_per_game"],
     }
@@ -146,6 +172,7 @@ def through_workers(
     keys = KeySpace(prefix)
     running = [_create(stack) for _ in range(games)]
     every = list(running)
+    cpu_before = _cpu(stack, store)
     started_ms = time.time() * 1000
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -156,6 +183,7 @@ def through_workers(
                 running[index] = _create(stack)
                 every.append(running[index])
     ended_ms = time.time() * 1000
+    cpu = {name: round(after - cpu_before[name], 1) for name, after in _cpu(stack, store).items()}
     commands = sum(_commands_recorded(store, keys, game, started_ms, ended_ms) for game in every)
     elapsed = (ended_ms - started_ms) / 1000
     return {
@@ -164,6 +192,17 @@ def through_workers(
         "games_started": len(every),
         "commands": commands,
         "commands_per_second": round(commands / elapsed),
+        "cpu_seconds": cpu,
+    }
+
+
+def _cpu(stack: Stack, store: redis.Redis) -> dict[str, float]:
+    """CPU seconds used so far by the API, the workers (with their relays) and Redis."""
+    info: Any = store.info("cpu")
+    return {
+        "api": cpu_seconds(stack.processes[0].pid),
+        "workers": sum(cpu_seconds(p.pid) for p in stack.processes[1:]),
+        "redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
     }
 
 

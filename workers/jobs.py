@@ -91,20 +91,23 @@ FALLBACK_BOT = "random"
 _services: dict[tuple[int, str], GameService] = {}
 
 
-def advance_game(game_id: str, version: int | None = None, claimed: bool = False) -> str:
+def advance_game(
+    game_id: str, version: int | None = None, claimed: bool = False, continued: bool = False
+) -> str:
     """Play the game's bot seats, or start a person's clock, holding the game's claim.
 
     ``claimed``: the relay (or the job before this one) gave this job the
     game's claim (``workers.claims``). A job without it (made by an older
     relay, or by hand) first takes the claim if it is free, and does
     nothing if the game moved past ``version`` (None: "as it is now").
+    ``continued``: made by the job before this one when its slice ended.
     """
     service = _service()
     job = get_current_job()
     assert job is not None, "jobs run inside an RQ worker"
     claims = Claims(_store(), service.keys)
     with logs.context(game_id=game_id, version=version), _giving_up(service, game_id, claims):
-        outcome = _start(service, claims, game_id, version, claimed, job.id)
+        outcome = _start(service, claims, game_id, version, claimed, job.id, continued)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
     return outcome
 
@@ -200,6 +203,7 @@ def _start(
     version: int | None,
     claimed: bool,
     job_id: str,
+    continued: bool = False,
 ) -> str:
     if not claimed:
         if version is not None and service.store.version(game_id) != version:
@@ -208,7 +212,7 @@ def _start(
             return "coalesced"  # the job holding the game will see what this one was for
     elif not claims.refresh(game_id, job_id):
         return "handed_over"  # the watchdog gave the game to another job meanwhile
-    return GameRun(service, claims, game_id, job_id).run()
+    return GameRun(service, claims, game_id, job_id, continued=continued).run()
 
 
 @dataclass
@@ -230,6 +234,9 @@ class GameRun:
     claims: Claims
     game_id: str
     job_id: str
+    # A job that continues one whose slice ended plays no first move a person may be
+    # waiting to see: its runs start long.
+    continued: bool = False
 
     def run(self) -> str:
         until = time.monotonic() + SLICE_SECONDS
@@ -258,7 +265,9 @@ class GameRun:
     def _play_seats(self, until: float) -> tuple[str, int]:
         service, game_id = self.service, self.game_id
         fresh = True
-        size = 1  # commands in the next run: the first at once (a person may be watching)
+        # Commands in the next run: the first at once (a person may be watching), then
+        # twice as many each time.
+        size = MAX_RUN_COMMANDS if self.continued else 1
         bots: BotSeats | None = None
         while True:
             loaded = service.load(game_id) if fresh else service.load_cached(game_id)
@@ -304,6 +313,7 @@ class GameRun:
             advance_game,
             self.game_id,
             None,
+            True,
             True,
             job_id=successor,
             result_ttl=60,

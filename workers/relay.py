@@ -53,7 +53,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
-from rq.job import JobStatus
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from service.keys import KeySpace
 from service.store import Client, Notification
@@ -174,10 +175,15 @@ class Relay:
         return len(expired)
 
     def _waiting(self, job_id: str | None) -> bool:
+        """Whether the job holding a game is still on its way to a worker (in any queue:
+        a continued job waits in another one than the relay's)."""
         if job_id is None:
             return False
-        job = self.queue.fetch_job(job_id)
-        return job is not None and job.get_status(refresh=False) in WAITING
+        try:
+            job = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
+        except NoSuchJobError:
+            return False
+        return job.get_status(refresh=False) in WAITING
 
     def beat(self) -> None:
         """Say this relay is alive (at most once per ``HEARTBEAT_MS``)."""

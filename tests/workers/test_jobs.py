@@ -644,20 +644,32 @@ def test_a_job_that_used_its_slice_waits_behind_new_work(
 
 
 def test_the_watchdog_leaves_a_job_waiting_in_its_queue_alone(
-    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """100 busy games can keep a job queued longer than a lease: that is no loss, and
     making a second job for its game would only double the work."""
     seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    claims = Claims(redis, keys)
     with freeze_time("2026-11-29 12:00:00") as frozen:
         game = service.create(seats=seats).info.game_id
         relay.run_once(block_ms=1)
-        holder = Claims(redis, keys).holder(game)
+        holder = claims.holder(game)
         frozen.tick(6)
         assert relay.rescue() == 1  # its lease ran out ...
         assert relay.stats.rescued == 0  # ... but its job still waits: more time, no job
         assert queue(redis, keys).get_job_ids() == [holder]
         assert redis.zscore(keys.worker_leases(), game) is not None
+        monkeypatch.setattr(jobs, "SLICE_SECONDS", 0.0)
+        work_one(redis, keys)  # one run, then the game waits in the continued queue
+        continued = queue(redis, keys, CONTINUED_QUEUE).get_job_ids()
+        assert continued == [claims.holder(game)]
+        frozen.tick(6)
+        assert relay.rescue() == 1 and relay.stats.rescued == 0
+        assert queue(redis, keys, CONTINUED_QUEUE).get_job_ids() == continued
 
 
 def test_a_game_whose_job_died_running_is_taken_over_by_the_watchdog(
