@@ -6,14 +6,18 @@ which runs the relay too), with ``--worker-processes`` workers (2), then in
 each of ``--rounds`` rounds (5):
 
 - in process: ``risk simulate`` plays ``--simulated`` (20) 4-player games of random
-  bots in one process (commands/s from its own JSON);
+  bots in one process (commands/s from its own JSON), just before the window
+  and again just after it (the mean of the two);
 - through the workers: ``--games`` (100) games of 4 random bots, created over
   HTTP, run at once for ``--seconds`` (60), each finished game replaced by a
   new one; commands/s is the commands their records hold (the envelopes
   carrying one) with a server time inside the window;
 
 and the round's ratio, workers' commands/s over in-process commands/s. The
-figure is the median of the rounds' ratios. Both sides play the same bots
+figure is the median of the rounds' ratios. Each round also shows the CPU
+seconds the API, the workers (with their relays) and Redis used in the
+window, and ``exports_waiting``: finished games whose record is still to be
+built (``workers.jobs.export_record`` runs when no bot job waits). Both sides play the same bots
 on the same board; the games differ (the server draws its own seeds), so
 commands/s, not games/s, is compared.
 
@@ -44,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from rq import Queue
 
 from service.http_json import call
 
@@ -183,6 +188,7 @@ def through_workers(
                 running[index] = _create(stack)
                 every.append(running[index])
     ended_ms = time.time() * 1000
+    exports = Queue(f"{keys.rq_prefix()}exports", connection=store).count
     cpu = {name: round(after - cpu_before[name], 1) for name, after in _cpu(stack, store).items()}
     commands = sum(_commands_recorded(store, keys, game, started_ms, ended_ms) for game in every)
     elapsed = (ended_ms - started_ms) / 1000
@@ -193,6 +199,7 @@ def through_workers(
         "commands": commands,
         "commands_per_second": round(commands / elapsed),
         "cpu_seconds": cpu,
+        "exports_waiting": exports,
     }
 
 
@@ -239,12 +246,25 @@ def main() -> None:
     rounds = []
     try:
         for number in range(args.rounds):
-            alone = in_process(args.simulated, seed=number * args.simulated)
+            # In process just before and just after the window: on a shared machine
+            # the load moves within a minute, and a short run alone catches one moment.
+            before = in_process(args.simulated, seed=2 * number * args.simulated)
             piped = through_workers(stack, store, prefix, args.games, args.seconds)
-            ratio = piped["commands_per_second"] / alone["commands_per_second"]
-            rounds.append({"in_process": alone, "workers": piped, "ratio": round(ratio, 3)})
+            after = in_process(args.simulated, seed=(2 * number + 1) * args.simulated)
+            alone = statistics.mean([before["commands_per_second"], after["commands_per_second"]])
+            ratio = piped["commands_per_second"] / alone
+            rounds.append(
+                {
+                    "in_process": [before, after],
+                    "in_process_commands_per_second": round(alone),
+                    "workers": piped,
+                    "ratio": round(ratio, 3),
+                }
+            )
     finally:
         stack.stop()
+        for name in ("games", "clocks", "continued", "exports"):  # jobs left waiting
+            Queue(f"{prefix}.{name}", connection=store).empty()
         for key in store.scan_iter(match=f"{prefix}*", count=1000):
             store.delete(key)
     result = {

@@ -1,12 +1,12 @@
 """RQ jobs: bot turns and turn clocks. Each takes ids and versions only.
 
-A job re-reads the game and does nothing if the game has moved past the
-version it was made for, so running one twice (a re-delivered notification,
-a retry after a worker died) is harmless. Every command a job makes goes
-through ``GameService.execute``, the path the API uses, with the version
-it was decided at and a server key derived from seat and version (in the
-server's own namespace, which no client's Idempotency-Key reaches): if two
-jobs race, one append wins and the other is told it was replayed.
+A job reads the game as it is when it runs, so running one twice (a
+re-delivered notification, a retry after a worker died) is harmless. Every
+command a job makes goes through ``GameService`` (``run`` for the bots'
+runs, ``execute`` for a clock's), the path the API's commands take, with the
+version it was decided at and a server key derived from seat and version (in
+the server's own namespace, which no client's Idempotency-Key reaches): if
+two jobs race, one append wins and the other reads the game again.
 
 A game deleted while a job works on it ends the job as ``gone``, quietly.
 A job that meets an idempotency mismatch while the game has not moved (its
@@ -15,10 +15,14 @@ only the server makes these keys; a rival job that chose otherwise at the
 same version and won is a mere race) gives up for good:
 it logs the error, writes the game to the jobs' dead letters
 (``KeySpace.job_dead_letters``, counted in ``/metrics``), drops the game's
-lease so the relay's watchdog does not retry it, and fails in RQ.
+lease so the relay's watchdog does not retry it, lets go of the game's
+claim, and fails in RQ.
 
-* ``advance_game(game_id, version)`` runs after every append (the relay
-  enqueues it): if a bot must act, it plays; if a person must act and the
+* ``advance_game(game_id, version, claimed, continued)``: the relay enqueues
+  one per game at a time (``workers.claims``), holding the game's claim. It
+  plays the bot seats (``GameRun``: runs of commands appended at once, on
+  through one bot seat after another, for a time slice, then a job of its
+  own in the ``continued`` queue carries on); when a person must act and the
   game has a clock, it sets the deadline and schedules ``enforce_deadline``
   (and keeps the game's lease until 10 s after the deadline: if that job is
   lost with a killed worker, the relay's watchdog wakes the game and the
@@ -29,11 +33,14 @@ lease so the relay's watchdog does not retry it, and fails in RQ.
 * ``advance_tournament(tournament_id)`` runs when a game of a tournament
   finishes: it records the game and starts the tournament's next ones.
 * ``export_record(game_id)`` builds a finished game's record once, so its
-  download (``service.records``) is instant even for a long game.
+  download (``service.records``) is instant even for a long game. It waits
+  in the ``exports`` queue, which workers take from last: building a record
+  costs about as much as playing the game did, and a download that comes
+  first builds the record itself.
 
 A bot that raises or picks an illegal command is logged, and the seat falls
-back to the timeout policy (the random bot if the game has no clock), so one
-broken bot cannot stall a game.
+back to the random bot (or resigns, when the game's clock forfeits or the
+random bot was what failed), so one broken bot cannot stall a game.
 """
 
 from __future__ import annotations
@@ -70,6 +77,7 @@ from workers.claims import MOVED, Claims, new_job_id
 from workers.queues import (
     CLOCKS_QUEUE,
     CONTINUED_QUEUE,
+    EXPORTS_QUEUE,
     deadline_job_id,
     export_job_id,
     queue,
@@ -80,7 +88,7 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
 # A run (commands appended at once) doubles from 1 up to this many commands.
-MAX_RUN_COMMANDS = 64
+MAX_RUN_COMMANDS = 256
 FORFEIT_FOR_BROKEN_BOT = {"name": "clock", "policy": "bot_failed"}
 # How long one job plays a game before it lets the other games' jobs have a turn.
 SLICE_SECONDS = 0.25
@@ -150,7 +158,7 @@ def export_record(game_id: str) -> str:
 
 def _enqueue_export(service: GameService, game_id: str) -> None:
     with contextlib.suppress(DuplicateJobError):
-        queue(_queue_connection(), service.keys).enqueue(
+        queue(_queue_connection(), service.keys, EXPORTS_QUEUE).enqueue(
             export_record, game_id, job_id=export_job_id(game_id), unique=True, result_ttl=60
         )
 

@@ -21,8 +21,11 @@ CLOCKS_QUEUE = "clocks"
 # from it only when the other two are empty, so a game a person just moved in, a
 # new game or a deadline never waits behind every all-bot game's next slice.
 CONTINUED_QUEUE = "continued"
+# Building finished games' records (``workers.jobs.export_record``): last, since a
+# download builds a record that is not ready yet itself, while a game in play waits.
+EXPORTS_QUEUE = "exports"
 # The order a worker takes jobs in.
-WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE)
+WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE, EXPORTS_QUEUE)
 
 
 def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:

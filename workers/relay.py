@@ -55,6 +55,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 
 from service.keys import KeySpace
 from service.store import Client, Notification
@@ -180,7 +181,7 @@ class Relay:
         if job_id is None:
             return False
         try:
-            job = Job.fetch(job_id, connection=self.queue.connection, serializer=self.queue.serializer)
+            job = Job.fetch(job_id, connection=self.queue.connection, serializer=JSONSerializer)
         except NoSuchJobError:
             return False
         return job.get_status(refresh=False) in WAITING
