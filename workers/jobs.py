@@ -285,6 +285,9 @@ class GameRun:
             assert seat is not None
             seats = service.seat_info(game_id)
             if seats[seat].kind != "bot":
+                if not fresh:  # a person's turn: be sure of it before starting their clock
+                    fresh = True
+                    continue
                 settings = service.lobby.get(game_id).clock
                 if settings:
                     return start_clock(service, game_id, loaded, seat, settings), loaded.version
