@@ -196,6 +196,14 @@ class KeySpace:
         """Sorted set of every tournament id by creation time (ms)."""
         return f"{self.prefix}:tournaments"
 
+    def running_tournaments(self) -> str:
+        """Set of the tournaments still running: the relay's sweep advances each again."""
+        return f"{self.prefix}:tournaments:running"
+
+    def tournament_sweep(self) -> str:
+        """Held (``SET NX PX``) by the relay that sweeps the tournaments this window."""
+        return f"{self.prefix}:tournaments:sweep"
+
     # -- the workers' records (workers.relay, workers.jobs) -------------------
 
     def relay_dead_letters(self) -> str:

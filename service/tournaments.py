@@ -218,6 +218,7 @@ class Tournaments:
             },
         )
         pipe.zadd(self.keys.tournaments(), {tournament_id: spec.created_ms})
+        pipe.sadd(self.keys.running_tournaments(), tournament_id)
         pipe.execute()
         self.advance(tournament_id)
         return Created(self.document(tournament_id), tokens)
@@ -235,7 +236,9 @@ class Tournaments:
     def _advance(self, tournament_id: str, keys: TournamentKeys) -> str:
         spec, status, hashes = self._spec(tournament_id)
         if status == DONE:
+            self._client.srem(self.keys.running_tournaments(), tournament_id)
             return "finished"
+        self._client.sadd(self.keys.running_tournaments(), tournament_id)  # (older ones too)
         started = _decoded(self._client.hgetall(keys.games))
         results = _decoded(self._client.hgetall(keys.results))
         changed = False
@@ -263,6 +266,7 @@ class Tournaments:
             self._client.xadd(keys.feed, entry, maxlen=FEED_LENGTH, approximate=True)
         if finished:
             self._client.hset(keys.info, "status", DONE)
+            self._client.srem(self.keys.running_tournaments(), tournament_id)
             return "finished"
         return RUNNING
 

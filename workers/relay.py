@@ -53,7 +53,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
-from rq.exceptions import NoSuchJobError
+from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
@@ -66,6 +66,9 @@ log = logging.getLogger(__name__)
 GROUP = "relay"
 # By name, so the relay does not import the engine and bots the jobs need.
 ADVANCE_GAME = "workers.jobs.advance_game"
+ADVANCE_TOURNAMENT = "workers.jobs.advance_tournament"
+# How often the running tournaments are advanced again, by one relay of all.
+SWEEP_MS = 30_000
 
 
 @dataclass
@@ -211,6 +214,7 @@ class Relay:
                 if rounds % 4 == 0:  # about every 2 s
                     self.rescue()
                     self.reclaim()
+                    self.sweep_tournaments()
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 # The store or RQ's Redis restarting: wait and retry; what was
                 # read stays pending and is reclaimed, never dead-lettered for it.
@@ -223,6 +227,33 @@ class Relay:
                 self.stats.regrouped += 1
                 groups_missing = True
                 self._last_beat_ms = 0  # the heartbeats went with the data
+
+    def sweep_tournaments(self) -> int:
+        """Advance every running tournament again, once per ``SWEEP_MS`` over all relays.
+
+        A tournament moves on when one of its games ends (``advance_tournament``);
+        one whose advance failed for good (retries spent in a Redis outage), or
+        whose running games an operator deleted, would otherwise wait forever.
+        An advance is idempotent and locked, so a sweep that finds nothing to do
+        does nothing. Returns how many were enqueued.
+        """
+        sweep = self.keys.tournament_sweep()
+        if not self.redis.set(sweep, self.consumer, nx=True, px=SWEEP_MS):
+            return 0
+        enqueued = 0
+        for raw in self.redis.smembers(self.keys.running_tournaments()):
+            tournament_id = _text(raw)
+            with contextlib.suppress(DuplicateJobError):  # the last sweep's still waits
+                self.queue.enqueue(
+                    ADVANCE_TOURNAMENT,
+                    tournament_id,
+                    job_id=f"tournament-sweep-{tournament_id}",
+                    unique=True,
+                    result_ttl=0,
+                    failure_ttl=3600,
+                )
+                enqueued += 1
+        return enqueued
 
     def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:

@@ -248,3 +248,25 @@ def test_a_tournament_holds_its_parallel_games_of_its_creators_quota(
     tid = running.json["tournament"]["tournament_id"]
     redis.hset(KeySpace(settings.key_prefix).tournament(tid).info, "status", "finished")
     assert quota.post("/v1/tournaments", json=body | {"parallel": 4}).status_code == 201
+
+
+def test_the_relays_sweep_moves_on_a_tournament_whose_only_game_was_deleted(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay, service: GameService
+) -> None:
+    """A tournament advances when one of its games ends; one whose running game an
+    operator deleted (no end, so no advance) would wait forever without the relay's
+    sweep, which advances every running tournament again, one relay per window."""
+    created = create(api, players=3, format="games_per_pairing", games=2, parallel=1)
+    tid = created["tournament_id"]
+    service.delete(created["games"][0]["game_id"])
+    drive(redis, key_prefix, relay)
+    stuck = api.get(f"/v1/tournaments/{tid}").json
+    assert [g["status"] for g in stuck["games"]] == ["running", "scheduled"]  # waits forever
+    assert relay.sweep_tournaments() == 1
+    assert relay.sweep_tournaments() == 0  # this window is swept
+    drive(redis, key_prefix, relay)
+    done = api.get(f"/v1/tournaments/{tid}").json
+    assert done["status"] == "finished" and done["games_finished"] == 2
+    assert not redis.sismember(KeySpace(key_prefix).running_tournaments(), tid)
+    redis.delete(KeySpace(key_prefix).tournament_sweep())
+    assert relay.sweep_tournaments() == 0  # nothing runs: nothing to sweep
