@@ -170,6 +170,16 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "move_leader": _command(
         "move_leader", source=_territory(required=True), target=_territory(required=True)
     ),
+    "play_adventure": _command(
+        "play_adventure",
+        adventure=_int(required=True),
+        source=_territory(allow_none=True),
+        target=_territory(allow_none=True),
+    ),
+    "claim_adventure": _command(
+        "claim_adventure", adventure=_int(required=True), territory=_territory(allow_none=True)
+    ),
+    "discard_adventure": _command("discard_adventure", adventure=_int(required=True)),
     "bribe": _command(
         "bribe",
         neutral=fields.String(required=True, validate=validate.Length(min=1, max=16)),
