@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -940,3 +941,18 @@ def unseen(state: State, seat: str) -> list[int]:
     for played in data.get("adventure_played", {}).values():
         known |= set(played)
     return [n for n in deck_of(state).numbers() if n not in known]
+
+
+def deal_unseen(real: State, state: State, seat: str, rng: random.Random) -> None:
+    """A bot's guess: the other hands (their counts are public) and the pile, dealt at
+    random from the cards ``seat`` cannot place (``SeatView.determinize``)."""
+    cards = unseen(real, seat)
+    rng.shuffle(cards)
+    hands: dict[str, list[int]] = {}
+    for holder, held in real.adventure_hands.items():
+        if holder == seat:
+            hands[holder] = list(held)
+        else:
+            hands[holder], cards = cards[: len(held)], cards[len(held) :]
+    state.adventure_hands = hands
+    state.adventure_deck = cards

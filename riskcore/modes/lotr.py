@@ -34,6 +34,7 @@ evil side (two players add a neutral army, as in ``riskcore.modes.middle_earth``
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -686,6 +687,9 @@ class LordOfTheRings(GameMode):
         return super().outcome(state)
 
     # Views -------------------------------------------------------------------------
+
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        adventure.deal_unseen(real, state, seat, rng)
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         path = state.board.path

@@ -264,6 +264,7 @@ class SeatView:
                 state.hands[hand_id], unseen = unseen[:count], unseen[count:]
         state.hands = {hand_id: state.hands.get(hand_id, []) for hand_id in s.hands}
         state.deck = unseen
+        s.mode.deal_unseen(s, state, self.seat, rng)
         return state
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,7 @@ from riskcore.modes.lotr import LeaderPlaced, MoveLeader, PlaceLeader, score_tab
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
+from riskcore.views.seatview import SeatView
 from riskcore.views.view import redact, view
 from tests.riskcore.helpers import Game, new, setup_policy
 from tests.riskcore.test_lotr import P1, P2, attacking, lotr, to_fortify
@@ -590,3 +592,25 @@ def test_games_with_adventure_cards_finish_replay_and_verify(n: int) -> None:
     assert tampered != lines[at]
     bad = "\n".join([*lines[:at], tampered, *lines[at + 1 :]]) + "\n"
     assert not verify_text(bad).ok
+
+
+def test_a_bots_guess_deals_the_unseen_adventure_cards_from_its_view_only() -> None:
+    """Counts are public, the cards are not: a determinised world keeps the seat's own
+    hand, gives every other hand its count, and never reads another's cards."""
+    game = _set_up(3)
+    s = game.state
+    seat, other, _ = s.order
+    world = SeatView(s, seat).determinize(random.Random(5))
+    assert world.adventure_hands[seat] == s.adventure_hands[seat]
+    assert {p: len(h) for p, h in world.adventure_hands.items()} == {
+        p: len(h) for p, h in s.adventure_hands.items()
+    }
+    every = world.adventure_deck + [n for h in world.adventure_hands.values() for n in h]
+    assert sorted(every) == DECK.numbers()
+    # Swap a card between another hand and the pile: the guess is the same.
+    altered = s.copy()
+    altered.adventure_hands[other] = [altered.adventure_deck[0], *s.adventure_hands[other][1:]]
+    altered.adventure_deck = [s.adventure_hands[other][0], *s.adventure_deck[1:]]
+    again = SeatView(altered, seat).determinize(random.Random(5))
+    assert again.adventure_hands == world.adventure_hands
+    assert again.adventure_deck == world.adventure_deck
