@@ -911,7 +911,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
     storm = data.get("storm")
     return {
         "deck": state.rules.adventure_deck,
-        "catalogue": [c.to_dict() for c in deck_of(state).cards],
+        "catalogue": list(_catalogue(state.rules.adventure_deck, state.board.name)),
         "pile_size": len(state.adventure_deck),
         "adventure_order": list(state.adventure_deck) if over else None,
         "hands": {
@@ -930,6 +930,12 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "stronghold_off": (_this_turn(state, "stronghold_off") or {}).get("territories", []),
         "extra_manoeuvres": extra_manoeuvres(state),
     }
+
+
+@cache
+def _catalogue(name: str, board: str) -> tuple[dict[str, Any], ...]:
+    """Every card of the deck as the view lists it (made once: views are asked often)."""
+    return tuple(c.to_dict() for c in load_deck(name, board).cards)
 
 
 def unseen(state: State, seat: str) -> list[int]:

@@ -614,3 +614,61 @@ def test_a_bots_guess_deals_the_unseen_adventure_cards_from_its_view_only() -> N
     again = SeatView(altered, seat).determinize(random.Random(5))
     assert again.adventure_hands == world.adventure_hands
     assert again.adventure_deck == world.adventure_deck
+
+
+# Bots ------------------------------------------------------------------------------------
+
+
+def _heuristic(game: Game, seat: str = "p1") -> dict[str, Any]:
+    actions = legal_actions(game.state, seat)
+    return get_bot("heuristic").choose(SeatView(game.state, seat), actions, random.Random(0))
+
+
+def test_the_heuristic_claims_a_mission_its_leader_stands_on() -> None:
+    game = attacking(
+        with_cards({"p1": P1, "p2": P2}, hands={"p1": ["bree"]}, leaders={"p1": ["fornost"]}),
+        "fornost",
+    )
+    assert _heuristic(game) == {"type": "claim_adventure", "adventure": number("bree")}
+
+
+def test_the_heuristic_walks_a_leader_to_a_missions_site() -> None:
+    game = attacking(
+        with_cards({"p1": P1, "p2": P2}, hands={"p1": ["hobbiton"]}, leaders={"p1": ["fornost"]}),
+        "fornost",
+    )
+    to_fortify(game)
+    assert _heuristic(game) == {"type": "move_leader", "source": "fornost", "target": "the_shire"}
+
+
+def test_the_heuristic_plays_ambush_on_the_attack_it_makes() -> None:
+    game = attacking(
+        with_cards(
+            {"p1": P1, "p2": P2},
+            {"weather_hills": 8},
+            hands={"p1": ["ambush"]},
+            leaders={"p1": ["fornost"]},
+        ),
+        "fornost",
+    )
+    chosen = _heuristic(game)
+    assert chosen["type"] == "play_adventure" and chosen["adventure"] == number("ambush")
+    game.body("p1", chosen)  # a listed action, accepted
+    assert _heuristic(game)["type"] in ("attack", "blitz")
+
+
+def test_the_heuristic_discards_the_card_worth_least() -> None:
+    """Grima (no points) goes before Ambush (1 point) and a mission within reach."""
+    game = attacking(
+        with_cards(
+            {"p1": P1, "p2": P2},
+            hands={"p1": ["ambush", "grima", "hobbiton"]},
+            pile=["bree"],
+            leaders={"p1": ["buckland"]},
+        ),
+        "fornost",
+    )
+    to_fortify(game)
+    game.do(MoveLeader(seat="p1", source="buckland", target="weather_hills"))
+    game.do(cmd.EndPhase(seat="p1"))
+    assert _heuristic(game) == {"type": "discard_adventure", "adventure": number("grima")}
