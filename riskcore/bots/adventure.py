@@ -1,6 +1,8 @@
 """How the heuristic bot plays adventure cards (Lord of the Rings Risk; docs/bots.md).
 
-Simple priced rules, asked before the heuristic's own choice in its turn:
+Simple priced rules, asked before the heuristic's own choice in its turn (in
+the Fellowship's window at a turn's end it passes at once, so a window whose
+clock runs out, played by the heuristic, passes too):
 
 - four cards in hand: discard the one worth least (``card_value``: its points
   for the bot's side, plus a mission's worth if a leader of the bot could
@@ -40,7 +42,11 @@ POWER_KEPT = 0.5  # a power card still to play
 
 def body(view: SeatView, policy: HeuristicPolicy) -> Body | None:
     """An adventure move the bot makes now, or None (the heuristic decides)."""
-    if view.rules.adventure_deck == cards.NO_DECK or view.current != view.seat:
+    if view.rules.adventure_deck == cards.NO_DECK:
+        return None
+    if view.phase == cards.WINDOW:  # bots pass the Fellowship's window at once
+        return {"type": "pass_adventure"}
+    if view.current != view.seat:
         return None
     hand = view.my_adventure_hand()
     if not hand:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from riskcore.boards.board import Board, load_board
-from riskcore.engine.decision import Decision, check_owns, check_turn, violation
+from riskcore.engine.decision import Decision, check_can_act, check_owns, check_turn, violation
 from riskcore.engine.legal import Action
 from riskcore.errors import RuleOptionError
 from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State
@@ -46,6 +46,7 @@ from riskcore.rules import battle, fortify, turns
 DECKS = Path(__file__).parent / "decks"
 NO_DECK = "none"
 EVENT, MISSION, POWER = "event", "mission", "power"
+LEAVE_ROLL = 4  # the Fellowship leaves a marked square on 4 or more
 HAND_LIMIT = 3  # 002: "Du kan ha högst tre äventyrskort på hand på en gång"
 DEALT = 3  # 002: "ge 3 äventyrskort (med framsidan ner) till varje spelare"
 SOURCES = frozenset({"2002 book", "trilogy", "ours"})
@@ -58,11 +59,20 @@ TURN_START = "turn_start"  # the reinforce phase
 BEFORE_ATTACK = "before_attack"  # the attack phase, naming an attack it could make
 BEFORE_ATTACK_STRONGHOLD = "before_attack_stronghold"  # the same, on a stronghold
 AFTER_ATTACKS = "after_attacks"  # the manoeuvre phase, after the last attack
+# The Fellowship's window at the end of every turn (``WINDOW``): after its roll on
+# a marked square, as it leaves an unmarked one without a roll, or either.
+FELLOWSHIP_ROLLED = "fellowship_rolled"
+FELLOWSHIP_UNROLLED = "fellowship_unrolled"
+FELLOWSHIP_LEAVES = "fellowship_leaves"
+WINDOW = "fellowship_window"  # the phase: players holding adventure cards play or pass
 POWER_MOMENTS = {
     TURN_START: (REINFORCE,),
     BEFORE_ATTACK: (ATTACK,),
     BEFORE_ATTACK_STRONGHOLD: (ATTACK,),
     AFTER_ATTACKS: (FORTIFY,),
+    FELLOWSHIP_ROLLED: (WINDOW,),
+    FELLOWSHIP_UNROLLED: (WINDOW,),
+    FELLOWSHIP_LEAVES: (WINDOW,),
 }
 MOMENTS = {EVENT: frozenset({AT_ONCE}), MISSION: frozenset({SITE}), POWER: frozenset(POWER_MOMENTS)}
 # The effects of events and power cards: each one's parameter names, and the
@@ -80,6 +90,9 @@ POWER_EFFECTS = {
     "extra_manoeuvres": frozenset({"count"}),
     "move_own_leader": frozenset(),
     "hunt_fellowship": frozenset({"armies"}),
+    "fellowship_stays": frozenset({"in"}),
+    "fellowship_must_roll": frozenset(),
+    "fellowship_roll_add": frozenset({"add"}),
 }
 # Which power effects fit which moments (an attack to name, a leader to move...).
 _EFFECT_MOMENTS = {
@@ -89,6 +102,9 @@ _EFFECT_MOMENTS = {
     "extra_manoeuvres": {AFTER_ATTACKS},
     "move_own_leader": {TURN_START},
     "hunt_fellowship": {TURN_START},
+    "fellowship_stays": {FELLOWSHIP_ROLLED, FELLOWSHIP_LEAVES},
+    "fellowship_must_roll": {FELLOWSHIP_UNROLLED},
+    "fellowship_roll_add": {FELLOWSHIP_ROLLED},
 }
 
 
@@ -218,16 +234,17 @@ def _check_effect(kind: str, moment: str, effect: Mapping[str, Any], board: Boar
         raise ValueError(f"effect {primitive!r} takes {sorted(table[primitive])}")
     if kind == POWER and moment not in _EFFECT_MOMENTS[primitive]:
         raise ValueError(f"effect {primitive!r} cannot be played at {moment!r}")
-    territory = params.get("territory")
-    if territory is not None and territory not in board.territory_names:
-        raise ValueError(f"unknown territory {territory!r}")
+    for key in ("territory", "in"):
+        territory = params.get(key)
+        if territory is not None and territory not in board.territory_names:
+            raise ValueError(f"unknown territory {territory!r}")
     if "side" in params and params["side"] not in SIDES:
         raise ValueError(f"unknown side {params['side']!r}")
     if "each" in params and params["each"] not in EACH_TERRITORY:
         raise ValueError(f"unknown territory effect {params['each']!r}")
     if params.get("where", "source") != "source":
         raise ValueError("armies go to the attacking territory ('source')")
-    for number in ("gain", "else_lose", "count", "armies"):
+    for number in ("gain", "else_lose", "count", "armies", "add"):
         if number in params and (type(params[number]) is not int or params[number] < 0):
             raise ValueError(f"{number} must be a whole number")
 
@@ -292,6 +309,14 @@ class DiscardAdventure(cmd.Command):
     adventure: int
 
 
+@register_command
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassAdventure(cmd.Command):
+    """Play nothing in the Fellowship's window (a bot passes at once)."""
+
+    TYPE = "pass_adventure"
+
+
 # Events --------------------------------------------------------------------
 
 
@@ -354,6 +379,28 @@ class AdventureMissionClaimed(Event):
     adventure: int
     territory: str
     facts: dict[str, Any]
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdventureWindowOpened(Event):
+    """End of ``seat``'s turn: the Fellowship tries to move on, ``roll`` the die of a
+    marked square (None elsewhere). Each player holding an adventure card (a public
+    count) may play a card for the moment or pass, in the order of ``waiting``."""
+
+    TYPE = "adventure_window_opened"
+    seat: str
+    roll: int | None
+    waiting: tuple[str, ...]
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdventureWindowPassed(Event):
+    """``seat`` played nothing in the Fellowship's window."""
+
+    TYPE = "adventure_window_passed"
+    seat: str
 
 
 @register_event
@@ -423,6 +470,41 @@ def storm_refuses(state: State, source: str, target: str) -> bool:
 def extra_manoeuvres(state: State) -> int:
     extra = _this_turn(state, "extra_manoeuvres")
     return int(extra["left"]) if extra else 0
+
+
+def window(state: State) -> dict[str, Any] | None:
+    found: dict[str, Any] | None = state.mode_data.get("window")
+    return found if state.phase == WINDOW else None
+
+
+def window_seat(state: State) -> str | None:
+    """Whom the Fellowship's window waits for."""
+    open_window = window(state)
+    return open_window["waiting"][0] if open_window and open_window["waiting"] else None
+
+
+def window_holders(state: State, ender: str) -> tuple[str, ...]:
+    """Who the window asks, in turn order after ``ender`` (``ender`` last): the players
+    holding any adventure card. The count is public, so a window reveals nothing."""
+    if not plays(state):
+        return ()
+    order = list(state.order)
+    start = order.index(ender) + 1
+    turn = order[start:] + order[:start]
+    return tuple(p for p in turn if state.is_active(p) and hand(state, p))
+
+
+def fellowship_leaves(state: State) -> tuple[bool, int | None]:
+    """How the window's cards settle the Fellowship's try: (moves on, the roll).
+    A must-roll card on an unmarked square rolls at the close (``roll`` None here)."""
+    open_window = state.mode_data["window"]
+    effects = open_window["effects"]
+    roll = open_window["roll"]
+    if effects.get("stays"):
+        return False, roll
+    if roll is None:
+        return not effects.get("must_roll"), None
+    return roll + effects.get("add", 0) >= LEAVE_ROLL, roll
 
 
 def second_leader_due(state: State, seat: str) -> bool:
@@ -508,7 +590,12 @@ def _event_facts(s: State, seat: str, card: AdventureCard) -> dict[str, Any]:
 
 
 def _held(s: State, seat: str, number: int) -> AdventureCard:
-    check_turn(s, seat)
+    if s.phase == WINDOW:
+        check_can_act(s, seat)
+        if window_seat(s) != seat:
+            raise violation("not_your_turn", f"the Fellowship's window waits for {window_seat(s)}")
+    else:
+        check_turn(s, seat)
     if not plays(s) or number not in hand(s, seat):
         raise violation("adventure_not_held", f"you hold no adventure card {number!r}")
     if discard_due(s, seat):
@@ -524,7 +611,7 @@ def play(d: Decision, command: PlayAdventure) -> None:
         raise violation(
             "not_a_power_card", f"{card.name!r} is a {card.kind} card, not a power card"
         )
-    if s.phase not in POWER_MOMENTS[card.moment]:
+    if s.phase not in POWER_MOMENTS[card.moment] or not _window_fits(s, card):
         raise violation(
             "adventure_wrong_moment",
             f"{card.name!r} is played {card.moment.replace('_', ' ')}, not in {s.phase!r}",
@@ -539,6 +626,22 @@ def play(d: Decision, command: PlayAdventure) -> None:
             facts=facts,
         )
     )
+
+
+def _window_fits(s: State, card: AdventureCard) -> bool:
+    """A Fellowship card fits the window's try: after a roll, without one, or in a
+    named territory only (A Balrog! in Moria)."""
+    open_window = window(s)
+    if open_window is None:
+        return True
+    rolled = open_window["roll"] is not None
+    if card.moment == FELLOWSHIP_ROLLED and not rolled:
+        return False
+    if card.moment == FELLOWSHIP_UNROLLED and rolled:
+        return False
+    where = card.params.get("in") if card.primitive == "fellowship_stays" else None
+    step = s.fellowship or 0
+    return where is None or s.board.path[step].territory == where
 
 
 def _attack_named(s: State, seat: str, card: AdventureCard, command: PlayAdventure) -> str:
@@ -597,7 +700,22 @@ def _hunt(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[st
     return {"fellowship_step": step + 1}
 
 
+def _stays(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    return {"window": {"stays": True}}
+
+
+def _must_roll(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    return {"window": {"must_roll": True}}
+
+
+def _roll_add(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    return {"window": {"add": card.params["add"]}}
+
+
 _POWER: dict[str, Callable[[State, str, AdventureCard, PlayAdventure], dict[str, Any]]] = {
+    "fellowship_stays": _stays,
+    "fellowship_must_roll": _must_roll,
+    "fellowship_roll_add": _roll_add,
     "add_armies": _add_armies,
     "take_defenders": _take_defenders,
     "stronghold_off": _stronghold_off,
@@ -650,6 +768,30 @@ def _region_territory(s: State, seat: str, where: Any, command: ClaimAdventure) 
     return command.territory
 
 
+def pass_window(d: Decision, command: PassAdventure) -> None:
+    s = d.state
+    check_can_act(s, command.seat)
+    if window(s) is None:
+        raise violation("no_window", "there is no adventure window open to pass in")
+    if window_seat(s) != command.seat:
+        raise violation("not_your_turn", f"the Fellowship's window waits for {window_seat(s)}")
+    d.emit(AdventureWindowPassed(seat=command.seat))
+
+
+def open_window(d: Decision, ender: str) -> bool:
+    """The end of ``ender``'s turn, before the Fellowship moves: a window if anyone
+    holds an adventure card (True), the die of a marked square rolled first."""
+    s = d.state
+    holders = window_holders(s, ender)
+    path = s.board.path
+    step = s.fellowship or 0
+    if not holders or step >= len(path):
+        return False
+    roll = d.rng.die() if path[step].needs_roll else None
+    d.emit(AdventureWindowOpened(seat=ender, roll=roll, waiting=holders))
+    return True
+
+
 def discard(d: Decision, command: DiscardAdventure) -> None:
     """002: "Du kan ta upp ett fjärde, men då måste du kasta ett": the discard, then the
     turn ends as the player asked when the card came."""
@@ -663,8 +805,8 @@ def discard(d: Decision, command: DiscardAdventure) -> None:
             "adventure_hand_not_full", f"you hold {HAND_LIMIT} adventure cards or fewer; keep them"
         )
     d.emit(AdventureDiscarded(seat=seat, adventure=command.adventure))
-    if s.phase == FORTIFY:
-        turns.end_phase(d, cmd.EndPhase(seat=seat))
+    if s.phase == FORTIFY:  # the mode's end of the turn (the Fellowship's window)
+        s.mode.handlers[cmd.EndPhase](d, cmd.EndPhase(seat=seat))
 
 
 def extra_fortify(d: Decision, command: cmd.Fortify) -> bool:
@@ -755,6 +897,31 @@ def _played(state: State, event: AdventurePlayed) -> None:
         note_arrival(state, target)
     if "fellowship_step" in facts:
         state.fellowship = facts["fellowship_step"]
+    if "window" in facts:
+        open_now = data["window"]
+        open_now["effects"].update(facts["window"])
+        open_now["waiting"].pop(0)
+
+
+def _window_opened(state: State, event: AdventureWindowOpened) -> None:
+    state.phase = WINDOW
+    state.mode_data["window"] = {
+        "seat": event.seat,
+        "roll": event.roll,
+        "waiting": list(event.waiting),
+        "effects": {},
+    }
+
+
+def _window_passed(state: State, event: AdventureWindowPassed) -> None:
+    state.mode_data["window"]["waiting"].pop(0)
+
+
+def window_closed(state: State) -> None:
+    """The Fellowship moved (or stayed): the window closes, the turn goes on ending."""
+    if state.mode_data.pop("window", None) is not None:
+        state.phase = FORTIFY
+        state.mode_data["window_done_turn"] = state.turn
 
 
 def _claimed(state: State, event: AdventureMissionClaimed) -> None:
@@ -791,6 +958,7 @@ def turn_started(state: State, seat: str) -> None:
     storm = state.mode_data.get("storm")
     if storm and storm["seat"] == seat:
         del state.mode_data["storm"]
+    state.mode_data.pop("window", None)  # its turn's player resigned in it
 
 
 def second_leader_placed(state: State, seat: str) -> None:
@@ -803,11 +971,14 @@ APPLIERS: dict[type[Event], Callable[[State, Any], None]] = {
     AdventurePlayed: _played,
     AdventureMissionClaimed: _claimed,
     AdventureDiscarded: _discarded,
+    AdventureWindowOpened: _window_opened,
+    AdventureWindowPassed: _window_passed,
 }
 HANDLERS: dict[type[cmd.Command], Callable[[Decision, Any], None]] = {
     PlayAdventure: play,
     ClaimAdventure: claim,
     DiscardAdventure: discard,
+    PassAdventure: pass_window,
 }
 
 
@@ -828,7 +999,8 @@ def discards(s: State, seat: str) -> list[Action]:
 
 def power_plays(s: State, seat: str) -> list[Action]:
     """Each power card of ``seat``'s hand playable now, with each way to play it."""
-    if not plays(s) or discard_due(s, seat) or s.current != seat:
+    acting = window_seat(s) if s.phase == WINDOW else s.current
+    if not plays(s) or discard_due(s, seat) or acting != seat:
         return []
     cards = deck_of(s).cards
     actions: list[Action] = []
@@ -836,6 +1008,8 @@ def power_plays(s: State, seat: str) -> list[Action]:
     for number in dict.fromkeys(hand(s, seat)):
         card = cards[number]
         if card.kind != POWER or s.phase not in POWER_MOMENTS[card.moment]:
+            continue
+        if not _window_fits(s, card):
             continue
         if card.moment in (BEFORE_ATTACK, BEFORE_ATTACK_STRONGHOLD):
             if attacks is None:
@@ -864,6 +1038,10 @@ def _attacks(s: State, seat: str) -> list[tuple[str, str]]:
 
     (builder,) = [b for name, b in BY_PHASE[ATTACK] if name == "attack"]
     return [(a["command"]["source"], a["command"]["target"]) for a in builder(s, seat)]
+
+
+def passes(s: State, seat: str) -> list[Action]:
+    return [{"command": {"type": "pass_adventure"}, "bounds": {}}] if window_seat(s) == seat else []
 
 
 def mission_claims(s: State, seat: str) -> list[Action]:
@@ -929,6 +1107,18 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "storm": storm["territories"] if storm else [],
         "stronghold_off": (_this_turn(state, "stronghold_off") or {}).get("territories", []),
         "extra_manoeuvres": extra_manoeuvres(state),
+        "window": _window_view(state),
+    }
+
+
+def _window_view(state: State) -> dict[str, Any] | None:
+    open_now = window(state)
+    if open_now is None:
+        return None
+    return {
+        "roll": open_now["roll"],
+        "waiting": list(open_now["waiting"]),
+        "effects": dict(open_now["effects"]),
     }
 
 

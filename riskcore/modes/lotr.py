@@ -45,7 +45,7 @@ from riskcore.engine.legal import Action, Builder
 from riskcore.engine.registry import register_mode
 from riskcore.errors import RuleViolation
 from riskcore.model.options import RuleSet
-from riskcore.model.state import ATTACK, FORTIFY, REINFORCE, State
+from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State
 from riskcore.modes import adventure
 from riskcore.modes.base import GameMode, Handler, Outcome
 from riskcore.modes.middle_earth import (
@@ -363,15 +363,65 @@ def end_phase(d: Decision, command: cmd.EndPhase) -> None:
             adventure.draw(d, command.seat)
             if adventure.discard_due(s, command.seat):
                 return
+        if _window_before_the_fellowship(d, command.seat):
+            return
     turns.end_phase(d, command)
+
+
+def _window_before_the_fellowship(d: Decision, seat: str) -> bool:
+    """The turn's territory card, then the Fellowship's window if anyone holds an
+    adventure card; the turn ends when the window closes (``_close_window``)."""
+    s = d.state
+    if fellowship_left(s) or not adventure.window_holders(s, seat):
+        return False
+    if s.conquered:
+        turns.draw_card(d, seat)
+    return adventure.open_window(d, seat)
+
+
+def _close_window(d: Decision) -> None:
+    """Everyone asked has played or passed: the Fellowship moves or stays, and the
+    turn of the window's player ends."""
+    s = d.state
+    open_window = adventure.window(s)
+    if open_window is None or open_window["waiting"]:
+        return
+    ender = open_window["seat"]
+    moved, roll = adventure.fellowship_leaves(s)
+    step = fellowship_step(s)
+    if roll is None and not moved and not open_window["effects"].get("stays"):
+        roll = d.rng.die()  # a must-roll card on an unmarked square
+        moved = roll >= LEAVE_ROLL
+    d.emit(FellowshipMoved(seat=ender, roll=roll, moved=moved, step=step + 1 if moved else step))
+    if fellowship_left(s):
+        _break_a_tie(d)
+    turns.end_turn(d, ender)
+
+
+def _then_close_window(handler: Handler) -> Handler:
+    def handled(d: Decision, command: Any) -> None:
+        handler(d, command)
+        _close_window(d)
+
+    return handled
+
+
+def resign_in_window(d: Decision, command: cmd.Resign) -> None:
+    """A player the window waits for who resigns passes first."""
+    s = d.state
+    if adventure.window_seat(s) == command.seat:
+        d.emit(adventure.AdventureWindowPassed(seat=command.seat))
+    turns.resign_command(d, command)
+    _close_window(d)
 
 
 def play_adventure(d: Decision, command: adventure.PlayAdventure) -> None:
     """A power card; one that moves the Fellowship off the board ends the game."""
     adventure.play(d, command)
-    if fellowship_left(d.state):
+    if fellowship_left(d.state) and d.state.phase != FINISHED:
         _break_a_tie(d)
         finish_if_decided(d)
+    _close_window(d)
 
 
 def fortify_command(d: Decision, command: cmd.Fortify) -> None:
@@ -411,6 +461,7 @@ def _leader_lost(state: State, event: LeaderLost) -> None:
 
 def _fellowship_moved(state: State, event: FellowshipMoved) -> None:
     state.fellowship = event.step
+    adventure.window_closed(state)
 
 
 def _tie_rolled(state: State, event: ScoreTieRolled) -> None:
@@ -521,6 +572,8 @@ class LordOfTheRings(GameMode):
             MoveLeader: move_leader,
             **adventure.HANDLERS,
             adventure.PlayAdventure: play_adventure,
+            adventure.PassAdventure: _then_close_window(adventure.pass_window),
+            cmd.Resign: resign_in_window,
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:
@@ -565,6 +618,11 @@ class LordOfTheRings(GameMode):
                     ),
                 )
             ),
+            resign,
+        )
+        table[adventure.WINDOW] = (
+            ("pass_adventure", adventure.passes),
+            ("play_adventure", adventure.power_plays),
             resign,
         )
         table[REINFORCE] = (
@@ -664,10 +722,19 @@ class LordOfTheRings(GameMode):
 
     # The end of a turn -----------------------------------------------------------
 
+    def waiting_for(self, state: State) -> str | None:
+        """In the Fellowship's window, the player it asks now."""
+        if state.phase == adventure.WINDOW:
+            return adventure.window_seat(state)
+        return super().waiting_for(state)
+
     def end_of_turn(self, d: Decision, seat: str) -> None:
-        """The turn's card, then the Fellowship's move (a roll on a marked square)."""
-        super().end_of_turn(d, seat)
+        """The turn's card, then the Fellowship's move (a roll on a marked square);
+        both done already if the Fellowship's window was open."""
         s = d.state
+        if s.mode_data.get("window_done_turn") == s.turn:
+            return
+        super().end_of_turn(d, seat)
         path = s.board.path
         step = fellowship_step(s)
         if step >= len(path):

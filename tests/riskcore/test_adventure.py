@@ -23,7 +23,7 @@ from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
 from riskcore.errors import RuleOptionError
 from riskcore.model.options import RuleSet
-from riskcore.model.state import FINISHED, REINFORCE
+from riskcore.model.state import ATTACK, FINISHED, REINFORCE
 from riskcore.modes import adventure
 from riskcore.modes.adventure import (
     AdventureCardDrawn,
@@ -33,15 +33,16 @@ from riskcore.modes.adventure import (
     AdventurePlayed,
     ClaimAdventure,
     DiscardAdventure,
+    PassAdventure,
     PlayAdventure,
 )
-from riskcore.modes.lotr import LeaderPlaced, MoveLeader, PlaceLeader, score_table
+from riskcore.modes.lotr import FellowshipMoved, LeaderPlaced, MoveLeader, PlaceLeader, score_table
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
 from riskcore.views.seatview import SeatView
 from riskcore.views.view import redact, view
-from tests.riskcore.helpers import Game, new, setup_policy
+from tests.riskcore.helpers import Game, ScriptedRng, new, setup_policy
 from tests.riskcore.test_lotr import P1, P2, attacking, lotr, to_fortify
 from tests.riskcore.test_simulate import replay
 
@@ -90,6 +91,23 @@ def with_cards(
     at = game.events.index(next(e for e in game.events if isinstance(e, ev.TurnStarted)))
     all_events = game.events[:at] + events + game.events[at:]
     return Game(fold(all_events), all_events, game.seed)
+
+
+def pass_windows(game: Game) -> list[ev.Event]:
+    """Every player the Fellowship's window asks passes."""
+    events: list[ev.Event] = []
+    while game.state.phase == adventure.WINDOW:
+        seat = adventure.window_seat(game.state)
+        assert seat is not None
+        events += game.do(PassAdventure(seat=seat))
+    return events
+
+
+def end_turn(game: Game) -> list[ev.Event]:
+    """The current player's turn to its end, the window passed."""
+    if game.state.phase == ATTACK:
+        game.end_attack()
+    return game.do(cmd.EndPhase(seat=game.current)) + pass_windows(game)
 
 
 def _actions(game: Game, seat: str, kind: str) -> list[dict[str, Any]]:
@@ -243,7 +261,7 @@ def test_a_card_is_drawn_when_a_leader_moved_onto_a_site_of_power_one_only() -> 
     to_fortify(game)
     game.do(MoveLeader(seat="p1", source="buckland", target="fornost"))  # Bree
     top = game.state.adventure_deck[0]
-    events = game.do(cmd.EndPhase(seat="p1"))
+    events = end_turn(game)
     drawn = [e for e in events if isinstance(e, AdventureCardDrawn)]
     assert [(e.seat, e.adventure) for e in drawn][:1] == [("p1", top)]
     assert len([e for e in drawn if DECK.cards[e.adventure].kind != "event"]) == 1
@@ -254,7 +272,7 @@ def test_no_card_without_a_site_of_power_reached() -> None:
     game = attacking(with_cards({"p1": P1, "p2": P2}, leaders={"p1": ["fornost"]}), "fornost")
     to_fortify(game)
     game.do(MoveLeader(seat="p1", source="fornost", target="buckland"))  # no site there
-    events = game.do(cmd.EndPhase(seat="p1"))
+    events = end_turn(game)
     assert not [e for e in events if isinstance(e, AdventureCardDrawn)]
 
 
@@ -269,7 +287,7 @@ def test_an_event_is_played_at_once_and_another_card_drawn() -> None:
     before = game.state.troops("moria")
     to_fortify(game)
     game.do(MoveLeader(seat="p1", source="buckland", target="the_shire"))  # Hobbiton
-    events = game.do(cmd.EndPhase(seat="p1"))
+    events = end_turn(game)
     (played,) = [e for e in events if isinstance(e, AdventurePlayed)]
     assert DECK.cards[played.adventure].id == "troll"
     assert played.facts["changes"] == [["moria", "p1", 2]]
@@ -302,7 +320,7 @@ def test_a_fourth_card_makes_its_holder_discard_one_before_the_turn_ends() -> No
     game.reject(cmd.EndPhase(seat="p1"), "adventure_discard_due")
     game.reject(PlayAdventure(seat="p1", adventure=number("ambush")), "adventure_discard_due")
     game.reject(DiscardAdventure(seat="p1", adventure=number("elven_halls")), "adventure_not_held")
-    events = game.do(DiscardAdventure(seat="p1", adventure=number("ambush")))
+    events = game.do(DiscardAdventure(seat="p1", adventure=number("ambush"))) + pass_windows(game)
     assert isinstance(events[0], AdventureDiscarded)
     assert any(isinstance(e, ev.TurnEnded) for e in events) and game.state.current == "p2"
     assert sorted(held(game, "p1")) == ["bree", "grima", "hobbiton"]
@@ -338,7 +356,7 @@ def test_a_mission_is_claimed_with_a_leader_at_its_site_and_the_leader_stays() -
     # The leader stays put this turn; the next turn it is free.
     game.state.mode_data["leader_moved_turn"] = {}
     game.reject(MoveLeader(seat="p1", source="fornost", target="buckland"), "leader_on_mission")
-    game.do(cmd.EndPhase(seat="p1"))
+    end_turn(game)
     assert adventure.mission_leader(game.state, "p1") is None
 
 
@@ -418,7 +436,7 @@ def test_siege_machines_take_the_strongholds_bonus_away() -> None:
     assert game.state.mode.battle_bonus(game.state, "weather_hills", "rhudaur") == (0, 1)
     game.do(PlayAdventure(seat="p1", adventure=siege, source="weather_hills", target="rhudaur"))
     assert game.state.mode.battle_bonus(game.state, "weather_hills", "rhudaur") == (0, 0)
-    game.end_turn()
+    end_turn(game)
     assert game.state.mode.battle_bonus(game.state, "weather_hills", "rhudaur") == (0, 1)
 
 
@@ -469,7 +487,7 @@ def test_hunt_for_the_ring_bearer_at_the_start_of_the_turn() -> None:
     assert game.state.troops("the_shire") == 5  # the Fellowship is in the Shire, p1's
     game = with_cards({"p1": P1, "p2": P2}, hands={"p2": ["hunt"]}, leaders={"p1": ["fornost"]})
     game.place_all("fornost")
-    game.end_turn()
+    end_turn(game)
     assert game.state.current == "p2" and game.state.phase == REINFORCE
     step = game.state.fellowship or 0
     game.do(PlayAdventure(seat="p2", adventure=hunt))
@@ -508,7 +526,7 @@ def _drawing(
     )
     to_fortify(game)
     game.do(MoveLeader(seat="p1", source="buckland", target="the_shire"))
-    return game, game.do(cmd.EndPhase(seat="p1"))
+    return game, end_turn(game)
 
 
 def test_a_second_leader_comes_into_play_next_turn() -> None:
@@ -520,7 +538,7 @@ def test_a_second_leader_comes_into_play_next_turn() -> None:
     while game.state.current != "p1":
         if game.state.phase == REINFORCE:
             game.place_all()
-        game.end_turn()
+        end_turn(game)
     places = [a["command"] for a in _actions(game, "p1", "place_leader")]
     assert places and {"type": "place_leader", "territory": "the_shire"} not in places
     game.reject(PlaceLeader(seat="p1", territory="the_shire"), "leader_already_there")
@@ -672,3 +690,106 @@ def test_the_heuristic_discards_the_card_worth_least() -> None:
     game.do(MoveLeader(seat="p1", source="buckland", target="weather_hills"))
     game.do(cmd.EndPhase(seat="p1"))
     assert _heuristic(game) == {"type": "discard_adventure", "adventure": number("grima")}
+
+
+# The Fellowship's window -----------------------------------------------------------------
+
+
+def _at_turn_end(
+    hands: Mapping[str, Sequence[str]], steps: int = 0, rest: Sequence[str] = ()
+) -> Game:
+    game = attacking(
+        with_cards({"p1": P1, "p2": P2}, hands=hands, leaders=THREE_LEADERS, steps=steps),
+        "fornost",
+    )
+    to_fortify(game)
+    return game
+
+
+def test_a_window_asks_every_holder_of_a_card_in_turn_order_and_then_the_fellowship_moves() -> None:
+    """002, MAKTKORT: "(En del av dem kan spelas när det är någon annan spelares tur eller
+    när brödraskapet försöker förflytta sig.)" The window opens on a public fact, that a
+    player holds any adventure card, so it shows nothing of what they hold: here p3 holds
+    only a mission and is asked all the same."""
+    game = _at_turn_end({"p1": ["ambush"], "p3": ["bree"]})
+    events = game.do(cmd.EndPhase(seat="p1"))
+    assert isinstance(events[-1], adventure.AdventureWindowOpened)
+    assert events[-1].waiting == ("p3", "p1") and events[-1].roll is None  # the Shire
+    assert game.state.mode.waiting_for(game.state) == "p3"
+    assert [a["command"] for a in legal_actions(game.state, "p3")] == [
+        {"type": "pass_adventure"},
+        {"type": "resign"},
+    ]
+    game.reject(PassAdventure(seat="p1"), "not_your_turn")
+    game.reject(cmd.EndPhase(seat="p1"), "wrong_phase")
+    game.do(PassAdventure(seat="p3"))
+    events = game.do(PassAdventure(seat="p1"))
+    moved = [e for e in events if isinstance(e, FellowshipMoved)]
+    assert moved == [FellowshipMoved(seat="p1", roll=None, moved=True, step=1)]
+    assert game.state.current == "p2" and game.state.phase == REINFORCE
+    game.reject(PassAdventure(seat="p2"), "no_window")
+
+
+def test_no_window_when_nobody_holds_a_card() -> None:
+    game = _at_turn_end({})
+    events = game.do(cmd.EndPhase(seat="p1"))
+    assert not [e for e in events if isinstance(e, adventure.AdventureWindowOpened)]
+    assert game.state.current == "p2"
+
+
+def test_boromir_keeps_the_fellowship_where_it_is() -> None:
+    game = _at_turn_end({"p2": ["boromir"]})
+    game.do(cmd.EndPhase(seat="p1"))
+    events = game.do(PlayAdventure(seat="p2", adventure=number("boromir")))
+    (moved,) = [e for e in events if isinstance(e, FellowshipMoved)]
+    assert not moved.moved and game.state.fellowship == 0
+    assert game.state.current == "p2"
+
+
+def test_knife_in_the_dark_makes_an_unmarked_square_need_a_four() -> None:
+    game = _at_turn_end({"p2": ["knife_in_the_dark"]})
+    game.do(cmd.EndPhase(seat="p1"))
+    knife = PlayAdventure(seat="p2", adventure=number("knife_in_the_dark"))
+    events = game.do(knife, ScriptedRng([3]))
+    (moved,) = [e for e in events if isinstance(e, FellowshipMoved)]
+    assert (moved.roll, moved.moved) == (3, False)
+
+
+def test_smeagol_adds_two_to_the_roll_of_a_marked_square() -> None:
+    """Moria is marked: 002, "När brödraskapet är i ett territorium med en måste du slå
+    tärningen ... tärningen visa mer än 3"; Smeagol (trilogy) adds 2: a 2 leaves."""
+    moria = [p.territory for p in ME.path].index("moria")
+    game = _at_turn_end({"p2": ["smeagol", "balrog"]}, steps=moria)
+    game.do(cmd.EndPhase(seat="p1"), ScriptedRng([2]))
+    assert adventure.window(game.state)["roll"] == 2  # type: ignore[index]
+    events = game.do(PlayAdventure(seat="p2", adventure=number("smeagol")))
+    (moved,) = [e for e in events if isinstance(e, FellowshipMoved)]
+    assert (moved.roll, moved.moved, moved.step) == (2, True, moria + 1)
+
+
+def test_a_balrog_holds_the_fellowship_in_moria_only() -> None:
+    """002, EN BALROG!: "SPELAS NÄR BRÖDRASKAPET FÖRSÖKER LÄMNA MORIA. Hindra Brödraskapet
+    från att lämna Moria"."""
+    game = _at_turn_end({"p2": ["balrog"]}, steps=1)  # Buckland: no roll, not Moria
+    game.do(cmd.EndPhase(seat="p1"))
+    game.reject(PlayAdventure(seat="p2", adventure=number("balrog")), "adventure_wrong_moment")
+    moria = [p.territory for p in ME.path].index("moria")
+    game = _at_turn_end({"p2": ["balrog"]}, steps=moria)
+    game.do(cmd.EndPhase(seat="p1"), ScriptedRng([6]))
+    events = game.do(PlayAdventure(seat="p2", adventure=number("balrog")))
+    (moved,) = [e for e in events if isinstance(e, FellowshipMoved)]
+    assert (moved.roll, moved.moved, moved.step) == (6, False, moria)
+
+
+def test_bots_pass_the_window_at_once() -> None:
+    game = _at_turn_end({"p2": ["boromir"]})
+    game.do(cmd.EndPhase(seat="p1"))
+    assert _heuristic(game, "p2") == {"type": "pass_adventure"}
+
+
+def test_a_player_the_window_waits_for_may_resign() -> None:
+    game = _at_turn_end({"p2": ["boromir"], "p3": ["bree"]})
+    game.do(cmd.EndPhase(seat="p1"))
+    game.do(PassAdventure(seat="p2"))
+    game.do(cmd.Resign(seat="p3"))
+    assert game.state.current == "p2" and game.state.fellowship == 1
