@@ -180,6 +180,7 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
         "claim_adventure", adventure=_int(required=True), territory=_territory(allow_none=True)
     ),
     "discard_adventure": _command("discard_adventure", adventure=_int(required=True)),
+    "pass_adventure": _command("pass_adventure"),
     "bribe": _command(
         "bribe",
         neutral=fields.String(required=True, validate=validate.Length(min=1, max=16)),
