@@ -44,7 +44,7 @@ def body(view: SeatView, policy: HeuristicPolicy) -> Body | None:
     """An adventure move the bot makes now, or None (the heuristic decides)."""
     if view.rules.adventure_deck == cards.NO_DECK:
         return None
-    if view.phase == cards.WINDOW:  # bots pass the Fellowship's window at once
+    if view.phase in cards.WINDOWS:  # bots pass a window at once
         return {"type": "pass_adventure"}
     if view.current != view.seat:
         return None

@@ -37,7 +37,7 @@ from riskcore.boards.board import Board, load_board
 from riskcore.engine.decision import Decision, check_can_act, check_owns, check_turn, violation
 from riskcore.engine.legal import Action
 from riskcore.errors import RuleOptionError
-from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State
+from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State, copy_json
 from riskcore.protocol import commands as cmd
 from riskcore.protocol.commands import register_command
 from riskcore.protocol.events import Event, register_event
@@ -65,6 +65,11 @@ FELLOWSHIP_ROLLED = "fellowship_rolled"
 FELLOWSHIP_UNROLLED = "fellowship_unrolled"
 FELLOWSHIP_LEAVES = "fellowship_leaves"
 WINDOW = "fellowship_window"  # the phase: players holding adventure cards play or pass
+# The defender's window: an attack declared on a player holding an adventure card
+# waits for that player to play a card for the moment or pass.
+ATTACKED = "attacked"
+DEFENCE_WINDOW = "defence_window"
+WINDOWS = (WINDOW, DEFENCE_WINDOW)
 POWER_MOMENTS = {
     TURN_START: (REINFORCE,),
     BEFORE_ATTACK: (ATTACK,),
@@ -73,6 +78,7 @@ POWER_MOMENTS = {
     FELLOWSHIP_ROLLED: (WINDOW,),
     FELLOWSHIP_UNROLLED: (WINDOW,),
     FELLOWSHIP_LEAVES: (WINDOW,),
+    ATTACKED: (DEFENCE_WINDOW,),
 }
 MOMENTS = {EVENT: frozenset({AT_ONCE}), MISSION: frozenset({SITE}), POWER: frozenset(POWER_MOMENTS)}
 # The effects of events and power cards: each one's parameter names, and the
@@ -93,6 +99,8 @@ POWER_EFFECTS = {
     "fellowship_stays": frozenset({"in"}),
     "fellowship_must_roll": frozenset(),
     "fellowship_roll_add": frozenset({"add"}),
+    "reinforce_attacked": frozenset({"armies"}),
+    "withdraw": frozenset(),
 }
 # Which power effects fit which moments (an attack to name, a leader to move...).
 _EFFECT_MOMENTS = {
@@ -105,6 +113,8 @@ _EFFECT_MOMENTS = {
     "fellowship_stays": {FELLOWSHIP_ROLLED, FELLOWSHIP_LEAVES},
     "fellowship_must_roll": {FELLOWSHIP_UNROLLED},
     "fellowship_roll_add": {FELLOWSHIP_ROLLED},
+    "reinforce_attacked": {ATTACKED},
+    "withdraw": {ATTACKED},
 }
 
 
@@ -396,8 +406,23 @@ class AdventureWindowOpened(Event):
 
 @register_event
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AdventureDefenceWindowOpened(Event):
+    """``seat`` declared an attack from ``source`` on ``defender``'s ``target`` (the
+    ``command`` it sent); ``defender`` holds an adventure card (a public count) and
+    may play one for the moment or pass before the attack goes on."""
+
+    TYPE = "adventure_defence_window_opened"
+    seat: str
+    defender: str
+    source: str
+    target: str
+    command: dict[str, Any]
+
+
+@register_event
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureWindowPassed(Event):
-    """``seat`` played nothing in the Fellowship's window."""
+    """``seat`` played nothing in the window (the Fellowship's or a defender's)."""
 
     TYPE = "adventure_window_passed"
     seat: str
@@ -477,10 +502,32 @@ def window(state: State) -> dict[str, Any] | None:
     return found if state.phase == WINDOW else None
 
 
+def defence_window(state: State) -> dict[str, Any] | None:
+    found: dict[str, Any] | None = state.mode_data.get("defence_window")
+    return found if state.phase == DEFENCE_WINDOW else None
+
+
 def window_seat(state: State) -> str | None:
-    """Whom the Fellowship's window waits for."""
+    """Whom a window waits for: the Fellowship's, or the attacked player's."""
+    attacked = defence_window(state)
+    if attacked is not None:
+        return str(attacked["defender"])
     open_window = window(state)
     return open_window["waiting"][0] if open_window and open_window["waiting"] else None
+
+
+def defence_window_due(state: State, seat: str, target: str) -> bool:
+    """An attack on a player holding any adventure card (public), once a turn a
+    territory: that player may answer before the battle."""
+    if not plays(state):
+        return False
+    defender = state.owner.get(target)
+    if defender is None or defender == seat or not state.is_active(defender):
+        return False
+    answered = _this_turn(state, "defence_answered")
+    if answered and target in answered["targets"]:
+        return False
+    return bool(hand(state, defender))
 
 
 def window_holders(state: State, ender: str) -> tuple[str, ...]:
@@ -590,7 +637,7 @@ def _event_facts(s: State, seat: str, card: AdventureCard) -> dict[str, Any]:
 
 
 def _held(s: State, seat: str, number: int) -> AdventureCard:
-    if s.phase == WINDOW:
+    if s.phase in WINDOWS:
         check_can_act(s, seat)
         if window_seat(s) != seat:
             raise violation("not_your_turn", f"the Fellowship's window waits for {window_seat(s)}")
@@ -712,10 +759,36 @@ def _roll_add(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dic
     return {"window": {"add": card.params["add"]}}
 
 
+def _reinforce_attacked(
+    s: State, seat: str, card: AdventureCard, c: PlayAdventure
+) -> dict[str, Any]:
+    target = s.mode_data["defence_window"]["target"]
+    return {"changes": [[target, seat, card.params["armies"]]], "defence": True}
+
+
+def _withdraw(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    """All but 1 army of the attacked territory go to a bordering one of the defender's."""
+    attacked = s.mode_data["defence_window"]["target"]
+    if c.target is None or c.target not in _withdrawals(s, seat, attacked):
+        raise violation(
+            "adventure_needs_target",
+            f"{card.name!r} names a territory of yours bordering {attacked!r} (target)",
+        )
+    moving = s.troops(attacked) - 1
+    changes = [[attacked, seat, -moving], [c.target, seat, moving]] if moving else []
+    return {"changes": changes, "defence": True}
+
+
+def _withdrawals(s: State, seat: str, attacked: str) -> list[str]:
+    return [t for t in s.board.neighbours[attacked] if s.owner.get(t) == seat]
+
+
 _POWER: dict[str, Callable[[State, str, AdventureCard, PlayAdventure], dict[str, Any]]] = {
     "fellowship_stays": _stays,
     "fellowship_must_roll": _must_roll,
     "fellowship_roll_add": _roll_add,
+    "reinforce_attacked": _reinforce_attacked,
+    "withdraw": _withdraw,
     "add_armies": _add_armies,
     "take_defenders": _take_defenders,
     "stronghold_off": _stronghold_off,
@@ -771,7 +844,7 @@ def _region_territory(s: State, seat: str, where: Any, command: ClaimAdventure) 
 def pass_window(d: Decision, command: PassAdventure) -> None:
     s = d.state
     check_can_act(s, command.seat)
-    if window(s) is None:
+    if window(s) is None and defence_window(s) is None:
         raise violation("no_window", "there is no adventure window open to pass in")
     if window_seat(s) != command.seat:
         raise violation("not_your_turn", f"the Fellowship's window waits for {window_seat(s)}")
@@ -790,6 +863,21 @@ def open_window(d: Decision, ender: str) -> bool:
     roll = d.rng.die() if path[step].needs_roll else None
     d.emit(AdventureWindowOpened(seat=ender, roll=roll, waiting=holders))
     return True
+
+
+def open_defence_window(d: Decision, command: cmd.Attack | cmd.Blitz) -> None:
+    s = d.state
+    defender = s.owner.get(command.target)
+    assert defender is not None
+    d.emit(
+        AdventureDefenceWindowOpened(
+            seat=command.seat,
+            defender=defender,
+            source=command.source,
+            target=command.target,
+            command=command.to_dict(),
+        )
+    )
 
 
 def discard(d: Decision, command: DiscardAdventure) -> None:
@@ -901,6 +989,28 @@ def _played(state: State, event: AdventurePlayed) -> None:
         open_now = data["window"]
         open_now["effects"].update(facts["window"])
         open_now["waiting"].pop(0)
+    if facts.get("defence"):
+        _defence_answered(state)
+
+
+def _defence_opened(state: State, event: AdventureDefenceWindowOpened) -> None:
+    state.phase = DEFENCE_WINDOW
+    state.mode_data["defence_window"] = {
+        "seat": event.seat,
+        "defender": event.defender,
+        "source": event.source,
+        "target": event.target,
+        "command": copy_json(event.command),
+    }
+
+
+def _defence_answered(state: State) -> None:
+    """The attacked player answered: back to the attack, this territory asked once."""
+    attacked = state.mode_data.pop("defence_window")
+    state.phase = ATTACK
+    answered = _this_turn(state, "defence_answered") or {"turn": state.turn, "targets": []}
+    answered["targets"].append(attacked["target"])
+    state.mode_data["defence_answered"] = answered
 
 
 def _window_opened(state: State, event: AdventureWindowOpened) -> None:
@@ -914,6 +1024,9 @@ def _window_opened(state: State, event: AdventureWindowOpened) -> None:
 
 
 def _window_passed(state: State, event: AdventureWindowPassed) -> None:
+    if state.phase == DEFENCE_WINDOW:
+        _defence_answered(state)
+        return
     state.mode_data["window"]["waiting"].pop(0)
 
 
@@ -959,6 +1072,7 @@ def turn_started(state: State, seat: str) -> None:
     if storm and storm["seat"] == seat:
         del state.mode_data["storm"]
     state.mode_data.pop("window", None)  # its turn's player resigned in it
+    state.mode_data.pop("defence_window", None)
 
 
 def second_leader_placed(state: State, seat: str) -> None:
@@ -973,6 +1087,7 @@ APPLIERS: dict[type[Event], Callable[[State, Any], None]] = {
     AdventureDiscarded: _discarded,
     AdventureWindowOpened: _window_opened,
     AdventureWindowPassed: _window_passed,
+    AdventureDefenceWindowOpened: _defence_opened,
 }
 HANDLERS: dict[type[cmd.Command], Callable[[Decision, Any], None]] = {
     PlayAdventure: play,
@@ -999,7 +1114,7 @@ def discards(s: State, seat: str) -> list[Action]:
 
 def power_plays(s: State, seat: str) -> list[Action]:
     """Each power card of ``seat``'s hand playable now, with each way to play it."""
-    acting = window_seat(s) if s.phase == WINDOW else s.current
+    acting = window_seat(s) if s.phase in WINDOWS else s.current
     if not plays(s) or discard_due(s, seat) or acting != seat:
         return []
     cards = deck_of(s).cards
@@ -1019,6 +1134,11 @@ def power_plays(s: State, seat: str) -> list[Action]:
                 _body("play_adventure", number, source=a, target=t)
                 for a, t in attacks
                 if not strong or t in s.board.strongholds
+            )
+        elif card.primitive == "withdraw":
+            attacked = s.mode_data["defence_window"]["target"]
+            actions.extend(
+                _body("play_adventure", number, target=t) for t in _withdrawals(s, seat, attacked)
             )
         elif card.primitive == "move_own_leader":
             own = s.leaders.get(seat, ())
@@ -1108,7 +1228,15 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "stronghold_off": (_this_turn(state, "stronghold_off") or {}).get("territories", []),
         "extra_manoeuvres": extra_manoeuvres(state),
         "window": _window_view(state),
+        "defence_window": _defence_view(state),
     }
+
+
+def _defence_view(state: State) -> dict[str, Any] | None:
+    attacked = defence_window(state)
+    if attacked is None:
+        return None
+    return {k: attacked[k] for k in ("seat", "defender", "source", "target")}
 
 
 def _window_view(state: State) -> dict[str, Any] | None:

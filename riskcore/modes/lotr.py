@@ -61,8 +61,9 @@ from riskcore.modes.middle_earth import (
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import register_command
+from riskcore.protocol.dice import GameRng
 from riskcore.protocol.events import Event, register_event
-from riskcore.rules import fortify, setup, turns
+from riskcore.rules import battle, fortify, setup, turns
 from riskcore.rules.flow import finish_if_decided
 
 SETUP_LEADER = "setup_leader"  # each player in turn puts a leader on the board
@@ -399,20 +400,60 @@ def _close_window(d: Decision) -> None:
 
 
 def _then_close_window(handler: Handler) -> Handler:
+    """A pass or a play in a window; the last answer closes it (the Fellowship moves,
+    or the attack the defender answered goes on)."""
+
     def handled(d: Decision, command: Any) -> None:
+        attacked = adventure.defence_window(d.state)
+        pending = dict(attacked["command"]) if attacked else None
+        attacker = attacked["seat"] if attacked else None
         handler(d, command)
         _close_window(d)
+        if pending is not None and attacker is not None:
+            _resume_attack(d, attacker, pending)
+
+    return handled
+
+
+def _resume_attack(d: Decision, attacker: str, body: dict[str, Any]) -> None:
+    """The attack a defender's window held, sent again (now without a window)."""
+    s = d.state
+    if s.phase != ATTACK or s.current != attacker:
+        return
+    command = cmd.command_from_dict(body, attacker)
+    try:
+        s.mode.handlers[type(command)](d, command)
+    except RuleViolation:  # its defender left the game meanwhile: the attack is void
+        return
+
+
+def _with_defence_window(base: Handler) -> Handler:
+    """An attack on a player holding an adventure card waits for that player's answer
+    (once a turn a territory). The command is checked in full first, on a copy."""
+
+    def handled(d: Decision, command: cmd.Attack | cmd.Blitz) -> None:
+        s = d.state
+        if s.phase != ATTACK or not adventure.defence_window_due(s, command.seat, command.target):
+            base(d, command)
+            return
+        base(Decision(s, GameRng(b"check only", s.game_id, s.version)), command)
+        adventure.open_defence_window(d, command)
 
     return handled
 
 
 def resign_in_window(d: Decision, command: cmd.Resign) -> None:
-    """A player the window waits for who resigns passes first."""
+    """A player a window waits for who resigns passes first."""
     s = d.state
+    attacked = adventure.defence_window(s)
+    pending = dict(attacked["command"]) if attacked else None
+    attacker = attacked["seat"] if attacked else None
     if adventure.window_seat(s) == command.seat:
         d.emit(adventure.AdventureWindowPassed(seat=command.seat))
     turns.resign_command(d, command)
     _close_window(d)
+    if pending is not None and attacker is not None and command.seat != attacker:
+        _resume_attack(d, attacker, pending)
 
 
 def play_adventure(d: Decision, command: adventure.PlayAdventure) -> None:
@@ -421,7 +462,6 @@ def play_adventure(d: Decision, command: adventure.PlayAdventure) -> None:
     if fellowship_left(d.state) and d.state.phase != FINISHED:
         _break_a_tie(d)
         finish_if_decided(d)
-    _close_window(d)
 
 
 def fortify_command(d: Decision, command: cmd.Fortify) -> None:
@@ -571,9 +611,11 @@ class LordOfTheRings(GameMode):
             PlaceLeader: place_leader,
             MoveLeader: move_leader,
             **adventure.HANDLERS,
-            adventure.PlayAdventure: play_adventure,
+            adventure.PlayAdventure: _then_close_window(play_adventure),
             adventure.PassAdventure: _then_close_window(adventure.pass_window),
             cmd.Resign: resign_in_window,
+            cmd.Attack: _with_defence_window(battle.attack),
+            cmd.Blitz: _with_defence_window(battle.blitz),
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:
@@ -620,11 +662,12 @@ class LordOfTheRings(GameMode):
             ),
             resign,
         )
-        table[adventure.WINDOW] = (
-            ("pass_adventure", adventure.passes),
-            ("play_adventure", adventure.power_plays),
-            resign,
-        )
+        for window in adventure.WINDOWS:
+            table[window] = (
+                ("pass_adventure", adventure.passes),
+                ("play_adventure", adventure.power_plays),
+                resign,
+            )
         table[REINFORCE] = (
             ("place_leader", _placements),
             ("play_adventure", adventure.power_plays),
@@ -724,7 +767,7 @@ class LordOfTheRings(GameMode):
 
     def waiting_for(self, state: State) -> str | None:
         """In the Fellowship's window, the player it asks now."""
-        if state.phase == adventure.WINDOW:
+        if state.phase in adventure.WINDOWS:
             return adventure.window_seat(state)
         return super().waiting_for(state)
 

@@ -793,3 +793,70 @@ def test_a_player_the_window_waits_for_may_resign() -> None:
     game.do(PassAdventure(seat="p2"))
     game.do(cmd.Resign(seat="p3"))
     assert game.state.current == "p2" and game.state.fellowship == 1
+
+
+# The defender's window -------------------------------------------------------------------
+
+
+def _attacked(hands: Mapping[str, Sequence[str]]) -> Game:
+    return attacking(
+        with_cards(
+            {"p1": P1, "p2": P2},
+            {"weather_hills": 8, "rhudaur": 3, "borderlands": 2},
+            hands=hands,
+            leaders=THREE_LEADERS,
+        ),
+        "fornost",
+    )
+
+
+ATTACK_RHUDAUR = cmd.Attack(seat="p1", source="weather_hills", target="rhudaur", dice=3)
+
+
+def test_an_attack_on_a_holder_of_a_card_waits_for_the_defenders_answer_once() -> None:
+    """Trilogy power cards are played "when an enemy declares an attack on your
+    territory": the attacked player holding any card (a public count) answers first."""
+    game = _attacked({"p2": ["hobbiton"]})
+    events = game.do(ATTACK_RHUDAUR)
+    assert [type(e) for e in events] == [adventure.AdventureDefenceWindowOpened]
+    assert game.state.mode.waiting_for(game.state) == "p2"
+    game.reject(ATTACK_RHUDAUR, "wrong_phase")
+    events = game.do(PassAdventure(seat="p2"))
+    assert any(isinstance(e, ev.BattleResolved) for e in events)
+    if game.state.phase == ATTACK and game.state.owner["rhudaur"] == "p2":
+        again = game.do(ATTACK_RHUDAUR)  # asked once a turn a territory
+        assert any(isinstance(e, ev.BattleResolved) for e in again)
+
+
+def test_a_bad_attack_is_refused_before_any_window() -> None:
+    game = _attacked({"p2": ["courage"]})
+    game.reject(dataclasses.replace(ATTACK_RHUDAUR, dice=4), "too_many_dice")
+
+
+def test_courage_adds_four_armies_to_the_attacked_territory() -> None:
+    game = _attacked({"p2": ["courage"]})
+    courage = PlayAdventure(seat="p2", adventure=number("courage"))
+    game.reject(courage, "not_your_turn")
+    game.do(ATTACK_RHUDAUR)
+    armies = game.state.troops("rhudaur")
+    events = game.do(courage, ScriptedRng([1, 1, 1, 6, 6]))
+    (played,) = [e for e in events if isinstance(e, AdventurePlayed)]
+    assert played.facts["changes"] == [["rhudaur", "p2", 4]]
+    resolved = next(e for e in events if isinstance(e, ev.BattleResolved))
+    assert game.state.troops("rhudaur") == armies + 4 - resolved.defender_losses
+
+
+def test_a_strategic_withdrawal_leaves_one_army_behind() -> None:
+    game = _attacked({"p2": ["strategic_withdrawal"]})
+    game.do(ATTACK_RHUDAUR)
+    bodies = [a["command"] for a in _actions(game, "p2", "play_adventure")]
+    withdrawal = number("strategic_withdrawal")
+    assert bodies == [{"type": "play_adventure", "adventure": withdrawal, "target": "eregion"}]
+    game.reject(
+        PlayAdventure(seat="p2", adventure=withdrawal, target="fornost"), "adventure_needs_target"
+    )
+    events = game.do(
+        PlayAdventure(seat="p2", adventure=withdrawal, target="eregion"), ScriptedRng([6, 6, 6, 1])
+    )
+    assert game.state.troops("eregion") == 3
+    assert any(isinstance(e, ev.BattleResolved) for e in events)
