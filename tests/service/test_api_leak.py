@@ -55,7 +55,7 @@ VARIANTS = (
 ACTIVE_NEUTRALS = ([{"kind": "human"}] * 2, {"variant": "two_player_active"})
 CARD_FIELDS = frozenset({"card", "cards", "deck", "order", "discarded"})
 # Lord of the Rings: adventure cards, numbered apart from the territory cards.
-LOTR_GAMES, LOTR_COMMANDS = 10, 300
+LOTR_GAMES, LOTR_COMMANDS = 5, 300
 LOTR = ([{"kind": "human"}] * 3, {"variant": "lotr", "starting_armies": 16})
 ADVENTURE_FIELDS = frozenset({"adventure", "adventure_order", "adventure_hand"})
 NOT_CARDS = frozenset({"scores"})  # a score row's ``adventure`` is points
@@ -222,7 +222,7 @@ def test_nobody_sees_another_seats_adventure_cards_or_the_pile(
     settings: Settings, redis: Any, chunk: int
 ) -> None:
     """002_84c66041fccdfcee.txt: "ge 3 äventyrskort (med framsidan ner) till varje
-    spelare"; "UPPDRAGSKORT På de här korten finns ledarnas hemliga uppdrag": ten seeded
+    spelare"; "UPPDRAGSKORT På de här korten finns ledarnas hemliga uppdrag": five seeded
     Lord of the Rings games, every viewer, every response."""
     seeds = _seeds()
     app = create_app(settings, new_seed=lambda: next(seeds))
