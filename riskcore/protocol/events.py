@@ -45,8 +45,8 @@ class GameCreated(Event):
     TYPE = "game_created"
     # 2: the mode by name, and each seat's starting armies; 3: record_format, and
     # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them);
-    # 4: rules name ``one_die_vs_one``
-    VERSION = 4
+    # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``
+    VERSION = 5
     game_id: str
     board: str
     mode: str

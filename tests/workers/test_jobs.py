@@ -7,6 +7,7 @@ relay enqueued, as rq's own tests do.
 from __future__ import annotations
 
 import logging
+import random
 from typing import ClassVar
 
 import pytest
@@ -18,7 +19,9 @@ from rq.serializers import JSONSerializer
 
 from riskcore.audit.record import decode_envelope
 from riskcore.bots.base import register
+from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
+from riskcore.modes import adventure
 from riskcore.simulate import acting_seat
 from service.commands import stored_idempotency_key
 from service.games import GameService, SeatPlan
@@ -700,3 +703,36 @@ def test_a_game_whose_job_died_running_is_taken_over_by_the_watchdog(
     drive(redis, keys, relay, rounds=5000)
     assert service.load(game).state.phase == FINISHED
     assert claims.holder(game) is None
+
+
+def test_a_window_whose_clock_runs_out_is_passed(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """Lord of the Rings: a person asked in a window (the Fellowship's or a defender's,
+    002_84c66041fccdfcee.txt: "En del av dem kan spelas när det är någon annan spelares
+    tur eller när brödraskapet försöker förflytta sig") who lets the clock run out
+    passes: the heuristic bot the timeout plays for it passes at once."""
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(
+            seats=person_and_two_bots(),
+            mode="lotr",
+            rules={"starting_armies": 16},
+            clock={"turn_seconds": 30, "on_timeout": "bot"},
+        ).info.game_id
+        drive(redis, keys, relay)
+        rnd = random.Random(7)
+        for _ in range(2000):  # the person plays at random until a window asks it
+            state = service.load(game).state
+            assert state.phase != FINISHED, "no window asked the person"
+            if state.phase in adventure.WINDOWS and acting_seat(state) == "p1":
+                break
+            assert acting_seat(state) == "p1"
+            actions = [a for a in legal_actions(state, "p1") if a["command"]["type"] != "resign"]
+            service.execute(game, "p1", rnd.choice(actions)["command"])
+            drive(redis, keys, relay)
+        waiting = service.load(game).version
+        frozen.tick(31)
+        _run_due_deadlines(redis, keys)
+        batch = decode_envelope(service.store.read(game, waiting + 1, waiting + 1)[0].payload)
+        assert batch.actor == "p1" and batch.bot is not None and batch.bot["reason"] == "timeout"
+        assert batch.event == adventure.AdventureWindowPassed(seat="p1")
