@@ -6,14 +6,18 @@ which runs the relay too), with ``--worker-processes`` workers (2), then in
 each of ``--rounds`` rounds (5):
 
 - in process: ``risk simulate`` plays ``--simulated`` (20) 4-player games of random
-  bots in one process (commands/s from its own JSON);
+  bots in one process (commands/s from its own JSON), just before the window
+  and again just after it (the mean of the two);
 - through the workers: ``--games`` (100) games of 4 random bots, created over
   HTTP, run at once for ``--seconds`` (60), each finished game replaced by a
   new one; commands/s is the commands their records hold (the envelopes
   carrying one) with a server time inside the window;
 
 and the round's ratio, workers' commands/s over in-process commands/s. The
-figure is the median of the rounds' ratios. Both sides play the same bots
+figure is the median of the rounds' ratios. Each round also shows the CPU
+seconds the API, the workers (with their relays) and Redis used in the
+window, and ``exports_waiting``: finished games whose record is still to be
+built (``workers.jobs.export_record`` runs when no bot job waits). Both sides play the same bots
 on the same board; the games differ (the server draws its own seeds), so
 commands/s, not games/s, is compared.
 
@@ -28,9 +32,11 @@ keys afterwards).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import resource
 import signal
 import socket
 import statistics
@@ -42,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from rq import Queue
 
 from service.http_json import call
 
@@ -111,9 +118,30 @@ class Stack:
                 process.wait(5)
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of ``pid`` and every process under it, from /proc
+    (Linux; 0 elsewhere): to show where a window's work went."""
+    try:
+        stats = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    except OSError:
+        return 0.0
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += stats.get(current, (0, 0))[1]
+        todo += [child for child, (parent, _) in stats.items() if parent == current]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def in_process(games: int, seed: int) -> dict[str, Any]:
     """``risk simulate`` with 4 random bots, as a user runs it."""
     args = ["simulate", "--players", "4", "--bot", "random", "--games", str(games)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [*RISK, *args, "--seed", str(seed), "--json"],
         cwd=ROOT,
@@ -122,9 +150,12 @@ def in_process(games: int, seed: int) -> dict[str, Any]:
         text=True,
     ).stdout
     summary = json.loads(out)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return {
         "games": games,
         "seconds": summary["seconds"],
+        "cpu_seconds": round(used, 2),  # the whole process: start-up and imports too
         "commands_per_second": summary["commands_per_second"],
         "mean_commands_per_game": summary["mean_commands_per_game"],
     }
@@ -146,6 +177,7 @@ def through_workers(
     keys = KeySpace(prefix)
     running = [_create(stack) for _ in range(games)]
     every = list(running)
+    cpu_before = _cpu(stack, store)
     started_ms = time.time() * 1000
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -156,6 +188,8 @@ def through_workers(
                 running[index] = _create(stack)
                 every.append(running[index])
     ended_ms = time.time() * 1000
+    exports = Queue(f"{keys.rq_prefix()}exports", connection=store).count
+    cpu = {name: round(after - cpu_before[name], 1) for name, after in _cpu(stack, store).items()}
     commands = sum(_commands_recorded(store, keys, game, started_ms, ended_ms) for game in every)
     elapsed = (ended_ms - started_ms) / 1000
     return {
@@ -164,6 +198,18 @@ def through_workers(
         "games_started": len(every),
         "commands": commands,
         "commands_per_second": round(commands / elapsed),
+        "cpu_seconds": cpu,
+        "exports_waiting": exports,
+    }
+
+
+def _cpu(stack: Stack, store: redis.Redis) -> dict[str, float]:
+    """CPU seconds used so far by the API, the workers (with their relays) and Redis."""
+    info: Any = store.info("cpu")
+    return {
+        "api": cpu_seconds(stack.processes[0].pid),
+        "workers": sum(cpu_seconds(p.pid) for p in stack.processes[1:]),
+        "redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
     }
 
 
@@ -200,12 +246,25 @@ def main() -> None:
     rounds = []
     try:
         for number in range(args.rounds):
-            alone = in_process(args.simulated, seed=number * args.simulated)
+            # In process just before and just after the window: on a shared machine
+            # the load moves within a minute, and a short run alone catches one moment.
+            before = in_process(args.simulated, seed=2 * number * args.simulated)
             piped = through_workers(stack, store, prefix, args.games, args.seconds)
-            ratio = piped["commands_per_second"] / alone["commands_per_second"]
-            rounds.append({"in_process": alone, "workers": piped, "ratio": round(ratio, 3)})
+            after = in_process(args.simulated, seed=(2 * number + 1) * args.simulated)
+            alone = statistics.mean([before["commands_per_second"], after["commands_per_second"]])
+            ratio = piped["commands_per_second"] / alone
+            rounds.append(
+                {
+                    "in_process": [before, after],
+                    "in_process_commands_per_second": round(alone),
+                    "workers": piped,
+                    "ratio": round(ratio, 3),
+                }
+            )
     finally:
         stack.stop()
+        for name in ("games", "clocks", "continued", "exports"):  # jobs left waiting
+            Queue(f"{prefix}.{name}", connection=store).empty()
         for key in store.scan_iter(match=f"{prefix}*", count=1000):
             store.delete(key)
     result = {

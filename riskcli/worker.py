@@ -24,7 +24,7 @@ from service.keys import KeySpace
 from service.settings import Settings
 from service.store import Client
 from workers import jobs
-from workers.queues import CLOCKS_QUEUE, GAMES_QUEUE, queue
+from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
 from workers.scheduler import DeadlineScheduler
 
@@ -98,7 +98,7 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     logs.configure(log_level, json_lines=_json_logs())
     (store, connection), keys = _connections(), _keys()
     jobs.use_store(store)
-    queues = [queue(connection, keys, name) for name in (GAMES_QUEUE, CLOCKS_QUEUE)]
+    queues = [queue(connection, keys, name) for name in WORKER_QUEUES]
     threads = _Threads()
     if relay:
         threads.start("relay", Relay(store, keys, queue(connection, keys)).run)

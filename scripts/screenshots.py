@@ -78,17 +78,20 @@ def main() -> None:
 def _photograph(url: str) -> None:
     finished = _create(url, BOTS)
     _wait(lambda: call("GET", f"{url}/v1/games/{finished}")[1]["status"] == "finished", 120)
-    middle_earth = _create(url, BOTS, board="middle_earth")
+    lotr = _create(url, BOTS, mode="lotr")
+    active = _create(url, BOTS[:2], mode="two_player_active")
     live = _create(url, BOTS)
     _create(url, [{"kind": "human", "name": "You"}, {"kind": "open"}, BOTS[0]])
-    _wait(lambda: call("GET", f"{url}/v1/games/{live}")[1]["version"] > 200, 60)
+    for game in (live, lotr, active):
+        _wait(lambda game=game: call("GET", f"{url}/v1/games/{game}")[1]["version"] > 300, 60)
     OUT.mkdir(parents=True, exist_ok=True)
     browser = _browser()
     try:
         _shot(browser, f"{url}/", "lobby.png", 1280, 800)
         _shot(browser, f"{url}/games/{live}", "live-classic.png", 1280, 800)
         _shot(browser, f"{url}/games/{finished}#v=400", "replay-charts.png", 1280, 1050)
-        _shot(browser, f"{url}/games/{middle_earth}", "middle-earth.png", 1280, 800)
+        _shot(browser, f"{url}/games/{lotr}#v=300", "middle-earth.png", 1280, 900)
+        _shot(browser, f"{url}/games/{active}#v=300", "active-neutrals.png", 1280, 900)
         _shot(browser, f"{url}/games/{live}", "phone.png", 390, 844)
     finally:
         browser.quit()

@@ -35,7 +35,7 @@ from riskcore.audit.record import SYSTEM, Envelope, envelopes
 from riskcore.audit.sealing import seal
 from riskcore.engine.decide import execute
 from riskcore.engine.evolve import fold
-from riskcore.errors import RuleViolation
+from riskcore.errors import RiskError, RuleViolation
 from riskcore.model.state import FINISHED, State
 from riskcore.protocol.codec import canonical
 from riskcore.protocol.commands import Command, command_from_dict
@@ -45,14 +45,29 @@ from riskcore.simulate import acting_seat
 from service.errors import IdempotencyMismatch, VersionConflict
 from service.game_log import NO_EVENTS, GameLog
 from service.game_states import GameStates
-from service.game_types import CommandResult, Loaded, Observer, published_head
+from service.game_types import (
+    CommandResult,
+    Loaded,
+    Observer,
+    Planned,
+    RunResult,
+    published_head,
+)
 from service.lobby import RUNNING, GameInfo
 from service.seating import Seating, opening_events
 from service.store import AppendResult, Head
 
-__all__ = ["RETRIES_WITHOUT_IF_MATCH", "Commands", "request_fingerprint", "stored_idempotency_key"]
+__all__ = [
+    "RETRIES_WITHOUT_IF_MATCH",
+    "Chooser",
+    "Commands",
+    "request_fingerprint",
+    "stored_idempotency_key",
+]
 
 RETRIES_WITHOUT_IF_MATCH = 3
+# What the next command of a run is, given the run's state and version (None: stop).
+Chooser = Callable[[State, int], Planned | None]
 
 
 class Commands:
@@ -136,6 +151,72 @@ class Commands:
                 continue
             self._observer.command(command.TYPE, "replayed" if result.replayed else "accepted")
             return result
+
+    def run(
+        self, game_id: str, loaded: Loaded, choose: Chooser, *, max_commands: int, max_events: int
+    ) -> RunResult:
+        """Decide the server's commands one after another on one working copy of
+        ``loaded``, as ``choose`` names them, and append them all at once.
+
+        The stream holds exactly what one ``execute`` per command would have
+        stored (each command's batch with its own envelope, command and bot), but
+        a run costs one round trip to Redis instead of one per command. The
+        append names ``loaded``'s version, so it is refused with VersionConflict
+        if anyone moved the game meanwhile (a person's command, another job):
+        nothing of the run is stored, and the caller decides again on the new
+        state. Its idempotency key is the first command's, so a rival deciding
+        the same version is refused; the store's own retry of a dropped call is
+        recognised by the batch's digest. A command the rules
+        refuse ends the run before it (``RunResult.refused``); those before it
+        are appended.
+        """
+        state = loaded.state.copy()
+        version = loaded.version
+        batch: list[Envelope] = []
+        fingerprint: bytes | None = None
+        kinds: list[str] = []
+        first: Planned | None = None
+        refused: tuple[Planned, RiskError] | None = None
+        now = self._now_ms()
+        while len(kinds) < max_commands and len(batch) < max_events:
+            planned = choose(state, version)
+            if planned is None:
+                break
+            try:
+                command = command_from_dict(planned.body, planned.seat)
+                rng = GameRng(loaded.seed, game_id, version, state.player_seeds)
+                events = execute(state, command, rng)  # in place; a refusal changes nothing
+            except RiskError as error:
+                refused = (planned, error)
+                break
+            request = command.to_dict()
+            batch += envelopes(
+                events,
+                first_version=version + 1,
+                time_ms=now,
+                actor=planned.seat,
+                command=request,
+                bot=planned.bot,
+            )
+            if first is None:
+                fingerprint = request_fingerprint(planned.seat, request)
+            kinds.append(command.TYPE)
+            if first is None:
+                first = planned
+            version += len(events)
+            if state.phase == FINISHED:
+                break
+        if first is None:
+            return RunResult(None, 0, refused)
+        key = stored_idempotency_key(first.seat, None, first.server_key)
+        # A run of one command is that command's request, as a lone ``execute`` of it
+        # under the same key would be; a longer one is its batch (the store's digest).
+        if len(kinds) > 1:
+            fingerprint = None
+        result = self._append(game_id, loaded, state, batch, key, fingerprint)
+        for kind in kinds:
+            self._observer.command(kind, "replayed" if result.replayed else "accepted")
+        return RunResult(result, len(kinds), refused)
 
     def start_if_full(self, info: GameInfo) -> GameInfo:
         """Append the opening events once every seat is filled (safe to race)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from riskcore.audit.record import Envelope
+from riskcore.errors import RiskError
 from riskcore.model.state import FINISHED, State
 from service.lobby import GameInfo
 
@@ -25,7 +26,9 @@ __all__ = [
     "Loaded",
     "Lru",
     "Observer",
+    "Planned",
     "Quiet",
+    "RunResult",
     "SeatPlan",
     "published_head",
 ]
@@ -66,6 +69,25 @@ class SeatPlan:
     # entrant's own token, which then acts for this seat: no seat token is made.
     entrant: str | None = None
     token_hash: str | None = None
+
+
+class Planned(NamedTuple):
+    """One command of a run (``GameService.run``), chosen by the server for ``seat``:
+    the body, the server's own idempotency key for it, and which bot chose it."""
+
+    seat: str
+    body: dict[str, Any]
+    server_key: str
+    bot: dict[str, Any] | None = None
+
+
+class RunResult(NamedTuple):
+    """What a run appended (``appended`` None: nothing) and how many commands that
+    was; ``refused``: the command the rules refused, which ended the run unstored."""
+
+    appended: CommandResult | None
+    commands: int
+    refused: tuple[Planned, RiskError] | None
 
 
 class Loaded(NamedTuple):

@@ -29,7 +29,7 @@ import redis
 from riskcore.audit.record import SYSTEM
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
-from service.commands import Commands
+from service.commands import Chooser, Commands
 from service.game_log import GameLog
 from service.game_states import GameStates
 from service.game_types import (
@@ -39,7 +39,9 @@ from service.game_types import (
     Joined,
     Loaded,
     Observer,
+    Planned,
     Quiet,
+    RunResult,
     SeatPlan,
     published_head,
 )
@@ -50,6 +52,10 @@ from service.seating import Seating, check_setup
 from service.store import Client, EventStore
 from service.store_errors import IdempotencyMismatch, VersionConflict
 
+# A run's events, at most (the store takes up to 1,000 in one append; a command
+# makes a few, so the run is cut well before that).
+MAX_RUN_EVENTS = 500
+
 __all__ = [
     "CommandResult",
     "Created",
@@ -58,6 +64,8 @@ __all__ = [
     "Joined",
     "Loaded",
     "Observer",
+    "Planned",
+    "RunResult",
     "SeatPlan",
 ]
 
@@ -113,14 +121,18 @@ class GameService:
         clock: Mapping[str, Any] | None = None,
         tournament: str | None = None,
         seed: bytes | None = None,
+        game_id: str | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
         ``mode`` defaults to classic (or to ``rules["variant"]``, its old name);
         ``tournament`` names the tournament it is a game of, which draws ``seed``,
-        the server seed (secret until the game ends), for it.
+        the server seed (secret until the game ends), for it, and its ``game_id``
+        (so that creating one fixture's game again finds the first one).
         """
-        info, tokens = self._seating.open(seats, board, mode, rules, clock, tournament, seed)
+        info, tokens = self._seating.open(
+            seats, board, mode, rules, clock, tournament, seed, game_id
+        )
         return Created(self._commands.start_if_full(info), tokens)
 
     def check_setup(
@@ -183,7 +195,10 @@ class GameService:
         self.lobby.delete(info)
         keys = self.keys  # what the workers and replays keep beside the game
         self._client.delete(
-            keys.clock(game_id), keys.replay_checkpoints(game_id), keys.record_export(game_id)
+            keys.clock(game_id),
+            keys.replay_checkpoints(game_id),
+            keys.record_export(game_id),
+            keys.worker_claim(game_id),
         )
         self._states.forget(game_id)
         self._seating.forget(game_id)
@@ -241,6 +256,23 @@ class GameService:
             server_key=server_key,
             actor=actor,
             bot=bot,
+        )
+
+    def run(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        choose: Chooser,
+        *,
+        max_commands: int,
+        max_events: int = MAX_RUN_EVENTS,
+    ) -> RunResult:
+        """The server's own commands (the bots'), decided one after another from
+        ``loaded`` and appended at once: one round trip for the lot. ``choose``
+        names each next command from the run's state and version, or None to stop
+        (``service.commands.Commands.run``)."""
+        return self._commands.run(
+            game_id, loaded, choose, max_commands=max_commands, max_events=max_events
         )
 
     # -- reading -----------------------------------------------------------------

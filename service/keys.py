@@ -29,6 +29,11 @@ The API's own records (``service.lobby``, ``service.ratelimit``), in the same sl
     <prefix>:streams:<address>           sorted set with a TTL: open streams and waiting
                                          long-polls of one client address, by lease end
 
+The workers' record kept beside a game (``workers.claims``)::
+
+    <prefix>:{p<N>}:game:<id>:worker     string with a TTL: the id of the bot job holding
+                                         the game (queued or running)
+
 Tournaments (``service.tournaments``), each under a hash tag of its own::
 
     <prefix>:{t:<id>}:tournament         hash: spec (JSON: entrants, format, schedule),
@@ -191,6 +196,14 @@ class KeySpace:
         """Sorted set of every tournament id by creation time (ms)."""
         return f"{self.prefix}:tournaments"
 
+    def running_tournaments(self) -> str:
+        """Set of the tournaments still running: the relay's sweep advances each again."""
+        return f"{self.prefix}:tournaments:running"
+
+    def tournament_sweep(self) -> str:
+        """Held (``SET NX PX``) by the relay that sweeps the tournaments this window."""
+        return f"{self.prefix}:tournaments:sweep"
+
     # -- the workers' records (workers.relay, workers.jobs) -------------------
 
     def relay_dead_letters(self) -> str:
@@ -218,6 +231,11 @@ class KeySpace:
         is how a job lost with a killed worker gets done after all.
         """
         return f"{self.prefix}:relay:leases"
+
+    def worker_claim(self, game_id: str) -> str:
+        """String with a TTL: the id of the one bot job that holds the game now (queued or
+        running); while it is set, the relay enqueues no other (``workers.claims``)."""
+        return f"{_game_base(self, game_id)}:worker"
 
     def replay_checkpoints(self, game_id: str) -> str:
         """Hash: version -> encoded state, every 1,000 events, for replays (a cache)."""

@@ -22,6 +22,11 @@ removed, which is where abandoned lobbies are ended: lazily, when their
 creator creates again. (A lobby whose creator never returns stays open
 until someone joins or an operator deletes it; a periodic sweep over every
 creator's set is not built yet.)
+
+A tournament schedules its games itself, ``parallel`` at a time, so it holds
+that many places of its creator's quota for as long as it runs (members
+``tournament:<id>:<k>``): one request can no longer start more games at once
+than its creator could create by hand.
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ from service.keys import KeySpace
 from service.lobby import FINISHED, OPEN, RUNNING, Lobby
 from service.store import Client
 from service.store_errors import GameNotFound
+from service.tournaments import RUNNING as TOURNAMENT_RUNNING
 
 __all__ = ["Creator", "GameQuota", "GameQuotaExceeded", "Ticket"]
 
 PENDING = "pending:"
+TOURNAMENT = "tournament:"
 PENDING_MS = 60_000  # a creation that takes longer than this has failed
 
 
@@ -53,7 +60,7 @@ class Creator(NamedTuple):
 
 class Ticket(NamedTuple):
     keys: tuple[str, ...]
-    placeholder: str
+    placeholders: tuple[str, ...]
 
 
 class GameQuotaExceeded(Exception):
@@ -87,31 +94,43 @@ class GameQuota:
         self._abandon = abandon
         self._clock = clock
 
-    def reserve(self, creators: Sequence[Creator]) -> Ticket:
-        """Hold a place for one more game of each creator; GameQuotaExceeded if over."""
+    def reserve(self, creators: Sequence[Creator], places: int = 1) -> Ticket:
+        """Hold ``places`` more games of each creator; GameQuotaExceeded if over."""
         counted = [c for c in creators if c.limit > 0]
-        placeholder = PENDING + secrets.token_hex(8)
+        token = secrets.token_hex(8)
+        placeholders = tuple(f"{PENDING}{token}:{k}" for k in range(places))
         keys: list[str] = []
         for creator in counted:
             key = self._keys.game_quota(creator.scope, creator.ident)
             keys.append(key)
-            self._client.zadd(key, {placeholder: self._now_ms()})
+            now = self._now_ms()
+            self._client.zadd(key, dict.fromkeys(placeholders, now))
             if self._active(key) > creator.limit:
-                self.cancel(Ticket(tuple(keys), placeholder))
+                self.cancel(Ticket(tuple(keys), placeholders))
                 raise GameQuotaExceeded(creator.scope, creator.limit)
-        return Ticket(tuple(keys), placeholder)
+        return Ticket(tuple(keys), placeholders)
 
     def confirm(self, ticket: Ticket, game_id: str, created_ms: int) -> None:
         """The game exists: it takes the placeholder's place."""
-        pipe = self._client.pipeline(transaction=False)
-        for key in ticket.keys:
-            pipe.zrem(key, ticket.placeholder)
-            pipe.zadd(key, {game_id: created_ms})
-        pipe.execute()
+        self._replace(ticket, {game_id: created_ms})
+
+    def confirm_tournament(self, ticket: Ticket, tournament_id: str, created_ms: int) -> None:
+        """The tournament exists: it holds the places while it runs."""
+        members = {
+            f"{TOURNAMENT}{tournament_id}:{k}": created_ms for k in range(len(ticket.placeholders))
+        }
+        self._replace(ticket, members)
 
     def cancel(self, ticket: Ticket) -> None:
         for key in ticket.keys:
-            self._client.zrem(key, ticket.placeholder)
+            self._client.zrem(key, *ticket.placeholders)
+
+    def _replace(self, ticket: Ticket, members: dict[str, int]) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        for key in ticket.keys:
+            pipe.zrem(key, *ticket.placeholders)
+            pipe.zadd(key, members)
+        pipe.execute()
 
     def _active(self, key: str) -> int:
         """Members that still count, after removing those that do not."""
@@ -129,6 +148,10 @@ class GameQuota:
         return score is None or now - score > PENDING_MS
 
     def _counts(self, game_id: str, now: int) -> bool:
+        if game_id.startswith(TOURNAMENT):
+            tournament_id = game_id.split(":")[1]
+            status = self._client.hget(self._keys.tournament(tournament_id).info, "status")
+            return status is not None and status.decode() == TOURNAMENT_RUNNING
         try:
             info = self._lobby.get(game_id)
         except GameNotFound:

@@ -4,8 +4,9 @@ While a game runs, its record is redacted for the reader (their own cards
 only, no deck order, no seed) and says so; once it has ended it is
 complete, the same for everyone, and verifiable offline with
 ``risk verify``. A finished game's record never changes, so it is built
-once and kept (compressed) beside the game; a worker job builds it when
-the game ends, so the first download of a long game is not slow.
+once and kept (compressed) beside the game; a worker job builds it after
+the game ends (when no bot job waits), so the first download of a long game
+is not slow; a download that comes before it builds the record itself.
 """
 
 from __future__ import annotations

@@ -132,6 +132,11 @@ def _command(name: str, **extra: fields.Field[Any]) -> type[Schema]:
     return Schema.from_dict(declared, name=f"{name}_command")
 
 
+def _card_number() -> fields.Integer:
+    """An adventure card's number (Lord of the Rings): a place in the deck."""
+    return _int(required=True, validate=validate.Range(min=0))
+
+
 def _territory(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Length(min=1, max=64), **kwargs)
 
@@ -170,6 +175,17 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
     "move_leader": _command(
         "move_leader", source=_territory(required=True), target=_territory(required=True)
     ),
+    "play_adventure": _command(
+        "play_adventure",
+        adventure=_card_number(),
+        source=_territory(allow_none=True),
+        target=_territory(allow_none=True),
+    ),
+    "claim_adventure": _command(
+        "claim_adventure", adventure=_card_number(), territory=_territory(allow_none=True)
+    ),
+    "discard_adventure": _command("discard_adventure", adventure=_card_number()),
+    "pass_adventure": _command("pass_adventure"),
     "bribe": _command(
         "bribe",
         neutral=fields.String(required=True, validate=validate.Length(min=1, max=16)),

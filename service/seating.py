@@ -74,6 +74,7 @@ class Seating:
         clock: Mapping[str, Any] | None,
         tournament: str | None = None,
         seed: bytes | None = None,
+        game_id: str | None = None,
     ) -> tuple[GameInfo, dict[str, str]]:
         """A new lobby and the tokens of its human seats (seat id → token).
 
@@ -86,7 +87,7 @@ class Seating:
         ruleset = mode_named(mode).rule_set(options)
         _check_setup(board, mode, ruleset, seats)
         seats = arranged(seats, seat_teams(mode, len(seats)))
-        game_id = "g" + secrets.token_hex(8)
+        game_id = game_id or "g" + secrets.token_hex(8)
         seed = seed or self._new_seed()  # a tournament's games: derived from its own
         tokens = {
             f"p{i}": auth.new_token()

@@ -218,6 +218,7 @@ class Tournaments:
             },
         )
         pipe.zadd(self.keys.tournaments(), {tournament_id: spec.created_ms})
+        pipe.sadd(self.keys.running_tournaments(), tournament_id)
         pipe.execute()
         self.advance(tournament_id)
         return Created(self.document(tournament_id), tokens)
@@ -235,7 +236,9 @@ class Tournaments:
     def _advance(self, tournament_id: str, keys: TournamentKeys) -> str:
         spec, status, hashes = self._spec(tournament_id)
         if status == DONE:
+            self._client.srem(self.keys.running_tournaments(), tournament_id)
             return "finished"
+        self._client.sadd(self.keys.running_tournaments(), tournament_id)  # (older ones too)
         started = _decoded(self._client.hgetall(keys.games))
         results = _decoded(self._client.hgetall(keys.results))
         changed = False
@@ -263,6 +266,7 @@ class Tournaments:
             self._client.xadd(keys.feed, entry, maxlen=FEED_LENGTH, approximate=True)
         if finished:
             self._client.hset(keys.info, "status", DONE)
+            self._client.srem(self.keys.running_tournaments(), tournament_id)
             return "finished"
         return RUNNING
 
@@ -281,6 +285,11 @@ class Tournaments:
     def _start(
         self, tournament_id: str, spec: Spec, hashes: Mapping[str, str], fixture: Fixture
     ) -> str:
+        game_id = fixture_game_id(tournament_id, fixture.index)
+        try:  # started before a crash (or by a retried job) that stored nothing after it
+            return self.games.info(game_id).game_id  # (and its start, if that was lost too)
+        except GameNotFound:
+            pass
         by_id = {e.id: e for e in spec.entrants}
         seats = [_seat(by_id[e], hashes) for e in fixture.seats]
         http = any(by_id[e].kind == "http" for e in fixture.seats)
@@ -292,6 +301,7 @@ class Tournaments:
             clock={"turn_seconds": spec.turn_seconds, "on_timeout": "bot"} if http else None,
             tournament=tournament_id,
             seed=fixture.seed,
+            game_id=game_id,
         )
         return created.info.game_id
 
@@ -382,6 +392,14 @@ class Tournaments:
             raise TournamentNotFound(tournament_id)
         spec = Spec.from_json(info[b"spec"], info[b"seed"])
         return spec, info[b"status"].decode(), json.loads(info[b"tokens"])
+
+
+def fixture_game_id(tournament_id: str, index: int) -> str:
+    """The game of a tournament's fixture: derived, not drawn, so that starting it
+    twice (a crash between creating the game and storing its index, a job run
+    again) finds the game already there instead of starting a second one."""
+    digest = hashlib.sha256(f"{tournament_id}:{index}".encode()).hexdigest()
+    return "g" + digest[:16]
 
 
 def _seat(entrant: Entrant, hashes: Mapping[str, str]) -> SeatPlan:

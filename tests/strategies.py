@@ -49,6 +49,7 @@ _VALUES: dict[str, st.SearchStrategy[Any]] = {
     "stop_at": st.integers(min_value=-1, max_value=10),
     "bonus_territory": st.one_of(st.none(), st.just("peru")),
     "cards": st.lists(st.integers(min_value=-1, max_value=44), max_size=4),
+    "adventure": st.integers(min_value=-1, max_value=40),
 }
 _JUNK = st.one_of(
     st.none(),

@@ -1,12 +1,12 @@
 """RQ jobs: bot turns and turn clocks. Each takes ids and versions only.
 
-A job re-reads the game and does nothing if the game has moved past the
-version it was made for, so running one twice (a re-delivered notification,
-a retry after a worker died) is harmless. Every command a job makes goes
-through ``GameService.execute``, the path the API uses, with the version
-it was decided at and a server key derived from seat and version (in the
-server's own namespace, which no client's Idempotency-Key reaches): if two
-jobs race, one append wins and the other is told it was replayed.
+A job reads the game as it is when it runs, so running one twice (a
+re-delivered notification, a retry after a worker died) is harmless. Every
+command a job makes goes through ``GameService`` (``run`` for the bots'
+runs, ``execute`` for a clock's), the path the API's commands take, with the
+version it was decided at and a server key derived from seat and version (in
+the server's own namespace, which no client's Idempotency-Key reaches): if
+two jobs race, one append wins and the other reads the game again.
 
 A game deleted while a job works on it ends the job as ``gone``, quietly.
 A job that meets an idempotency mismatch while the game has not moved (its
@@ -15,10 +15,14 @@ only the server makes these keys; a rival job that chose otherwise at the
 same version and won is a mere race) gives up for good:
 it logs the error, writes the game to the jobs' dead letters
 (``KeySpace.job_dead_letters``, counted in ``/metrics``), drops the game's
-lease so the relay's watchdog does not retry it, and fails in RQ.
+lease so the relay's watchdog does not retry it, lets go of the game's
+claim, and fails in RQ.
 
-* ``advance_game(game_id, version)`` runs after every append (the relay
-  enqueues it): if a bot must act, it plays; if a person must act and the
+* ``advance_game(game_id, version, claimed, continued)``: the relay enqueues
+  one per game at a time (``workers.claims``), holding the game's claim. It
+  plays the bot seats (``GameRun``: runs of commands appended at once, on
+  through one bot seat after another, for a time slice, then a job of its
+  own in the ``continued`` queue carries on); when a person must act and the
   game has a clock, it sets the deadline and schedules ``enforce_deadline``
   (and keeps the game's lease until 10 s after the deadline: if that job is
   lost with a killed worker, the relay's watchdog wakes the game and the
@@ -29,11 +33,14 @@ lease so the relay's watchdog does not retry it, and fails in RQ.
 * ``advance_tournament(tournament_id)`` runs when a game of a tournament
   finishes: it records the game and starts the tournament's next ones.
 * ``export_record(game_id)`` builds a finished game's record once, so its
-  download (``service.records``) is instant even for a long game.
+  download (``service.records``) is instant even for a long game. It waits
+  in the ``exports`` queue, which workers take from last: building a record
+  costs about as much as playing the game did, and a download that comes
+  first builds the record itself.
 
 A bot that raises or picks an illegal command is logged, and the seat falls
-back to the timeout policy (the random bot if the game has no clock), so one
-broken bot cannot stall a game.
+back to the random bot (or resigns, when the game's clock forfeits or the
+random bot was what failed), so one broken bot cannot stall a game.
 """
 
 from __future__ import annotations
@@ -41,9 +48,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from rq import Retry, get_current_job
@@ -52,20 +60,24 @@ from rq.exceptions import DuplicateJobError
 from riskcore.bots.levels import bot_for
 from riskcore.engine.legal import legal_actions
 from riskcore.errors import RiskError
-from riskcore.model.state import DEFEND, FINISHED
+from riskcore.model.state import DEFEND, FINISHED, State
 from riskcore.simulate import acting_seat, bot_rng
 from riskcore.views.seatview import SeatView
 from service import logs
 from service.clocks import clock_key_of
 from service.connections import store_client
 from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
-from service.games import CommandResult, GameService, Loaded
+from service.games import CommandResult, GameService, Loaded, Planned
 from service.keys import KeySpace
+from service.lobby import SeatInfo
 from service.settings import Settings
 from service.tournaments import Tournaments
 from workers import clock
+from workers.claims import MOVED, Claims, new_job_id
 from workers.queues import (
     CLOCKS_QUEUE,
+    CONTINUED_QUEUE,
+    EXPORTS_QUEUE,
     deadline_job_id,
     export_job_id,
     queue,
@@ -75,25 +87,36 @@ from workers.queues import (
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
+# A run (commands appended at once) doubles from 1 up to this many commands.
+MAX_RUN_COMMANDS = 256
+FORFEIT_FOR_BROKEN_BOT = {"name": "clock", "policy": "bot_failed"}
+# How long one job plays a game before it lets the other games' jobs have a turn.
+SLICE_SECONDS = 0.25
+# The lease a job holding a game renews each slice (the relay's is as long).
+LEASE_MS = 5_000
 TIMEOUT_BOT = "heuristic"
 FALLBACK_BOT = "random"
 _services: dict[tuple[int, str], GameService] = {}
 
 
-def advance_game(game_id: str, version: int | None) -> str:
-    """Play a bot's moves, or start a person's clock, if the game is still at ``version``.
+def advance_game(
+    game_id: str, version: int | None = None, claimed: bool = False, continued: bool = False
+) -> str:
+    """Play the game's bot seats, or start a person's clock, holding the game's claim.
 
-    ``version`` None (a rescue by the relay's watchdog) means "as it is now".
+    ``claimed``: the relay (or the job before this one) gave this job the
+    game's claim (``workers.claims``). A job without it (made by an older
+    relay, or by hand) first takes the claim if it is free, and does
+    nothing if the game moved past ``version`` (None: "as it is now").
+    ``continued``: made by the job before this one when its slice ended.
     """
     service = _service()
-    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id):
-        outcome = _advance(service, game_id, version)
+    job = get_current_job()
+    assert job is not None, "jobs run inside an RQ worker"
+    claims = Claims(_store(), service.keys)
+    with logs.context(game_id=game_id, version=version), _giving_up(service, game_id, claims):
+        outcome = _start(service, claims, game_id, version, claimed, job.id, continued)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
-    if outcome in SETTLED:
-        _store().zrem(service.keys.worker_leases(), game_id)
-    if outcome == "finished":
-        _enqueue_export(service, game_id)
-        _enqueue_tournament(service, game_id)
     return outcome
 
 
@@ -135,7 +158,7 @@ def export_record(game_id: str) -> str:
 
 def _enqueue_export(service: GameService, game_id: str) -> None:
     with contextlib.suppress(DuplicateJobError):
-        queue(_queue_connection(), service.keys).enqueue(
+        queue(_queue_connection(), service.keys, EXPORTS_QUEUE).enqueue(
             export_record, game_id, job_id=export_job_id(game_id), unique=True, result_ttl=60
         )
 
@@ -150,8 +173,9 @@ LOST_DEADLINE_MS = 10_000
 
 
 @contextlib.contextmanager
-def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
-    """An idempotency mismatch cannot heal by retrying: record it and fail loudly."""
+def _giving_up(service: GameService, game_id: str, claims: Claims | None = None) -> Iterator[None]:
+    """An idempotency mismatch cannot heal by retrying: record it and fail loudly
+    (and let go of the game, so that someone's next move makes a job again)."""
     try:
         yield
     except IdempotencyMismatch as error:
@@ -161,6 +185,8 @@ def _giving_up(service: GameService, game_id: str) -> Iterator[None]:
         entry = {"game": game_id, "job": job.id if job else "", "error": str(error)}
         store.xadd(service.keys.job_dead_letters(), entry, maxlen=10_000, approximate=True)
         store.zrem(service.keys.worker_leases(), game_id)
+        if claims is not None and job is not None:
+            claims.drop(game_id, job.id)
         raise
 
 
@@ -178,22 +204,138 @@ def _gone_quietly(step: Callable[P, str]) -> Callable[P, str]:
 
 
 @_gone_quietly
-def _advance(service: GameService, game_id: str, version: int | None) -> str:
-    loaded = service.load(game_id)
-    if version is not None and loaded.version != version:
-        return "moved_on"
-    if loaded.state.phase == FINISHED:
-        return "finished"
-    seat = acting_seat(loaded.state)
-    assert seat is not None
-    seats = service.seat_info(game_id)
-    if seats[seat].kind == "bot":
-        played = seats[seat]
-        return Turn(service, game_id, seat).play(played.bot or FALLBACK_BOT, level=played.level)
-    settings = service.lobby.get(game_id).clock
-    if settings:
-        return start_clock(service, game_id, loaded, seat, settings)
-    return "waiting"
+def _start(
+    service: GameService,
+    claims: Claims,
+    game_id: str,
+    version: int | None,
+    claimed: bool,
+    job_id: str,
+    continued: bool = False,
+) -> str:
+    if not claimed:
+        if version is not None and service.store.version(game_id) != version:
+            return "moved_on"
+        if not claims.acquire(game_id, job_id):
+            return "coalesced"  # the job holding the game will see what this one was for
+    elif not claims.refresh(game_id, job_id):
+        return "handed_over"  # the watchdog gave the game to another job meanwhile
+    return GameRun(service, claims, game_id, job_id, continued=continued).run()
+
+
+@dataclass
+class GameRun:
+    """What one bot job does while it holds a game (``workers.claims``).
+
+    It plays on through the bot seats, one after another (setup claims,
+    a bot's whole turn, the next bot's), on its process's cache of the
+    game, until a person must act, the game ends, or its time slice
+    (``SLICE_SECONDS``) is used up; then it hands the claim to a job of its
+    own in the ``continued`` queue, so games share the workers fairly and a
+    job for a game a person just moved in comes first. When the game waits
+    for a person (whose clock it starts) or is over, it lets go of the claim
+    unless the game moved meanwhile: a notification coalesced into this job
+    is never lost, the job plays on instead.
+    """
+
+    service: GameService
+    claims: Claims
+    game_id: str
+    job_id: str
+    # A job that continues one whose slice ended plays no first move a person may be
+    # waiting to see: its runs start long.
+    continued: bool = False
+
+    def run(self) -> str:
+        until = time.monotonic() + SLICE_SECONDS
+        self._lease()
+        while True:
+            outcome, version = self._play(until)
+            if outcome == "sliced":
+                return self._continue_later()
+            if outcome == "finished":
+                _enqueue_export(self.service, self.game_id)
+                _enqueue_tournament(self.service, self.game_id)
+            if outcome in SETTLED:  # before letting go: a crash in between keeps the claim
+                _store().zrem(self.service.keys.worker_leases(), self.game_id)
+            if self.claims.release(self.game_id, self.job_id, version) != MOVED:
+                return outcome
+            self._lease()  # someone moved meanwhile: play on
+
+    def _play(self, until: float) -> tuple[str, int]:
+        """Play bot seats until a person must act, the game is over or ``until``
+        passes; the outcome, and the version it was decided at."""
+        try:
+            return self._play_seats(until)
+        except GameNotFound:  # deleted meanwhile (by an operator)
+            return "gone", 0
+
+    def _play_seats(self, until: float) -> tuple[str, int]:
+        service, game_id = self.service, self.game_id
+        fresh = True
+        # Commands in the next run: the first at once (a person may be watching), then
+        # twice as many each time.
+        size = MAX_RUN_COMMANDS if self.continued else 1
+        bots: BotSeats | None = None
+        while True:
+            loaded = service.load(game_id) if fresh else service.load_cached(game_id)
+            if loaded.state.phase == FINISHED:
+                return "finished", loaded.version
+            seat = acting_seat(loaded.state)
+            assert seat is not None
+            seats = service.seat_info(game_id)
+            if seats[seat].kind != "bot":
+                if not fresh:  # a person's turn: be sure of it before starting their clock
+                    fresh = True
+                    continue
+                settings = service.lobby.get(game_id).clock
+                if settings:
+                    return start_clock(service, game_id, loaded, seat, settings), loaded.version
+                return "waiting", loaded.version
+            if bots is not None and time.monotonic() >= until:  # after one run at least
+                return "sliced", loaded.version
+            if bots is None:
+                bots = BotSeats(service, game_id, loaded.seed, seats)
+            bots.start(size, until)
+            try:
+                run = service.run(game_id, loaded, bots, max_commands=size)
+            except VersionConflict:
+                if not service.store.exists(game_id):
+                    return "gone", 0
+                fresh, size = True, 1  # someone else moved the game: decide again on it
+                continue
+            except IdempotencyMismatch:
+                if service.store.version(game_id) <= loaded.version:
+                    raise  # the key is taken but the game did not move: it never will
+                fresh, size = True, 1  # a job at the same version chose otherwise, and won
+                continue
+            if run.refused is not None:
+                bots.refused(*run.refused)
+            # After its own append this process holds the newest state.
+            fresh = run.appended is None or run.appended.replayed
+            size = min(2 * size, MAX_RUN_COMMANDS)
+
+    def _continue_later(self) -> str:
+        successor = new_job_id(self.game_id)
+        self._lease()
+        if not self.claims.hand_over(self.game_id, self.job_id, successor):
+            return "handed_over"
+        queue(_queue_connection(), self.service.keys, CONTINUED_QUEUE).enqueue(
+            advance_game,
+            self.game_id,
+            None,
+            True,
+            True,
+            job_id=successor,
+            result_ttl=60,
+            failure_ttl=3600,
+        )
+        return "sliced"
+
+    def _lease(self) -> None:
+        """Tell the relay's watchdog this game is in hand (for ``LEASE_MS``)."""
+        leases = self.service.keys.worker_leases()
+        _store().zadd(leases, {self.game_id: clock.now_ms() + LEASE_MS})
 
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
@@ -281,6 +423,98 @@ def _schedule_deadline(
         result_ttl=60,
         failure_ttl=3600,
     )
+
+
+@dataclass
+class BotSeats:
+    """Chooses the bot seats' commands of a run (``GameService.run``).
+
+    Called with the run's state and version, it names the next command: the
+    acting seat's bot's choice, or None to end the run (a person must act,
+    the game is over, the run holds ``limit`` commands, or the slice ended).
+    A bot that raises or picks an illegal command is logged and its seat
+    falls back for the rest of the job: to the random bot, or to resigning
+    when the game's clock forfeits or the random bot was the one that failed.
+    """
+
+    service: GameService
+    game_id: str
+    seed: bytes
+    seats: dict[str, SeatInfo]
+    limit: int = 1
+    until: float = 0.0
+    chosen: int = 0
+    # seat -> (the name it was made by, the bot or None for "resign", provenance extras)
+    _bots: dict[str, tuple[str, Any, dict[str, Any]]] = field(default_factory=dict)
+    _rng: random.Random = field(default_factory=random.Random)  # seeded again per command
+
+    def start(self, limit: int, until: float) -> None:
+        self.limit, self.until, self.chosen = limit, until, 0
+
+    def __call__(self, state: State, version: int) -> Planned | None:
+        if self.chosen >= self.limit or (self.chosen and time.monotonic() >= self.until):
+            return None
+        if state.phase == FINISHED:
+            return None
+        seat = acting_seat(state)
+        if seat is None or self.seats[seat].kind != "bot":
+            return None
+        self.chosen += 1
+        return self._choose(seat, state, version)
+
+    def refused(self, planned: Planned, error: Exception) -> None:
+        """The rules refused what the seat's bot chose: fall back."""
+        name, bot, _ = self._bot(planned.seat)
+        if bot is None:  # even resigning was refused: nothing else to try
+            raise BotCommandRefused(f"{planned.body!r} refused: {error}")
+        log.error(
+            "game %s: bot %r chose an illegal command for %s: %s",
+            self.game_id,
+            name,
+            planned.seat,
+            error,
+        )
+        self._fall_back(planned.seat, name)
+
+    def _choose(self, seat: str, state: State, version: int) -> Planned:
+        while True:
+            name, bot, extras = self._bot(seat)
+            if bot is None:
+                resign = {"type": "resign"}
+                return Planned(seat, resign, server_key(version), FORFEIT_FOR_BROKEN_BOT)
+            rng = bot_rng(self.seed, self.game_id, seat, version, reuse=self._rng)
+            started = time.perf_counter()
+            try:
+                body = bot.choose(SeatView(state, seat), legal_actions(state, seat), rng)
+            except Exception:  # any bug in a bot: its seat must not stall the game
+                log.exception("game %s: bot %r raised for %s", self.game_id, name, seat)
+                self._fall_back(seat, name)
+                continue
+            thought = round((time.perf_counter() - started) * 1000, 1)
+            provenance = {"name": bot.name, "version": bot.version, "ms": thought, **extras}
+            return Planned(seat, body, server_key(version), provenance)
+
+    def _bot(self, seat: str) -> tuple[str, Any, dict[str, Any]]:
+        made = self._bots.get(seat)
+        if made is None:
+            info = self.seats[seat]
+            name = info.bot or FALLBACK_BOT
+            try:
+                bot = bot_for(name, info.level)
+            except ValueError:
+                log.error("game %s: seat %s has unknown bot %r", self.game_id, seat, name)
+                self._fall_back(seat, name)
+                return self._bots[seat]
+            made = self._bots[seat] = (name, bot, {"level": info.level} if info.level else {})
+        return made
+
+    def _fall_back(self, seat: str, failed: str) -> None:
+        policy = (self.service.lobby.get(self.game_id).clock or {}).get("on_timeout")
+        if policy == "forfeit" or failed == FALLBACK_BOT:
+            self._bots[seat] = (failed, None, {})
+        else:
+            fallback = bot_for(FALLBACK_BOT, None)
+            self._bots[seat] = (FALLBACK_BOT, fallback, {"reason": f"fallback for {failed}"})
 
 
 @dataclass

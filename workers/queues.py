@@ -1,9 +1,10 @@
 """RQ queues and job ids: one place that names them.
 
 Jobs take only ids and versions and are serialised as JSON, never pickle,
-so a job in Redis can be read by anyone and cannot carry code. Job ids
-derive from the game and version they were made for, so the same
-notification handled twice (a relay restart, a re-delivery) makes one job.
+so a job in Redis can be read by anyone and cannot carry code. A bot job's
+id names its game and is fresh for each job (``workers.claims``: one job per
+game at a time); the other jobs' ids derive from what they were made for, so
+the same request made twice makes one job.
 """
 
 from __future__ import annotations
@@ -16,14 +17,24 @@ from service.keys import KeySpace
 
 GAMES_QUEUE = "games"
 CLOCKS_QUEUE = "clocks"
+# Bot jobs that used their time slice and carry on (``workers.jobs``). Workers take
+# from it only when the other two are empty, so a game a person just moved in, a
+# new game or a deadline never waits behind every all-bot game's next slice.
+CONTINUED_QUEUE = "continued"
+# Building finished games' records (``workers.jobs.export_record``): last, since a
+# download builds a record that is not ready yet itself, while a game in play waits.
+EXPORTS_QUEUE = "exports"
+# The order a worker takes jobs in.
+WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE, EXPORTS_QUEUE)
 
 
 def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:
     return Queue(f"{keys.rq_prefix()}{name}", connection=connection, serializer=JSONSerializer)
 
 
-def advance_job_id(game_id: str, version: int) -> str:
-    return f"advance-{_escaped(game_id)}-{version}"
+def escaped_game_id(game_id: str) -> str:
+    """``game_id`` as it can stand in a job id (see ``_escaped``)."""
+    return _escaped(game_id)
 
 
 def deadline_job_id(game_id: str, version: int, again_at_ms: int | None = None) -> str:

@@ -1,4 +1,4 @@
-"""The relay: turns the event store's outbox into RQ jobs.
+"""The relay: turns the event store's outbox into RQ jobs, one per game at a time.
 
 Every append writes one notification to its partition's outbox stream
 (``service.store``). The relay reads them with a consumer group, so several
@@ -7,21 +7,26 @@ relays share the work and a crashed one's entries are taken over:
 * ``XREADGROUP`` hands each entry to one consumer; the entry is acknowledged
   (``XACK``) only after its job is enqueued, so a crash in between means a
   re-delivery, never a loss;
-* the job id derives from game and version and is enqueued with
-  ``unique=True``, so a re-delivered entry makes no second job;
+* a game gets a job only if no job holds it (``workers.claims``): while one
+  is queued or running, the game's further notifications are coalesced into
+  it (the job plays on from the game as it is, and lets go only when the
+  game is still where it last looked), so 100 busy games make at most 100
+  pending jobs, not one per append;
 * ``XAUTOCLAIM`` takes over entries left pending by a dead consumer for
   longer than ``claim_idle_ms`` (5 s: a live relay handles an entry in
   milliseconds, so an entry that old was read by a relay that died);
 * an entry that failed ``max_deliveries`` times goes to a dead-letter
   stream (with the error) and is acknowledged, so one poisoned
   notification cannot stall a partition;
-* a watchdog covers jobs lost with a killed worker: each notification of a
-  game someone must still act in gives the game a lease (``lease_ms``);
-  the job clears it when the game waits for a person or is over (a running
-  clock keeps it until 10 s after its deadline, in case the deadline job is
-  lost with its worker: ``workers.jobs.start_clock``), and the
-  relay re-enqueues a job for any game whose lease ran out. Jobs check
-  the version first, so a spare job costs one read;
+* a watchdog covers jobs lost with a killed worker: each notification
+  gives the game a lease (``lease_ms``), which its job renews every time
+  slice; the job clears it when the game waits for a person or is over (a
+  running clock keeps it until 10 s after its deadline, in case the
+  deadline job is lost with its worker: ``workers.jobs.start_clock``). For
+  a game whose lease ran out the relay looks at the job holding it: one
+  still waiting in a queue gets more time; otherwise (its worker died, it
+  failed, it was never enqueued) a new job takes the claim over. Jobs look
+  at the game first, so a spare job costs one read;
 * Redis losing its data (a restart without persistence, ``FLUSHALL``, a
   failover to a replica that lacks the group) makes reads fail with
   ``NOGROUP`` (``UNBLOCKED`` for a read waiting then): the relay creates
@@ -33,6 +38,7 @@ relays share the work and a crashed one's entries are taken over:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -47,29 +53,37 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
-from rq.exceptions import DuplicateJobError
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 
 from service.keys import KeySpace
 from service.store import Client, Notification
 from workers import clock
-from workers.queues import advance_job_id
+from workers.claims import Claims, new_job_id
 
 log = logging.getLogger(__name__)
 GROUP = "relay"
 # By name, so the relay does not import the engine and bots the jobs need.
 ADVANCE_GAME = "workers.jobs.advance_game"
+ADVANCE_TOURNAMENT = "workers.jobs.advance_tournament"
+# How often the running tournaments are advanced again, by one relay of all.
+SWEEP_MS = 30_000
 
 
 @dataclass
 class RelayStats:
     enqueued: int = 0
-    duplicates: int = 0
+    coalesced: int = 0
     dead_lettered: int = 0
     reclaimed: int = 0
     rescued: int = 0
     regrouped: int = 0
 
 
+# A job in one of these states is on its way to a worker: its game's lease ran out
+# because the queues are long, not because the job was lost.
+WAITING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
 HEARTBEAT_MS = 1_000
 FORGET_HEARTBEATS_MS = 3_600_000  # a relay gone for an hour is dropped from the heartbeats
 
@@ -94,6 +108,7 @@ class Relay:
         self.max_deliveries = max_deliveries
         self.lease_ms = lease_ms
         self.stats = RelayStats()
+        self.claims = Claims(connection, keys)
         self._streams = keys.outboxes()
         self._last_beat_ms = 0
 
@@ -148,22 +163,31 @@ class Relay:
         return handled
 
     def rescue(self) -> int:
-        """Re-enqueue games whose lease ran out (their job died with its worker)."""
+        """Re-enqueue games whose lease ran out (their job died with its worker, or
+        failed); a game whose job still waits in a queue gets more time instead."""
         now = clock.now_ms()
         expired = self.redis.zrangebyscore(self.keys.worker_leases(), 0, now, start=0, num=100)
         for raw in expired:
             game_id = _text(raw)
             self.redis.zadd(self.keys.worker_leases(), {game_id: now + self.lease_ms})
-            self.queue.enqueue(
-                ADVANCE_GAME,
-                game_id,
-                None,
-                job_id=f"rescue-{now}-{abs(hash(game_id)) % 10**9}",
-                result_ttl=60,
-                failure_ttl=3600,
-            )
+            if self._waiting(self.claims.holder(game_id)):
+                continue
+            job_id = new_job_id(game_id)
+            self.claims.take_over(game_id, job_id)
+            self._enqueue_job(game_id, job_id)
             self.stats.rescued += 1
         return len(expired)
+
+    def _waiting(self, job_id: str | None) -> bool:
+        """Whether the job holding a game is still on its way to a worker (in any queue:
+        a continued job waits in another one than the relay's)."""
+        if job_id is None:
+            return False
+        try:
+            job = Job.fetch(job_id, connection=self.queue.connection, serializer=JSONSerializer)
+        except NoSuchJobError:
+            return False
+        return job.get_status(refresh=False) in WAITING
 
     def beat(self) -> None:
         """Say this relay is alive (at most once per ``HEARTBEAT_MS``)."""
@@ -190,6 +214,7 @@ class Relay:
                 if rounds % 4 == 0:  # about every 2 s
                     self.rescue()
                     self.reclaim()
+                    self.sweep_tournaments()
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 # The store or RQ's Redis restarting: wait and retry; what was
                 # read stays pending and is reclaimed, never dead-lettered for it.
@@ -203,6 +228,33 @@ class Relay:
                 groups_missing = True
                 self._last_beat_ms = 0  # the heartbeats went with the data
 
+    def sweep_tournaments(self) -> int:
+        """Advance every running tournament again, once per ``SWEEP_MS`` over all relays.
+
+        A tournament moves on when one of its games ends (``advance_tournament``);
+        one whose advance failed for good (retries spent in a Redis outage), or
+        whose running games an operator deleted, would otherwise wait forever.
+        An advance is idempotent and locked, so a sweep that finds nothing to do
+        does nothing. Returns how many were enqueued.
+        """
+        sweep = self.keys.tournament_sweep()
+        if not self.redis.set(sweep, self.consumer, nx=True, px=SWEEP_MS):
+            return 0
+        enqueued = 0
+        for raw in self.redis.smembers(self.keys.running_tournaments()):
+            tournament_id = _text(raw)
+            with contextlib.suppress(DuplicateJobError):  # the last sweep's still waits
+                self.queue.enqueue(
+                    ADVANCE_TOURNAMENT,
+                    tournament_id,
+                    job_id=f"tournament-sweep-{tournament_id}",
+                    unique=True,
+                    result_ttl=0,
+                    failure_ttl=3600,
+                )
+                enqueued += 1
+        return enqueued
+
     def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
             note = Notification.from_entry(entry_id, fields)
@@ -215,22 +267,33 @@ class Relay:
         self.redis.xack(stream, GROUP, entry_id)
 
     def _enqueue(self, note: Notification) -> None:
-        if note.kind:  # someone must act: a worker may have to (see ``rescue``)
-            deadline = clock.now_ms() + self.lease_ms
-            self.redis.zadd(self.keys.worker_leases(), {note.game_id: deadline})
+        # The lease first: if this relay dies between claiming and enqueueing, the
+        # watchdog finds a claim whose job never came, and makes it.
+        self.redis.zadd(self.keys.worker_leases(), {note.game_id: clock.now_ms() + self.lease_ms})
+        job_id = new_job_id(note.game_id)
+        if not self.claims.acquire(note.game_id, job_id):
+            self.stats.coalesced += 1  # the job holding the game will see this append
+            return
         try:
-            self.queue.enqueue(
-                ADVANCE_GAME,
-                note.game_id,
-                note.last_version,
-                job_id=advance_job_id(note.game_id, note.last_version),
-                unique=True,
-                result_ttl=60,
-                failure_ttl=3600,
-            )
-            self.stats.enqueued += 1
-        except DuplicateJobError:
-            self.stats.duplicates += 1
+            self._enqueue_job(note.game_id, job_id)
+        except Exception:
+            # Not enqueued (RQ's Redis away?): free the game again, so that the entry's
+            # retry claims it instead of being coalesced into a job that never came.
+            with contextlib.suppress(Exception):
+                self.claims.drop(note.game_id, job_id)
+            raise
+        self.stats.enqueued += 1
+
+    def _enqueue_job(self, game_id: str, job_id: str) -> None:
+        self.queue.enqueue(
+            ADVANCE_GAME,
+            game_id,
+            None,
+            True,  # claimed: the job holds the game (``workers.jobs.advance_game``)
+            job_id=job_id,
+            result_ttl=60,
+            failure_ttl=3600,
+        )
 
     def _failed(
         self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], error: Exception

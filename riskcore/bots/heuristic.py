@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from riskcore.bots import allies
+from riskcore.bots import adventure, allies
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position
 from riskcore.bots.losses import attack_odds
@@ -102,6 +102,9 @@ class HeuristicPolicy:
         if phase == DEFEND:
             battle = view.pending_battle
             return {"type": "defend", "dice": min(2, view.troops(battle.target)) if battle else 1}
+        played = adventure.body(view, self)  # Lord of the Rings: riskcore/bots/adventure.py
+        if played is not None:
+            return played
         pos = Position(view)
         if phase == SETUP_CLAIM:
             return {"type": "claim_territory", "territory": self.claim(pos)}

@@ -31,8 +31,9 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import FIELDS, Mission, Occupation, PendingBattle, Seat, State
 from riskcore.protocol.codec import CODEC_VERSION, canonical
 
-# 2: dictionaries as ordered pairs; 3: game modes; 4: record_format; 5: bribes
-STATE_SHAPE_VERSION = 5
+# 2: dictionaries as ordered pairs; 3: game modes; 4: record_format; 5: bribes;
+# 6: the adventure pile
+STATE_SHAPE_VERSION = 6
 SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"
 
 

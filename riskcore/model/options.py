@@ -14,6 +14,7 @@ of one game.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from riskcore.errors import RuleOptionError
@@ -23,6 +24,10 @@ PROGRESSIVE_VALUES = (4, 6, 8, 10, 12, 15)
 # docs/rules.md, fixed values: three infantry 4, cavalry 6, artillery 8, mixed 10.
 FIXED_VALUES = {"infantry": 4, "cavalry": 6, "artillery": 8, "creature": 8, "mixed": 10}
 MAX_STARTING_ARMIES = 200
+# The adventure decks a Lord of the Rings game may name: the data files shipped.
+ADVENTURE_DECKS = tuple(
+    sorted(p.stem for p in (Path(__file__).parents[1] / "modes" / "decks").glob("adventure-*.json"))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,12 @@ class RuleSet:
         False,
         (False, True),
         "an attacker rolling one die lets the defender roll only one (2002 Middle-earth book)",
+    )
+    adventure_deck: str = _option(
+        "none",
+        ("none", *ADVENTURE_DECKS),
+        "Lord of the Rings Risk: the adventure deck (a data file, a reconstruction, not the"
+        " printed cards); none plays without adventure cards",
     )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"

@@ -162,6 +162,7 @@ class State:
         default_factory=dict, metadata=_FLAT
     )  # player -> territories of its leaders
     adventure_hands: dict[str, list[int]] = field(default_factory=dict, metadata=_PER_SEAT)
+    adventure_deck: list[int] = field(default_factory=list, metadata=_SECRET_FLAT)  # top first
     fellowship: int | None = field(default=None, metadata=_VALUE)
     scores: dict[str, int] = field(default_factory=dict, metadata=_FLAT)
     # A mode's own state: names to JSON values (scalars, lists, string-keyed

@@ -19,7 +19,7 @@ Hooks, by where the game asks them:
 - who acts and what they may do: ``waiting_for``, ``command_handlers``,
   ``event_appliers``, ``phase_actions``;
 - what viewers see: ``hand_of``, ``view`` (a mode's own event with a secret
-  hides it itself: ``Event.redacted_for``).
+  hides it itself: ``Event.redacted_for``), ``deal_unseen`` (a bot's guess at them).
 
 Hooks that are called on every battle or placement are plain methods of
 one shared instance (``riskcore.engine.registry``), so a hook costs a method
@@ -28,6 +28,7 @@ call and never a test of the mode's name.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -270,3 +271,7 @@ class GameMode:
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         """The mode's own part of a view (nothing in classic)."""
         return {}
+
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        """Deal the mode's own secrets ``seat`` cannot see into ``state``, a determinised
+        copy of ``real`` (``SeatView.determinize``): nothing in classic."""

@@ -25,12 +25,16 @@ evil side (two players add a neutral army, as in ``riskcore.modes.middle_earth``
   one die lets the defender roll one, a manoeuvre follows a chain of own
   territories: the mode's ``rule_defaults``.
 
-Adventure cards, missions and the second leader they bring are not played
-yet; a game's adventure points are 0 (``adventure_points``).
+- Adventure cards (``riskcore.modes.adventure``, the deck named by the
+  ``adventure_deck`` option, which this mode sets): three dealt to each player
+  before the first turn, one drawn at the end of a turn in which a leader
+  reached a site of power, missions claimed there, power cards played at their
+  moments; the points of played cards count in the score (``adventure_points``).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -39,8 +43,10 @@ from riskcore.engine.decision import Decision, check_owns, check_turn, violation
 from riskcore.engine.evolve import Applier
 from riskcore.engine.legal import Action, Builder
 from riskcore.engine.registry import register_mode
+from riskcore.errors import RuleViolation
 from riskcore.model.options import RuleSet
-from riskcore.model.state import FORTIFY, State
+from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State
+from riskcore.modes import adventure
 from riskcore.modes.base import GameMode, Handler, Outcome
 from riskcore.modes.middle_earth import (
     EVIL,
@@ -49,16 +55,20 @@ from riskcore.modes.middle_earth import (
     check_board,
     deal_two_sides,
     neutral_dice_chooser,
+    passive_neutral,
     side_piles,
     two_sided_seats,
 )
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import register_command
+from riskcore.protocol.dice import GameRng
 from riskcore.protocol.events import Event, register_event
-from riskcore.rules import fortify, setup, turns
+from riskcore.rules import battle, fortify, setup, turns
+from riskcore.rules.flow import finish_if_decided
 
 SETUP_LEADER = "setup_leader"  # each player in turn puts a leader on the board
+IN_TURN = (REINFORCE, ATTACK, FORTIFY)  # a second leader may be put on in these
 # docs/rules.md (Lord of the Rings Risk): 35 armies each for 2 or 3 players, 30 for 4.
 ARMIES = {2: 35, 3: 35, 4: 30}
 # The side of each seat p1..pN: as the deal tables seat them in turn order.
@@ -202,9 +212,8 @@ def fellowship_left(state: State) -> bool:
 
 
 def adventure_points(state: State, seat: str) -> int:
-    """Points of the adventure cards ``seat`` played (none are played yet)."""
-    points: dict[str, int] = state.mode_data.get("adventure_points", {})
-    return points.get(seat, 0)
+    """Points of the adventure cards ``seat`` played: its power and mission cards."""
+    return adventure.points_of(state, seat)
 
 
 def score_table(state: State) -> dict[str, dict[str, int]]:
@@ -273,7 +282,10 @@ def place_leader(d: Decision, command: PlaceLeader) -> None:
             )
         )
         if following is None:
-            setup.start_play(d)
+            _start_play(d)
+        return
+    if adventure.second_leader_due(s, seat) and s.leaders.get(seat) and s.phase in IN_TURN:
+        _place_second_leader(d, command)
         return
     if s.phase != FORTIFY:
         raise violation(
@@ -287,6 +299,24 @@ def place_leader(d: Decision, command: PlaceLeader) -> None:
         )
     check_owns(s, seat, command.territory)
     d.emit(LeaderPlaced(seat=seat, territory=command.territory, reason="return"))
+
+
+def _place_second_leader(d: Decision, command: PlaceLeader) -> None:
+    """The second leader an adventure card brought: on an own territory without one."""
+    s = d.state
+    check_owns(s, command.seat, command.territory)
+    if command.territory in s.leaders.get(command.seat, ()):
+        raise violation(
+            "leader_already_there",
+            f"{command.territory!r} holds a leader of yours; two never share a territory",
+        )
+    d.emit(LeaderPlaced(seat=command.seat, territory=command.territory, reason="second"))
+
+
+def _start_play(d: Decision) -> None:
+    """Every leader is placed: the adventure cards are dealt, then the first turn."""
+    adventure.deal(d)
+    setup.start_play(d)
 
 
 def _next_to_place(s: State, after: str) -> str | None:
@@ -309,6 +339,11 @@ def move_leader(d: Decision, command: MoveLeader) -> None:
         raise violation("no_leader_there", f"no leader of yours is in {source!r}")
     if s.mode_data.get("leader_moved_turn", {}).get(seat) == s.turn:
         raise violation("leader_moved", "a leader has manoeuvred this turn already")
+    if adventure.mission_leader(s, seat) == source:
+        raise violation(
+            "leader_on_mission",
+            f"the leader in {source!r} claimed a mission: it stays until the next player's turn",
+        )
     check_owns(s, seat, target)
     if target in s.leaders.get(seat, ()):
         raise violation(
@@ -321,13 +356,127 @@ def move_leader(d: Decision, command: MoveLeader) -> None:
 
 
 def end_phase(d: Decision, command: cmd.EndPhase) -> None:
-    """The turn does not end while the player has no leader on the board."""
+    """The turn does not end while the player has no leader on the board; then the
+    turn's adventure card is drawn, and with four in hand one is discarded first
+    (``discard_adventure`` ends the turn)."""
     s = d.state
-    if s.phase == FORTIFY and s.current == command.seat and leaderless(s, command.seat):
-        raise violation(
-            "leader_to_place", "put a leader on one of your territories before the turn ends"
-        )
+    if s.phase == FORTIFY and s.current == command.seat:
+        if leaderless(s, command.seat):
+            raise violation(
+                "leader_to_place", "put a leader on one of your territories before the turn ends"
+            )
+        if adventure.discard_due(s, command.seat):
+            raise violation(
+                "adventure_discard_due", "you hold four adventure cards: discard one first"
+            )
+        if adventure.draw_due(s, command.seat):
+            adventure.draw(d, command.seat)
+            if adventure.discard_due(s, command.seat):
+                return
+        if _window_before_the_fellowship(d, command.seat):
+            return
     turns.end_phase(d, command)
+
+
+def _window_before_the_fellowship(d: Decision, seat: str) -> bool:
+    """The turn's territory card, then the Fellowship's window if anyone holds an
+    adventure card; the turn ends when the window closes (``_close_window``)."""
+    s = d.state
+    if fellowship_left(s) or not adventure.window_holders(s, seat):
+        return False
+    if s.conquered:
+        turns.draw_card(d, seat)
+    return adventure.open_window(d, seat)
+
+
+def _close_window(d: Decision) -> None:
+    """Everyone asked has played or passed: the Fellowship moves or stays, and the
+    turn of the window's player ends."""
+    s = d.state
+    open_window = adventure.window(s)
+    if open_window is None or open_window["waiting"]:
+        return
+    ender = open_window["seat"]
+    moved, roll = adventure.fellowship_leaves(s)
+    step = fellowship_step(s)
+    if roll is None and not moved and not open_window["effects"].get("stays"):
+        roll = d.rng.die()  # a must-roll card on an unmarked square
+        moved = roll >= LEAVE_ROLL
+    d.emit(FellowshipMoved(seat=ender, roll=roll, moved=moved, step=step + 1 if moved else step))
+    if fellowship_left(s):
+        _break_a_tie(d)
+    turns.end_turn(d, ender)
+
+
+def _then_close_window(handler: Handler) -> Handler:
+    """A pass or a play in a window; the last answer closes it (the Fellowship moves,
+    or the attack the defender answered goes on)."""
+
+    def handled(d: Decision, command: Any) -> None:
+        attacked = adventure.defence_window(d.state)
+        pending = dict(attacked["command"]) if attacked else None
+        attacker = attacked["seat"] if attacked else None
+        handler(d, command)
+        _close_window(d)
+        if pending is not None and attacker is not None:
+            _resume_attack(d, attacker, pending)
+
+    return handled
+
+
+def _resume_attack(d: Decision, attacker: str, body: dict[str, Any]) -> None:
+    """The attack a defender's window held, sent again (now without a window)."""
+    s = d.state
+    if s.phase != ATTACK or s.current != attacker:
+        return
+    command = cmd.command_from_dict(body, attacker)
+    try:
+        s.mode.handlers[type(command)](d, command)
+    except RuleViolation:  # its defender left the game meanwhile: the attack is void
+        return
+
+
+def _with_defence_window(base: Handler) -> Handler:
+    """An attack on a player holding an adventure card waits for that player's answer
+    (once a turn a territory). The command is checked in full first, on a copy."""
+
+    def handled(d: Decision, command: cmd.Attack | cmd.Blitz) -> None:
+        s = d.state
+        if s.phase != ATTACK or not adventure.defence_window_due(s, command.seat, command.target):
+            base(d, command)
+            return
+        base(Decision(s, GameRng(b"check only", s.game_id, s.version)), command)
+        adventure.open_defence_window(d, command)
+
+    return handled
+
+
+def resign_in_window(d: Decision, command: cmd.Resign) -> None:
+    """A player a window waits for who resigns passes first."""
+    s = d.state
+    attacked = adventure.defence_window(s)
+    pending = dict(attacked["command"]) if attacked else None
+    attacker = attacked["seat"] if attacked else None
+    if adventure.window_seat(s) == command.seat:
+        d.emit(adventure.AdventureWindowPassed(seat=command.seat))
+    turns.resign_command(d, command)
+    _close_window(d)
+    if pending is not None and attacker is not None and command.seat != attacker:
+        _resume_attack(d, attacker, pending)
+
+
+def play_adventure(d: Decision, command: adventure.PlayAdventure) -> None:
+    """A power card; one that moves the Fellowship off the board ends the game."""
+    adventure.play(d, command)
+    if fellowship_left(d.state) and d.state.phase != FINISHED:
+        _break_a_tie(d)
+        finish_if_decided(d)
+
+
+def fortify_command(d: Decision, command: cmd.Fortify) -> None:
+    """A manoeuvre, or one of the extra ones a power card gave."""
+    if not adventure.extra_fortify(d, command):
+        fortify.fortify(d, command)
 
 
 # Appliers --------------------------------------------------------------------
@@ -342,6 +491,8 @@ def _leader_placed(state: State, event: LeaderPlaced) -> None:
     state.leaders[event.seat] = (*state.leaders.get(event.seat, ()), event.territory)
     if event.reason == "setup":
         state.current = event.next_seat
+    elif event.reason == "second":
+        adventure.second_leader_placed(state, event.seat)
 
 
 def _leader_moved(state: State, event: LeaderMoved) -> None:
@@ -350,6 +501,7 @@ def _leader_moved(state: State, event: LeaderMoved) -> None:
     )
     if event.reason == "manoeuvre":
         state.mode_data.setdefault("leader_moved_turn", {})[event.seat] = state.turn
+    adventure.note_arrival(state, event.target)
 
 
 def _leader_lost(state: State, event: LeaderLost) -> None:
@@ -358,6 +510,7 @@ def _leader_lost(state: State, event: LeaderLost) -> None:
 
 def _fellowship_moved(state: State, event: FellowshipMoved) -> None:
     state.fellowship = event.step
+    adventure.window_closed(state)
 
 
 def _tie_rolled(state: State, event: ScoreTieRolled) -> None:
@@ -368,6 +521,15 @@ def _tie_rolled(state: State, event: ScoreTieRolled) -> None:
 
 
 def _placements(s: State, seat: str) -> list[Action]:
+    if s.phase in IN_TURN and adventure.second_leader_due(s, seat) and s.leaders.get(seat):
+        own = s.leaders[seat]
+        return [
+            {"command": {"type": "place_leader", "territory": t}, "bounds": {}}
+            for t in s.territories_of(seat)
+            if t not in own
+        ]
+    if s.phase in (REINFORCE, ATTACK):
+        return []
     if s.phase == FORTIFY and not leaderless(s, seat):
         return []
     return [
@@ -382,6 +544,8 @@ def _leader_moves(s: State, seat: str) -> list[Action]:
     actions: list[Action] = []
     own = s.leaders.get(seat, ())
     for source in own:
+        if adventure.mission_leader(s, seat) == source:
+            continue
         for target in sorted(s.mode.fortify_reach(s, seat, source)):
             if target not in own:
                 actions.append(
@@ -400,6 +564,38 @@ def _unless_leaderless(builder: Builder) -> Builder:
     return build
 
 
+def _unless_discarding(builder: Builder) -> Builder:
+    """With four adventure cards drawn, the only move is a discard (or resigning)."""
+
+    def build(s: State, seat: str) -> Sequence[Action]:
+        return [] if adventure.discard_due(s, seat) else builder(s, seat)
+
+    return build
+
+
+def _fortifies(builder: Builder) -> Builder:
+    def build(s: State, seat: str) -> Sequence[Action]:
+        return adventure.extra_fortifies(s, seat, builder)  # type: ignore[no-any-return]
+
+    return build
+
+
+def _turn_started(base: Applier) -> Applier:
+    def started(state: State, event: ev.TurnStarted) -> None:
+        base(state, event)
+        adventure.turn_started(state, event.seat)
+
+    return started
+
+
+def _fortified(base: Applier) -> Applier:
+    def fortified(state: State, event: ev.Fortified) -> None:
+        adventure.note_extra_fortify(state)
+        base(state, event)
+
+    return fortified
+
+
 # The mode ------------------------------------------------------------------------
 
 
@@ -412,19 +608,31 @@ class LordOfTheRings(GameMode):
         "card_values": "fixed",
         "fortify": "connected",
         "one_die_vs_one": True,
+        "adventure_deck": "adventure-northern-v1",
     }
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {
             **super().command_handlers(),
             cmd.EndPhase: end_phase,
+            cmd.Fortify: fortify_command,
             PlaceLeader: place_leader,
             MoveLeader: move_leader,
+            **adventure.HANDLERS,
+            adventure.PlayAdventure: _then_close_window(play_adventure),
+            adventure.PassAdventure: _then_close_window(adventure.pass_window),
+            cmd.Resign: resign_in_window,
+            cmd.Attack: _with_defence_window(battle.attack),
+            cmd.Blitz: _with_defence_window(battle.blitz),
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:
+        base = super().event_appliers()
         return {
-            **super().event_appliers(),
+            **base,
+            ev.TurnStarted: _turn_started(base[ev.TurnStarted]),
+            ev.Fortified: _fortified(base[ev.Fortified]),
+            **adventure.APPLIERS,
             LeadersCalled: _leaders_called,
             LeaderPlaced: _leader_placed,
             LeaderMoved: _leader_moved,
@@ -438,16 +646,53 @@ class LordOfTheRings(GameMode):
         resign = table[FORTIFY][-1]
         table[SETUP_LEADER] = (("place_leader", _placements), resign)
         table[FORTIFY] = (
-            ("place_leader", _placements),
-            ("move_leader", _leader_moves),
+            ("discard_adventure", adventure.discards),
             *(
-                (name, _unless_leaderless(builder) if name == "end_phase" else builder)
-                for name, builder in table[FORTIFY]
+                (name, _unless_discarding(builder))
+                for name, builder in (
+                    ("place_leader", _placements),
+                    ("move_leader", _leader_moves),
+                    ("claim_adventure", adventure.mission_claims),
+                    ("play_adventure", adventure.power_plays),
+                    *(
+                        (
+                            name,
+                            _unless_leaderless(builder)
+                            if name == "end_phase"
+                            else _fortifies(builder)
+                            if name == "fortify"
+                            else builder,
+                        )
+                        for name, builder in table[FORTIFY]
+                        if name != "resign"
+                    ),
+                )
             ),
+            resign,
+        )
+        for window in adventure.WINDOWS:
+            table[window] = (
+                ("pass_adventure", adventure.passes),
+                ("play_adventure", adventure.power_plays),
+                resign,
+            )
+        table[REINFORCE] = (
+            ("place_leader", _placements),
+            ("play_adventure", adventure.power_plays),
+            *table[REINFORCE],
+        )
+        table[ATTACK] = (
+            ("place_leader", _placements),
+            ("claim_adventure", adventure.mission_claims),
+            ("play_adventure", adventure.power_plays),
+            *table[ATTACK],
         )
         return table
 
     # Setup -------------------------------------------------------------------
+
+    def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
+        return passive_neutral(self, super().rule_set(given))
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
         self.check_player_count(len(players))
@@ -459,6 +704,8 @@ class LordOfTheRings(GameMode):
     def open_game(self, d: Decision) -> None:
         """Roll for who starts, then deal by side; the rest is claimed in turn."""
         check_board(d.state, self.name)
+        if adventure.plays(d.state):
+            adventure.deck_of(d.state)  # a bad deck is refused when the game is made
         setup.roll_for_order(d, "setup", d.state.order)
         if len(d.state.order) == 2:
             deal_two_sides(d)
@@ -469,7 +716,7 @@ class LordOfTheRings(GameMode):
         """Every army is placed: each player puts a leader on, in turn order."""
         first = next((p for p in d.state.order if d.state.is_active(p)), None)
         if first is None:
-            setup.start_play(d)
+            _start_play(d)
             return
         d.emit(LeadersCalled(seat=first))
 
@@ -481,7 +728,7 @@ class LordOfTheRings(GameMode):
             return
         following = next((p for p in s.order if s.is_active(p) and not s.leaders.get(p)), None)
         if following is None:
-            setup.start_play(d)
+            _start_play(d)
         else:
             d.emit(LeadersCalled(seat=following))
 
@@ -493,9 +740,19 @@ class LordOfTheRings(GameMode):
         defender = state.owner.get(target)
         attack = LEADER_BONUS if source in leaders_of(state, attacker) else 0
         defence = LEADER_BONUS if target in leaders_of(state, defender) else 0
-        if target in state.board.strongholds:
+        if target in state.board.strongholds and not adventure.stronghold_off(state, target):
             defence += STRONGHOLD_BONUS
         return attack, defence
+
+    def attack_refusal(
+        self, state: State, seat: str, source: str, target: str
+    ) -> RuleViolation | None:
+        """Winter storms: nobody attacks into or out of the territories it named."""
+        if adventure.storm_refuses(state, source, target):
+            return violation(
+                "storm", f"a winter storm holds {source!r} or {target!r}: no attack there"
+            )
+        return None
 
     def defence_chooser(self, state: State, defender: str, attacker: str | None) -> str | None:
         if defender == NEUTRAL:
@@ -508,17 +765,30 @@ class LordOfTheRings(GameMode):
         if target in s.leaders.get(defender, ()):
             d.emit(LeaderLost(seat=defender, territory=target, by=seat))
         occupation = s.occupation
-        if occupation is not None and occupation.source in s.leaders.get(seat, ()):
+        if (
+            occupation is not None
+            and occupation.source in s.leaders.get(seat, ())
+            and adventure.mission_leader(s, seat) != occupation.source
+        ):
             d.emit(
                 LeaderMoved(seat=seat, source=occupation.source, target=target, reason="conquest")
             )
 
     # The end of a turn -----------------------------------------------------------
 
+    def waiting_for(self, state: State) -> str | None:
+        """In the Fellowship's window, the player it asks now."""
+        if state.phase in adventure.WINDOWS:
+            return adventure.window_seat(state)
+        return super().waiting_for(state)
+
     def end_of_turn(self, d: Decision, seat: str) -> None:
-        """The turn's card, then the Fellowship's move (a roll on a marked square)."""
-        super().end_of_turn(d, seat)
+        """The turn's card, then the Fellowship's move (a roll on a marked square);
+        both done already if the Fellowship's window was open."""
         s = d.state
+        if s.mode_data.get("window_done_turn") == s.turn:
+            return
+        super().end_of_turn(d, seat)
         path = s.board.path
         step = fellowship_step(s)
         if step >= len(path):
@@ -539,6 +809,9 @@ class LordOfTheRings(GameMode):
 
     # Views -------------------------------------------------------------------------
 
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        adventure.deal_unseen(real, state, seat, rng)
+
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         path = state.board.path
         step = fellowship_step(state)
@@ -556,6 +829,7 @@ class LordOfTheRings(GameMode):
             "ranking": ranking(state),
             "leader_moved": state.mode_data.get("leader_moved_turn", {}).get(state.current)
             == state.turn,
+            "adventure": adventure.view(state, viewer),
         }
 
 

@@ -50,7 +50,8 @@ def check_board(state: State, mode: str) -> None:
 def two_sided_seats(
     mode: GameMode, players: Sequence[str], rules: RuleSet, sides: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """Players p1..pN with the side each plays, and for two players the neutral army."""
+    """Players p1..pN with the side each plays, and for two players the neutral army
+    (a passive one: ``passive_neutral``)."""
     seats = GameMode.seat_list(mode, players, rules)
     for seat, side in zip(seats, sides, strict=True):
         seat["side"] = side
@@ -66,6 +67,16 @@ def two_sided_seats(
             }
         )
     return seats
+
+
+def passive_neutral(mode: GameMode, rules: RuleSet) -> RuleSet:
+    """``rules``, refused if they ask for active neutrals: the book gives the
+    Middle-earth neutral army no bribes and no track."""
+    if rules.neutrals != "passive":
+        raise RuleOptionError(
+            f"the {mode.name} game's neutral army is passive, not neutrals={rules.neutrals!r}"
+        )
+    return rules
 
 
 def side_piles(d: Decision) -> dict[str, list[str]]:
@@ -114,6 +125,9 @@ class MiddleEarth(GameMode):
         "fortify": "adjacent",
         "one_die_vs_one": True,
     }
+
+    def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
+        return passive_neutral(self, super().rule_set(given))
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
         if len(players) != 2:

@@ -66,6 +66,15 @@ def _game_created_options_since_v4(data: dict[str, Any]) -> dict[str, Any]:
 _OPTIONS_SINCE_V4 = {"one_die_vs_one": False}
 
 
+@upcaster("game_created", 4)
+def _game_created_options_since_v5(data: dict[str, Any]) -> dict[str, Any]:
+    """v4 games came before adventure cards were played: none."""
+    return {**data, "v": 5, "rules": {**_OPTIONS_SINCE_V5, **data["rules"]}}
+
+
+_OPTIONS_SINCE_V5 = {"adventure_deck": "none"}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

@@ -193,6 +193,20 @@ class SeatView:
     def my_hand(self) -> list[int]:
         return list(self._state.hand(self.seat))
 
+    def my_adventure_hand(self) -> list[int]:
+        """This seat's adventure cards (Lord of the Rings; others see only counts)."""
+        return list(self._state.adventure_hands.get(self.seat, ()))
+
+    def leaders_of(self, seat: str) -> tuple[str, ...]:
+        """Where ``seat``'s leaders stand (Lord of the Rings; public)."""
+        return self._state.leaders.get(seat, ())
+
+    def fellowship_territory(self) -> str | None:
+        """Where the Fellowship is (Lord of the Rings; None once it has left, or unplayed)."""
+        path = self._state.board.path
+        step = self._state.fellowship or 0
+        return path[step].territory if step < len(path) else None
+
     def reserve(self) -> int:
         return self._state.reserve.get(self.seat, 0)
 
@@ -264,6 +278,7 @@ class SeatView:
                 state.hands[hand_id], unseen = unseen[:count], unseen[count:]
         state.hands = {hand_id: state.hands.get(hand_id, []) for hand_id in s.hands}
         state.deck = unseen
+        s.mode.deal_unseen(s, state, self.seat, rng)
         return state
 
 

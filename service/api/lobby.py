@@ -35,7 +35,7 @@ _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
 @bp.post("")
 def create_game() -> Response:
     """A new game, within its creator's quota of active games (``service.quotas``)."""
-    creators = _creators()  # 401/403 first when creation needs a token
+    creators = game_creators()  # 401/403 first when creation needs a token
     data = body(_CREATE)
     quotas = services().quotas
     try:
@@ -73,8 +73,9 @@ def creation_allowed() -> None:
             raise ApiProblem(403, "create_not_allowed", "creating games needs the creation token")
 
 
-def _creators() -> list[Creator]:
-    """Whose quota a new game counts against (``creation_allowed`` first)."""
+def game_creators() -> list[Creator]:
+    """Whose quota a new game (or a tournament's games) counts against
+    (``creation_allowed`` first)."""
     creation_allowed()
     settings = services().settings
     presented = token()

@@ -15,9 +15,10 @@ from typing import Any
 from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.common import body, client_address, query, reply, services, token
-from service.api.lobby import creation_allowed
+from service.api.lobby import game_creators
 from service.keys import check_tournament_id
 from service.problems import ApiProblem
+from service.quotas import GameQuotaExceeded
 from service.schemas import CreateTournament, ListTournamentsQuery
 from service.store_errors import InvalidName
 from service.stream_slots import TooManyStreams
@@ -34,13 +35,24 @@ def tournaments() -> Tournaments:
 @bp.post("")
 def create_tournament() -> Response:
     """A new tournament; the response holds each HTTP entrant's token, shown only here."""
-    creation_allowed()
+    creators = game_creators()  # 401/403 first when creation needs a token
     data = body(_CREATE)
+    quotas = services().quotas
+    try:  # its games at once count against its creator's quota (service.quotas)
+        ticket = quotas.reserve(creators, places=data["parallel"])
+    except GameQuotaExceeded as error:
+        raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
     try:
         created = tournaments().create(data)
     except TournamentError as error:
+        quotas.cancel(ticket)
         raise ApiProblem(400, error.code, str(error)) from None
-    document = created.document | {"viewer": None}
+    except BaseException:
+        quotas.cancel(ticket)
+        raise
+    document = created.document
+    quotas.confirm_tournament(ticket, document["tournament_id"], int(time.time() * 1000))
+    document = document | {"viewer": None}
     location = {"Location": f"/v1/tournaments/{document['tournament_id']}"}
     return reply({"tournament": document, "tokens": created.tokens}, 201, headers=location)
 

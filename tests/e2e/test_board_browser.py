@@ -297,3 +297,69 @@ def test_a_mission_game_page_shows_the_missions_as_a_spectator_may_see_them(
     assert all(text.count(" · ") == 3 for text in texts), texts  # four missions each
     if not over:  # a spectator sees the unclaimed ones by grade only
         assert all("secret (grade" in text or text.count("✓") == 4 for text in texts), texts
+
+
+def test_an_active_neutrals_page_shows_the_track(board_stack: Stack, browser: Any) -> None:
+    """docs/rules.md, two players with active neutrals: each neutral's marker stands on a
+    track of three places (allied with one player, uninvolved, allied with the other),
+    shown to everyone; the page puts every neutral in the place the view says, at the
+    version of the game's first bribe or marker die."""
+    game = create(board_stack, [BOT, BOT], mode="two_player_active")["game"]["game_id"]
+    moves = ("marker_rolled", "neutral_bribed")
+    version = wait_for(lambda: first_event(board_stack, game, *moves), 60, "a marker move")
+    browser.get(f"{board_stack.url}/games/{game}#v={version}")
+    wait_for(lambda: shown_version(browser) == version, 20, f"version {version}")
+    read = (
+        "return [...document.querySelectorAll('#track .track-place')].map((p) =>"
+        " [p.dataset.place, [...p.querySelectorAll('li')].map((li) => li.dataset.neutral)])"
+    )
+    places = wait_for(lambda: browser.execute_script(read), 10, "the neutrals' track")
+    assert [place for place, _ in places] == ["p1", "uninvolved", "p2"]
+    status, state = http("GET", f"{board_stack.url}/v1/games/{game}/state?version={version}")
+    assert status == 200, state
+    neutrals = state["mode_state"]["neutrals"]
+    assert sorted(n for _, ns in places for n in ns) == sorted(neutrals)
+    for place, shown in places:
+        assert all(neutrals[n]["marker"] == place for n in shown), (place, shown, neutrals)
+
+
+def first_event(stack: Stack, game: str, *types: str) -> int | None:
+    """The version of the game's first event of one of ``types`` (None: none yet)."""
+    status, page = http("GET", f"{stack.url}/v1/games/{game}/events?since=0&limit=1000")
+    assert status == 200, page
+    found = [e["version"] for e in page["events"] if e["event"]["type"] in types]
+    return found[0] if found else None
+
+
+def test_a_lord_of_the_rings_page_shows_leaders_the_fellowship_and_the_score(
+    board_stack: Stack, browser: Any
+) -> None:
+    """docs/rules.md, Lord of the Rings Risk: the Fellowship's square, each leader's
+    territory and the score table (1 a territory, region bonuses, 2 a stronghold), as the
+    state at the version the page shows (the first step of the Fellowship: the game may
+    be over by the time the page opens)."""
+    game = create(board_stack, BOTS, mode="lotr")["game"]["game_id"]
+
+    version = wait_for(lambda: first_event(board_stack, game, "fellowship_moved"), 60)
+    browser.get(f"{board_stack.url}/games/{game}#v={version}")
+    wait_for(lambda: shown_version(browser) == version, 20, f"version {version}")
+    status, state = http("GET", f"{board_stack.url}/v1/games/{game}/state?version={version}")
+    assert status == 200, state
+    mode = state["mode_state"]
+    fellowship = "return document.querySelector('[data-tokens~=fellowship]')?.dataset.territory"
+    assert mode["fellowship"]["territory"]
+    assert (
+        wait_for(lambda: browser.execute_script(fellowship), 10, "the Fellowship")
+        == (mode["fellowship"]["territory"])
+    )
+    leaders = browser.execute_script(
+        "return [...document.querySelectorAll('[data-tokens~=leader]')]"
+        ".map((g) => g.dataset.territory)"
+    )
+    assert leaders and sorted(leaders) == sorted(t for ts in mode["leaders"].values() for t in ts)
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#scores tbody tr')].map((tr) =>"
+        " [tr.dataset.seat, Number(tr.lastElementChild.textContent)])"
+    )
+    assert rows == [[seat, mode["scores"][seat]["total"]] for seat in mode["ranking"]]
+    assert "step 2 of" in browser.find_element(By.ID, "fellowship").text

@@ -196,6 +196,7 @@ def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
         "mission_target_gone": "occupy_24",
         "mission_deck": "graded-house-v1",
         "one_die_vs_one": False,
+        "adventure_deck": "none",
     }
     assert [s["armies"] for s in created.seats] == [36, 36, 24]
     turn = event_from_dict(
@@ -355,7 +356,7 @@ def test_a_restored_state_lists_the_same_actions_in_the_same_order() -> None:
 
 def test_snapshot_stamp_names_codec_and_state_shape() -> None:
     """DESIGN.md §3: snapshots are "stamped with the rules/codec version"."""
-    assert f"codec{codec.CODEC_VERSION}.state5" == SNAPSHOT_STAMP
+    assert f"codec{codec.CODEC_VERSION}.state6" == SNAPSHOT_STAMP
 
 
 @pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])

@@ -12,6 +12,7 @@ from riskcore.audit.verify import verify_text
 from riskcore.boards.board import load_board
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
+from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
 from riskcore.model.state import ATTACK, FINISHED, SETUP_CLAIM, SETUP_PLACE, State
 from riskcore.protocol import commands as cmd
@@ -66,6 +67,15 @@ def test_two_players_deal_by_side_with_a_neutral_army() -> None:
     assert all(SIDE[t] == "neutral" and state.troops(t) == 2 for t in held["n1"])
     assert len(ME.territory_names) - len(state.owner) == 10
     assert state.phase == SETUP_CLAIM and state.reserve["n1"] == 0
+
+
+@pytest.mark.parametrize("mode", ["middle_earth", "lotr"])
+def test_the_two_player_neutral_army_is_passive(mode: str) -> None:
+    """002, "2 SPELARE": the neutral army only defends ("neutrala bataljoner" are dealt and
+    placed, nothing bribes them): a two-player game with active neutrals is refused."""
+    with pytest.raises(RuleOptionError, match="neutral army is passive"):
+        mode_named(mode).rule_set({"neutrals": "active"})
+    assert new(2, mode=mode).state.rules.neutrals == "passive"
 
 
 def test_the_mode_needs_a_board_with_sided_cards() -> None:

@@ -24,6 +24,7 @@ from riskcore.engine.snapshot import decode_state, encode_state
 from riskcore.errors import MalformedCommand, RuleViolation
 from riskcore.model.options import RuleSet
 from riskcore.model.state import FINISHED, OCCUPY, SETUP_CLAIM, SETUP_PLACE, State
+from riskcore.modes import adventure
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import event_from_dict, event_to_dict
 from riskcore.protocol.commands import command_from_dict
@@ -51,6 +52,9 @@ def expected_change(event: ev.Event) -> int:
         return event.bonus_armies
     if isinstance(event, ev.BattleResolved):
         return -(event.attacker_losses + event.defender_losses)
+    if isinstance(event, adventure.AdventurePlayed | adventure.AdventureMissionClaimed):
+        # Adventure cards (Lord of the Rings): armies their facts say came or went.
+        return sum(delta for _, _, delta in event.facts.get("changes", ()))
     return 0
 
 
@@ -72,6 +76,13 @@ def check_invariants(state: State) -> None:
     assert all(n >= 0 for n in state.armies.values())
     cards = state.deck + state.discard + [c for hand in state.hands.values() for c in hand]
     assert sorted(cards) == list(ALL_CARDS), state.summary()
+    if adventure.plays(state) and state.adventure_hands:  # dealt: each card somewhere
+        data = state.mode_data
+        held = [n for hand in state.adventure_hands.values() for n in hand]
+        played = [n for cards in data.get("adventure_played", {}).values() for n in cards]
+        every = state.adventure_deck + held + played + data.get("adventure_discard", [])
+        assert sorted(every) == adventure.deck_of(state).numbers(), state.summary()
+        assert all(len(hand) <= adventure.HAND_LIMIT + 1 for hand in state.adventure_hands.values())
     if state.phase not in (SETUP_CLAIM, SETUP_PLACE, FINISHED):  # (resigning ends setups)
         assert len(state.owner) == len(state.board.territory_names)
     if state.phase != FINISHED:

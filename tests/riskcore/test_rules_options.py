@@ -31,6 +31,7 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "mission_target_gone": "occupy_24",
         "mission_deck": "graded-house-v1",
         "one_die_vs_one": False,
+        "adventure_deck": "none",
         "starting_armies": 0,
     }
 
@@ -49,6 +50,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "team_placement": ["controlled", "present"],
         "mission_target_gone": ["occupy_24", "complete"],
         "mission_deck": ["graded-house-v1"],
+        "adventure_deck": ["none", "adventure-northern-v1"],
         "starting_armies": [0, 1, 200],
     }
     for name, values in choices.items():

@@ -7,6 +7,8 @@ recompute every roll and shuffle".
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from riskcore.bots import Bot, bot_names, get_bot
@@ -110,6 +112,19 @@ def test_bot_generators_are_fixed_per_game_seat_and_turn() -> None:
     assert bot_rng(b"s", "g", "p1", 4).random() != draws[0]
     assert bot_rng(b"s", "g", "p2", 3).random() != draws[0]
     assert bot_rng(b"t", "g", "p1", 3).random() != draws[0]
+
+
+def test_a_reused_bot_generator_draws_what_a_new_one_would() -> None:
+    """simulate.py: ``reuse`` is "the same as a new one but cheaper" (the workers seed
+    one generator again per command)."""
+    reused = random.Random(99)
+    reused.gauss(0, 1)  # a generator in the middle of its sequence
+    for turn in (3, 4):
+        new = bot_rng(b"s", "g", "p1", turn)
+        expected = [new.random(), new.gauss(0, 1), new.random()]
+        again = bot_rng(b"s", "g", "p1", turn, reuse=reused)
+        assert again is reused
+        assert [again.random(), again.gauss(0, 1), again.random()] == expected
 
 
 def test_the_defender_acts_while_a_defence_is_awaited() -> None:

@@ -18,32 +18,34 @@ from riskcore.model.options import RuleSet
 from riskcore.protocol.codec import canonical, encode_event
 from riskcore.simulate import play_game
 
+# Every pin was recomputed when game_created v5 began to name ``adventure_deck`` in its
+# rules (issue 17): the first event's bytes changed, nothing else.
 PINS = {
     ("classic", "random", b"pin-1"): (
-        "3651a483a598c18a2093f75fe19bbc718ab8c080fb7520e6d5a747fbf31f0ca1"
+        "3370d57386fee01af24f0798ca55148f19bfa31dccc0187c617a5304419625a6"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "78f7a17b0a1fb4bf61bdd72c7f8acc9db5f871f8b4353ec2b8772cc55e47bf88"
+        "56a536b90143d7d93842a1a4c350c82c66ed7152899d76fef5437137ba9123ae"
     ),
     ("two_player", "random", b"pin-3"): (
-        "3cd6be599bb353963191d3ce6352fa0afa8b1e2b1b2b8df8ff6cf580a4d23d1a"
+        "1e49fa72376392f1e69a60ea79ca8481c03e6ff7b08951c70e701283ad9c0f12"
     ),
     ("team", "random", b"pin-4"): (
-        "3c6925afda051c504e30f55611a852efcdf017f1a2a57149453b53e104556a3d"
+        "6dd496cfaea3d2fbedaed03ed30262549f0465986bf07ce56777c1b1143e7d74"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "5fe7822023d805672cecca21cbba3a9f35d66cf22322d69347bcfe83bff5a452"
+        "c7d001a2d589b50cecaa2d1f75b54c277e2ed7780e0720149f1b1f1ecc294903"
     ),
     ("middle_earth", "heuristic", b"pin-6"): (
-        "5ddb889284e6f31bdb54e069fd1273f2d7de3e0d3b3d4e760e04511750862342"
+        "86cb7e6b9932b6be6268950a28d9c76c1871de235e3d3cb0e6e059b683605f19"
     ),
     # Two players with active neutrals (issue 15): bribes, ally phases, marker dice
     # (recorded with game_created v4, which lists one_die_vs_one).
     ("two_player_active", "random", b"pin-7"): (
-        "a80271d8f5ce87ad813996dfa45e251f99f02fd989c1719bcc61f7ee8fdd5416"
+        "49bf735ef8a1f6929e404c08a7852473696c4d79db8f2c41e889d5f69d0eb559"
     ),
     ("two_player_active", "heuristic", b"pin-8"): (
-        "6f05f17b366fcd854a6548cbb1fb865b33172c4fa9294f45dda98cfc286c9b22"
+        "3a3e5d79fdd7bc6458794eee79b16c9935b5d5f319b57857faef4d73fcaeea31"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}

@@ -14,7 +14,9 @@ Games are three and four players (dealt, few armies to place), the
 two-player game with neutrals and the team game (a seat may see its
 team's hand, never the other team's); the random bot plays every seat from the
 API's legal actions, seeded, for up to 100 commands, then all but one seat
-resign, which ends the game.
+resign, which ends the game. Lord of the Rings games besides check the
+adventure cards the same way (the other hands and the pile's order are
+secret; card numbers under adventure keys, a numbering of their own).
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ VARIANTS = (
 )
 ACTIVE_NEUTRALS = ([{"kind": "human"}] * 2, {"variant": "two_player_active"})
 CARD_FIELDS = frozenset({"card", "cards", "deck", "order", "discarded"})
+# Lord of the Rings: adventure cards, numbered apart from the territory cards.
+LOTR_GAMES, LOTR_COMMANDS = 5, 300
+LOTR = ([{"kind": "human"}] * 3, {"variant": "lotr", "starting_armies": 16})
+ADVENTURE_FIELDS = frozenset({"adventure", "adventure_order", "adventure_hand"})
+NOT_CARDS = frozenset({"scores"})  # a score row's ``adventure`` is points
 
 
 def secrets_of(state: State, viewer: str | None) -> frozenset[int]:
@@ -68,17 +75,32 @@ def secrets_of(state: State, viewer: str | None) -> frozenset[int]:
     return frozenset(hidden)
 
 
-def card_ids(document: Any) -> Iterator[int]:
-    """Every integer under a card-bearing key, anywhere in ``document``."""
+def adventure_secrets_of(state: State, viewer: str | None) -> frozenset[int]:
+    """Adventure cards ``viewer`` must not see now: other hands and the pile."""
+    if state.phase == FINISHED:
+        return frozenset()
+    hidden = set(state.adventure_deck)
+    for seat, cards in state.adventure_hands.items():
+        if seat != viewer:
+            hidden.update(cards)
+    return frozenset(hidden)
+
+
+def card_ids(
+    document: Any, keys: frozenset[str] = CARD_FIELDS, skip: frozenset[str] = frozenset()
+) -> Iterator[int]:
+    """Every integer under a card-bearing key, anywhere in ``document`` but under ``skip``."""
     if isinstance(document, dict):
         for key, value in document.items():
-            if key in CARD_FIELDS:
+            if key in skip:
+                continue
+            if key in keys:
                 items = value if isinstance(value, list) else [value]
                 yield from (v for v in items if type(v) is int and v >= 0)
-            yield from card_ids(value)
+            yield from card_ids(value, keys, skip)
     elif isinstance(document, list):
         for item in document:
-            yield from card_ids(item)
+            yield from card_ids(item, keys, skip)
 
 
 @dataclasses.dataclass
@@ -90,6 +112,9 @@ class Truth:
     viewers: list[str | None]
     state: State | None = None
     secrets: dict[int, dict[str | None, frozenset[int]]] = dataclasses.field(default_factory=dict)
+    adventures: dict[int, dict[str | None, frozenset[int]]] = dataclasses.field(
+        default_factory=dict
+    )
 
     def advance(self) -> None:
         start = self.state.version + 1 if self.state else 1
@@ -100,6 +125,9 @@ class Truth:
             else:
                 apply(self.state, event)
             self.secrets[stored.version] = {v: secrets_of(self.state, v) for v in self.viewers}
+            self.adventures[stored.version] = {
+                v: adventure_secrets_of(self.state, v) for v in self.viewers
+            }
 
     @property
     def finished(self) -> bool:
@@ -122,9 +150,16 @@ class Leaks:
             assert self.seed not in text, f"{viewer} was shown the seed before the end"
 
     def document(self, document: Any, version: int, viewer: str | None) -> None:
+        if self.truth.finished:  # served after the end: everything may be seen
+            self.tally["documents after the end"] += 1
+            return
         shown = set(card_ids(document)) & self.truth.secrets[version][viewer]
         assert not shown, f"{viewer} saw secret cards {sorted(shown)} at version {version}"
+        adventures = set(card_ids(document, ADVENTURE_FIELDS, NOT_CARDS))
+        shown = adventures & self.truth.adventures[version][viewer]
+        assert not shown, f"{viewer} saw secret adventure cards {sorted(shown)} at {version}"
         self.tally["documents"] += 1
+        self.tally["adventure cards seen"] += len(adventures)
 
     def events(self, events: list[dict[str, Any]], viewer: str | None) -> None:
         for envelope in events:
@@ -133,6 +168,12 @@ class Leaks:
             if event["type"] == "card_drawn" and not self.truth.finished:
                 self.tally["own draw" if event["seat"] == viewer else "hidden draw"] += 1
                 assert (event["card"] >= 0) == (event["seat"] == viewer), (viewer, event)
+            if event["type"] == "adventure_card_drawn" and not self.truth.finished:
+                own = event["seat"] == viewer
+                self.tally["own adventure" if own else "hidden adventure"] += 1
+                assert (event["adventure"] >= 0) == own, (viewer, event)
+            if event["type"] == "adventure_deck_shuffled" and not self.truth.finished:
+                assert set(event["adventure_order"]) == {-1}, (viewer, event)
             if event["type"] == "neutral_bribed" and not self.truth.finished:
                 self.tally["own bribe" if event["seat"] == viewer else "hidden bribe"] += 1
                 shown = [c >= 0 for c in event["cards"]]
@@ -176,11 +217,30 @@ def test_nobody_sees_the_cards_another_seat_gave_a_neutral(
     assert tally["documents"] > 500
 
 
+@pytest.mark.parametrize("chunk", range(CHUNKS // 2))
+def test_nobody_sees_another_seats_adventure_cards_or_the_pile(
+    settings: Settings, redis: Any, chunk: int
+) -> None:
+    """002_84c66041fccdfcee.txt: "ge 3 äventyrskort (med framsidan ner) till varje
+    spelare"; "UPPDRAGSKORT På de här korten finns ledarnas hemliga uppdrag": five seeded
+    Lord of the Rings games, every viewer, every response."""
+    seeds = _seeds()
+    app = create_app(settings, new_seed=lambda: next(seeds))
+    tally: Counter[str] = Counter()
+    per_chunk = LOTR_GAMES // (CHUNKS // 2)
+    for index in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+        play_one(app, index, tally, LOTR, LOTR_COMMANDS)
+    assert tally["games"] == per_chunk and tally["revealed"] == per_chunk
+    assert tally["own adventure"] > 0 and tally["hidden adventure"] > 0
+    assert tally["adventure cards seen"] > 0
+
+
 def play_one(
     app: Flask,
     index: int,
     tally: Counter[str],
     variant: tuple[list[dict[str, str]], dict[str, Any]] | None = None,
+    commands: int = MAX_COMMANDS,
 ) -> None:
     api = ApiClient(app.test_client(), sample=10)
     service: GameService = app.extensions["risk"].games
@@ -193,12 +253,13 @@ def play_one(
     leaks = Leaks(truth, tokens, seed, tally)
     seen = dict.fromkeys(viewers, 0)
     bot, rng = get_bot("random"), random.Random(index)
-    for move in range(MAX_COMMANDS):
+    for move in range(commands):
         if truth.finished:
             break
         sent = _move(api, truth, leaks, tokens, bot, rng)
         # Every viewer looks after a bribe too, while its cards are still secret.
-        if move % CHECK_EVERY == 0 or (sent == "bribe" and not truth.finished):
+        secret_move = sent in ("bribe", "discard_adventure", "end_phase")
+        if move % CHECK_EVERY == 0 or (secret_move and not truth.finished):
             _follow(api, game, truth, leaks, tokens, seen)
     _follow(api, game, truth, leaks, tokens, seen)
     _resign_all_but_one(api, truth, leaks, tokens)

@@ -210,9 +210,19 @@ def test_lord_of_the_rings_risk_is_played_over_the_api(
     scores = final["mode_state"]["scores"]
     assert set(scores) == {"p1", "p2", "p3"}
     assert all(
-        row["total"] == row["territories"] + row["regions"] + 2 * row["strongholds"]
+        row["total"]
+        == row["territories"] + row["regions"] + 2 * row["strongholds"] + row["adventure"]
         for row in scores.values()
     )
+    # The adventure points are those of the cards each player played (002: "lägga ihop de
+    # siffror som står i nedre högra hörnet av dina äventyrskort"), shown once it is over.
+    cards = final["mode_state"]["adventure"]
+    side = state["sides"]
+    for seat, row in scores.items():
+        played = cards["played"].get(seat, [])
+        points = sum(cards["catalogue"][n]["points"][side[seat]] for n in played)
+        assert row["adventure"] == points
+    assert all(entry["adventure_hand"] is not None for entry in cards["hands"].values())
 
 
 def test_a_game_with_active_neutrals_is_played_over_the_api(api: ApiClient) -> None:

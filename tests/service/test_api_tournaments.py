@@ -5,6 +5,7 @@ ratings consistent with the results, every game an ordinary verifiable game."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,10 +14,12 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from riskcore.model.state import FINISHED
+from service.app import create_app
 from service.games import GameService
 from service.keys import KeySpace
+from service.settings import Settings
 from tests.service.api_helpers import ApiClient, problem
-from workers.queues import queue
+from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
 
 THREE_BOTS = [{"level": "easy"}, {"bot": "heuristic"}, {"bot": "heuristic", "name": "Other"}]
@@ -31,11 +34,13 @@ def relay(redis: redis_lib.Redis, key_prefix: str) -> Relay:
 
 
 def drive(redis: redis_lib.Redis, key_prefix: str, relay: Relay, rounds: int = 20_000) -> None:
-    """Relay then work, until nothing is left to do (tournament jobs included)."""
+    """Relay then work, until nothing is left to do (tournament jobs included), taking
+    the queues as a worker does (``workers.queues.WORKER_QUEUES``)."""
     keys = KeySpace(key_prefix)
-    worker = SimpleWorker([queue(redis, keys)], connection=redis, serializer=JSONSerializer)
+    queues = [queue(redis, keys, name) for name in WORKER_QUEUES]
+    worker = SimpleWorker(queues, connection=redis, serializer=JSONSerializer)
     for _ in range(rounds):
-        if relay.run_once(block_ms=1) == 0 and queue(redis, keys).count == 0:
+        if relay.run_once(block_ms=1) == 0 and not any(q.count for q in queues):
             return
         worker.work(burst=True, logging_level="WARNING")
 
@@ -206,3 +211,62 @@ def test_advancing_again_starts_no_game_twice(api: ApiClient, app: Any) -> None:
     now = api.get(f"/v1/tournaments/{created['tournament_id']}").json
     assert [g["status"] for g in now["games"]] == ["running", "running", "scheduled", "scheduled"]
     assert [g["game_id"] for g in now["games"][:2]] == [g["game_id"] for g in created["games"][:2]]
+
+
+def test_a_game_started_before_a_crash_is_found_not_started_twice(
+    api: ApiClient, app: Any, redis: redis_lib.Redis, key_prefix: str
+) -> None:
+    """A crash between creating a fixture's game and storing its index (or a job that
+    runs again after it): the next advance finds that game instead of a second one."""
+    created = create(api, players=3, format="games_per_pairing", games=4, parallel=2)
+    tid = created["tournament_id"]
+    games_key = KeySpace(key_prefix).tournament(tid).games
+    first = redis.hget(games_key, "1")
+    redis.hdel(games_key, "1")  # as if the crash came before the index was stored
+    assert app.extensions["risk"].tournaments.advance(tid) == "running"
+    assert redis.hget(games_key, "1") == first
+    listed = api.get("/v1/games", query_string={"limit": 100}).json["games"]
+    assert sorted(g["game_id"] for g in listed if g.get("tournament") == tid) == sorted(
+        g["game_id"] for g in created["games"][:2]
+    )
+
+
+def test_a_tournament_holds_its_parallel_games_of_its_creators_quota(
+    settings: Settings, redis: redis_lib.Redis
+) -> None:
+    """One request must not start more games at once than its creator could create by
+    hand (service.quotas): a tournament holds ``parallel`` places while it runs."""
+    quota = ApiClient(create_app(replace(settings, games_per_address=5)).test_client())
+    body = {"entrants": THREE_BOTS, "players": 3, "format": "games_per_pairing", "games": 6}
+    problem(quota.post("/v1/tournaments", json=body | {"parallel": 6}), 429, "game_quota_exceeded")
+    running = quota.post("/v1/tournaments", json=body | {"parallel": 4})
+    assert running.status_code == 201, running.json
+    seats = [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]
+    assert quota.post("/v1/games", json={"seats": seats}).status_code == 201  # the fifth place
+    problem(quota.post("/v1/games", json={"seats": seats}), 429, "game_quota_exceeded")
+    problem(quota.post("/v1/tournaments", json=body | {"parallel": 1}), 429, "game_quota_exceeded")
+    tid = running.json["tournament"]["tournament_id"]
+    redis.hset(KeySpace(settings.key_prefix).tournament(tid).info, "status", "finished")
+    assert quota.post("/v1/tournaments", json=body | {"parallel": 4}).status_code == 201
+
+
+def test_the_relays_sweep_moves_on_a_tournament_whose_only_game_was_deleted(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay, service: GameService
+) -> None:
+    """A tournament advances when one of its games ends; one whose running game an
+    operator deleted (no end, so no advance) would wait forever without the relay's
+    sweep, which advances every running tournament again, one relay per window."""
+    created = create(api, players=3, format="games_per_pairing", games=2, parallel=1)
+    tid = created["tournament_id"]
+    service.delete(created["games"][0]["game_id"])
+    drive(redis, key_prefix, relay)
+    stuck = api.get(f"/v1/tournaments/{tid}").json
+    assert [g["status"] for g in stuck["games"]] == ["running", "scheduled"]  # waits forever
+    assert relay.sweep_tournaments() == 1
+    assert relay.sweep_tournaments() == 0  # this window is swept
+    drive(redis, key_prefix, relay)
+    done = api.get(f"/v1/tournaments/{tid}").json
+    assert done["status"] == "finished" and done["games_finished"] == 2
+    assert not redis.sismember(KeySpace(key_prefix).running_tournaments(), tid)
+    redis.delete(KeySpace(key_prefix).tournament_sweep())
+    assert relay.sweep_tournaments() == 0  # nothing runs: nothing to sweep

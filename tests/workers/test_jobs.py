@@ -7,6 +7,7 @@ relay enqueued, as rq's own tests do.
 from __future__ import annotations
 
 import logging
+import random
 from typing import ClassVar
 
 import pytest
@@ -18,14 +19,17 @@ from rq.serializers import JSONSerializer
 
 from riskcore.audit.record import decode_envelope
 from riskcore.bots.base import register
+from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
+from riskcore.modes import adventure
 from riskcore.simulate import acting_seat
 from service.commands import stored_idempotency_key
 from service.games import GameService, SeatPlan
 from service.keys import KeySpace
-from workers import clock
+from workers import clock, jobs
+from workers.claims import Claims
 from workers.jobs import server_key
-from workers.queues import CLOCKS_QUEUE, queue
+from workers.queues import CLOCKS_QUEUE, CONTINUED_QUEUE, GAMES_QUEUE, WORKER_QUEUES, queue
 from workers.relay import Relay
 
 
@@ -47,15 +51,17 @@ def relay(redis: redis_lib.Redis, keys: KeySpace) -> Relay:
 
 
 def work(redis: redis_lib.Redis, keys: KeySpace, *names: str) -> None:
-    queues = [queue(redis, keys, n) for n in names or ("games",)]
+    """Run what is queued (by default bot jobs, new and continued) until none is left."""
+    queues = [queue(redis, keys, n) for n in names or (GAMES_QUEUE, CONTINUED_QUEUE)]
     worker = SimpleWorker(queues, connection=redis, serializer=JSONSerializer)
     worker.work(burst=True, logging_level="WARNING")
 
 
 def drive(redis: redis_lib.Redis, keys: KeySpace, relay: Relay, rounds: int = 500) -> None:
     """Relay then work, until nothing is left to do."""
+    queues = [queue(redis, keys, n) for n in (GAMES_QUEUE, CONTINUED_QUEUE)]
     for _ in range(rounds):
-        if relay.run_once(block_ms=1) == 0:
+        if relay.run_once(block_ms=1) == 0 and not any(q.count for q in queues):
             return
         work(redis, keys)
 
@@ -489,10 +495,13 @@ def test_a_rival_job_that_chose_otherwise_at_the_same_version_is_a_race_not_a_fa
     relay.run_once(block_ms=1)
     work(redis, keys)
     games = queue(redis, keys)
-    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
-    assert [job.return_value() for job in finished if job] == ["raced"]
     assert games.failed_job_registry.count == 0
     assert redis.xlen(keys.job_dead_letters()) == 0
+    # The job that lost the race read the game again and played on from the rival's move.
+    assert not _Fickle.rival
+    stored = [decode_envelope(e.payload) for e in service.store.read(game)]
+    assert [e.version for e in stored] == list(range(1, len(stored) + 1))
+    assert service.load(game).state.phase == FINISHED
 
 
 class _Meddled:
@@ -525,9 +534,7 @@ def test_a_bot_move_decided_on_a_state_another_process_moved_past_is_a_race_and_
     drive(redis, keys, relay, rounds=5000)
     assert not _Meddled.other, "p1 never attacked"
     games = queue(redis, keys)
-    finished = [games.fetch_job(j) for j in games.finished_job_registry.get_job_ids()]
-    assert "raced" in [job.return_value() for job in finished if job]
-    assert games.failed_job_registry.count == 0
+    assert games.failed_job_registry.count == 0  # the lost race was read again, not failed
     stored = [decode_envelope(e.payload) for e in service.store.read(game)]
     assert [e.version for e in stored] == list(range(1, len(stored) + 1))
     resigned = [e.version for e in stored if e.event.TYPE == "player_resigned"]
@@ -535,3 +542,197 @@ def test_a_bot_move_decided_on_a_state_another_process_moved_past_is_a_race_and_
     # The game went on from the stored resignation: p3 moved no more.
     assert service.load(game).state.phase == FINISHED
     assert all(e.actor != "p3" for e in stored if e.version > resigned[0] and e.command)
+
+
+def work_one(redis: redis_lib.Redis, keys: KeySpace) -> None:
+    """Run exactly one job, taken as a worker takes it (``workers.queues.WORKER_QUEUES``)."""
+    queues = [queue(redis, keys, n) for n in WORKER_QUEUES]
+    worker = SimpleWorker(queues, connection=redis, serializer=JSONSerializer)
+    worker.work(burst=True, max_jobs=1, logging_level="WARNING")
+
+
+def _runs_and_commands(service: GameService, game: str, after: int = 0) -> tuple[set[str], int]:
+    """The seats that made commands after version ``after``, and how many commands."""
+    stored = [decode_envelope(e.payload) for e in service.store.read(game, after + 1)]
+    commands = [e for e in stored if e.command is not None]
+    return {e.actor for e in commands}, len(commands)
+
+
+def test_one_job_plays_on_through_consecutive_bot_seats(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """One job, not one per seat or per append: setup claims of every bot in turn, in
+    runs of commands appended together (fewer notifications than commands)."""
+    seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    game = service.create(seats=seats).info.game_id
+    partition = keys.partition(game)
+    start = service.store.notifications(partition)[-1].id
+    assert relay.run_once(block_ms=1) == 1
+    work_one(redis, keys)
+    actors, commands = _runs_and_commands(service, game)
+    assert actors == {"p1", "p2", "p3"}
+    appends = service.store.notifications(partition, after=start)
+    assert 1 < len(appends) < commands / 4
+    games = queue(redis, keys)
+    assert len(games.finished_job_registry) == 1
+
+
+def test_a_persons_seat_stops_the_job_and_frees_the_game(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    game = service.create(seats=person_and_two_bots()).info.game_id
+    drive(redis, keys, relay)
+    state = service.load(game).state
+    assert acting_seat(state) == "p1"
+    service.execute(game, "p1", _claim(service, game), expected_version=state.version)
+    assert relay.run_once(block_ms=1) == 1
+    work_one(redis, keys)  # the job both bots' claims come from
+    actors, commands = _runs_and_commands(service, game, state.version + 1)
+    assert (actors, commands) == ({"p2", "p3"}, 2)
+    assert acting_seat(service.load(game).state) == "p1"
+    assert Claims(redis, keys).holder(game) is None
+    assert redis.zscore(keys.worker_leases(), game) is None
+    assert all(queue(redis, keys, n).count == 0 for n in WORKER_QUEUES)
+
+
+def test_appends_while_a_job_waits_are_coalesced_into_it(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    humans = [SeatPlan("human"), SeatPlan("human"), SeatPlan("human")]
+    game = service.create(seats=humans).info.game_id
+    for _ in range(10):
+        seat = acting_seat(service.load(game).state)
+        assert seat is not None
+        service.execute(game, seat, _claim(service, game))
+    assert relay.run_once(block_ms=1) == 11
+    games = queue(redis, keys)
+    assert games.get_job_ids() == [Claims(redis, keys).holder(game)]
+    work_one(redis, keys)
+    [done] = games.finished_job_registry.get_job_ids()
+    job = games.fetch_job(done)
+    assert job is not None and job.return_value() == "waiting"
+    assert Claims(redis, keys).holder(game) is None  # the next append makes a job again
+
+
+def test_a_job_that_used_its_slice_waits_behind_new_work(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fairness: after its slice a job hands its game to a job in the continued queue,
+    which workers take only when nothing new waits: a move in another game is
+    answered before every busy game's next slice."""
+    monkeypatch.setattr(jobs, "SLICE_SECONDS", 0.0)  # one run per job
+    bots = [SeatPlan("bot", bot="random") for _ in range(2)]
+    busy_ids = [service.create(seats=bots, mode="two_player").info.game_id for _ in range(2)]
+    relay.run_once(block_ms=1)
+    work_one(redis, keys)
+    work_one(redis, keys)
+    claims = Claims(redis, keys)
+    continued = queue(redis, keys, CONTINUED_QUEUE)
+    waiting = set(continued.get_job_ids())
+    assert waiting == {claims.holder(g) for g in busy_ids} and None not in waiting
+    relay.run_once(block_ms=1)  # their appends: coalesced into the jobs that hold them
+    assert queue(redis, keys).count == 0
+    humans = [SeatPlan("human"), SeatPlan("human")]
+    other = service.create(seats=humans, mode="two_player").info.game_id
+    relay.run_once(block_ms=1)
+    work_one(redis, keys)
+    assert set(continued.get_job_ids()) == waiting  # the new game's job went first
+    assert claims.holder(other) is None
+    drive(redis, keys, relay, rounds=5000)
+    assert all(service.load(g).state.phase == FINISHED for g in busy_ids)
+
+
+def test_the_watchdog_leaves_a_job_waiting_in_its_queue_alone(
+    redis: redis_lib.Redis,
+    keys: KeySpace,
+    service: GameService,
+    relay: Relay,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """100 busy games can keep a job queued longer than a lease: that is no loss, and
+    making a second job for its game would only double the work."""
+    seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    claims = Claims(redis, keys)
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=seats).info.game_id
+        relay.run_once(block_ms=1)
+        holder = claims.holder(game)
+        frozen.tick(6)
+        assert relay.rescue() == 1  # its lease ran out ...
+        assert relay.stats.rescued == 0  # ... but its job still waits: more time, no job
+        assert queue(redis, keys).get_job_ids() == [holder]
+        assert redis.zscore(keys.worker_leases(), game) is not None
+        monkeypatch.setattr(jobs, "SLICE_SECONDS", 0.0)
+        work_one(redis, keys)  # one run, then the game waits in the continued queue
+        continued = queue(redis, keys, CONTINUED_QUEUE).get_job_ids()
+        assert continued == [claims.holder(game)]
+        frozen.tick(6)
+        assert relay.rescue() == 1 and relay.stats.rescued == 0
+        assert queue(redis, keys, CONTINUED_QUEUE).get_job_ids() == continued
+
+
+def test_a_game_whose_job_died_running_is_taken_over_by_the_watchdog(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """A worker killed in the middle of a job leaves the game claimed by a job that
+    will never finish: once the lease runs out a new job takes the claim and plays on."""
+    from rq.job import JobStatus
+
+    seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=seats).info.game_id
+        relay.run_once(block_ms=1)
+        claims = Claims(redis, keys)
+        dead = claims.holder(game)
+        games = queue(redis, keys)
+        job = games.fetch_job(dead or "")
+        assert job is not None
+        games.remove(job)  # a worker took it ...
+        job.set_status(JobStatus.STARTED)  # ... and was killed running it
+        version = service.load(game).version
+        relay.run_once(block_ms=1)
+        work(redis, keys)
+        assert service.load(game).version == version  # nobody else may play it meanwhile
+        frozen.tick(6)
+        assert relay.rescue() == 1 and relay.stats.rescued == 1
+        assert claims.holder(game) not in (None, dead)
+    drive(redis, keys, relay, rounds=5000)
+    assert service.load(game).state.phase == FINISHED
+    assert claims.holder(game) is None
+
+
+def test_a_window_whose_clock_runs_out_is_passed(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """Lord of the Rings: a person asked in a window (the Fellowship's or a defender's,
+    002_84c66041fccdfcee.txt: "En del av dem kan spelas när det är någon annan spelares
+    tur eller när brödraskapet försöker förflytta sig") who lets the clock run out
+    passes: the heuristic bot the timeout plays for it passes at once."""
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(
+            seats=person_and_two_bots(),
+            mode="lotr",
+            rules={"starting_armies": 16},
+            clock={"turn_seconds": 30, "on_timeout": "bot"},
+        ).info.game_id
+        drive(redis, keys, relay)
+        rnd = random.Random(7)
+        for _ in range(2000):  # the person plays at random until a window asks it
+            state = service.load(game).state
+            assert state.phase != FINISHED, "no window asked the person"
+            if state.phase in adventure.WINDOWS and acting_seat(state) == "p1":
+                break
+            assert acting_seat(state) == "p1"
+            actions = [a for a in legal_actions(state, "p1") if a["command"]["type"] != "resign"]
+            service.execute(game, "p1", rnd.choice(actions)["command"])
+            drive(redis, keys, relay)
+        waiting = service.load(game).version
+        frozen.tick(31)
+        _run_due_deadlines(redis, keys)
+        batch = decode_envelope(service.store.read(game, waiting + 1, waiting + 1)[0].payload)
+        assert batch.actor == "p1" and batch.bot is not None and batch.bot["reason"] == "timeout"
+        assert batch.event == adventure.AdventureWindowPassed(seat="p1")

@@ -1,4 +1,4 @@
-"""The relay (DESIGN.md §5): outbox notifications become at most one job each."""
+"""The relay (DESIGN.md §5): outbox notifications become jobs, one per game at a time."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from redis.retry import Retry
 from riskcore.audit.chain import GENESIS
 from service.keys import KeySpace
 from service.store import EventStore, new_events
-from workers.queues import advance_job_id, queue
+from workers.claims import Claims
+from workers.queues import queue
 from workers.relay import GROUP, Relay
 
 
@@ -42,7 +43,12 @@ def append(store: EventStore, game: str, count: int = 1) -> None:
     store.append(game, version, new_events(prev, payloads), prev=prev)
 
 
-def test_each_notification_makes_one_job_named_by_game_and_version(
+def jobs_for(redis: redis_lib.Redis, keys: KeySpace, game: str) -> list[str]:
+    """The queued bot jobs of ``game`` (their ids name it: ``workers.claims.new_job_id``)."""
+    return [j for j in queue(redis, keys).get_job_ids() if j.startswith(f"advance-{game}-")]
+
+
+def test_a_game_with_a_pending_job_gets_no_second_one(
     redis: redis_lib.Redis, keys: KeySpace, store: EventStore
 ) -> None:
     relay = make_relay(redis, keys)
@@ -50,8 +56,15 @@ def test_each_notification_makes_one_job_named_by_game_and_version(
     append(store, "g1", count=3)
     append(store, "g2")
     assert relay.run_once(block_ms=10) == 3
-    job_ids = set(queue(redis, keys).get_job_ids())
-    assert job_ids == {advance_job_id("g1", 1), advance_job_id("g1", 4), advance_job_id("g2", 1)}
+    claims = Claims(redis, keys)
+    assert jobs_for(redis, keys, "g1") == [claims.holder("g1")]
+    assert jobs_for(redis, keys, "g2") == [claims.holder("g2")]
+    assert len(queue(redis, keys).get_job_ids()) == 2
+    assert (relay.stats.enqueued, relay.stats.coalesced) == (2, 1)
+    for _ in range(50):  # however many appends come while the job waits
+        append(store, "g1")
+    assert relay.run_once(block_ms=10) == 50
+    assert len(queue(redis, keys).get_job_ids()) == 2
     assert relay.run_once(block_ms=10) == 0
 
 
@@ -65,8 +78,8 @@ def test_a_redelivered_notification_makes_no_second_job(
     redis.xreadgroup(GROUP, "crashed", {outbox: ">"}, count=10)
     first._enqueue(store.notifications(keys.partition("g1"))[0])
     assert first.reclaim() == 1
-    assert queue(redis, keys).get_job_ids() == [advance_job_id("g1", 1)]
-    assert first.stats.duplicates == 1
+    assert len(jobs_for(redis, keys, "g1")) == 1
+    assert first.stats.coalesced == 1
     assert redis.xpending(outbox, GROUP)["pending"] == 0
 
 
@@ -79,7 +92,7 @@ def test_entries_stuck_with_a_dead_consumer_are_taken_over(
     redis.xreadgroup(GROUP, "dead", {outbox: ">"}, count=10)
     assert relay.run_once(block_ms=10) == 0  # nothing new for the group
     assert relay.reclaim() == 1
-    assert queue(redis, keys).get_job_ids() == [advance_job_id("g7", 1)]
+    assert jobs_for(redis, keys, "g7") == [Claims(redis, keys).holder("g7")]
 
 
 def test_a_poisoned_entry_goes_to_the_dead_letters_after_repeated_failures(
@@ -133,9 +146,10 @@ def test_an_outage_of_rqs_redis_dead_letters_nothing(
             relay.reclaim()
     assert relay.stats.dead_lettered == 0
     assert redis.xlen(keys.relay_dead_letters()) == 0
+    assert Claims(redis, keys).holder("g1") is None  # no job came: the game is not held
     relay.queue = queue(redis, keys)  # RQ's Redis is back
     assert relay.reclaim() == 1
-    assert queue(redis, keys).get_job_ids() == [advance_job_id("g1", 1)]
+    assert jobs_for(redis, keys, "g1") == [Claims(redis, keys).holder("g1")]
 
 
 def test_the_relay_creates_its_groups_again_when_redis_lost_its_data(
@@ -149,11 +163,11 @@ def test_the_relay_creates_its_groups_again_when_redis_lost_its_data(
     thread.start()
     try:
         append(store, "before")
-        wait_until(lambda: advance_job_id("before", 1) in queue(redis, keys).get_job_ids())
+        wait_until(lambda: len(jobs_for(redis, keys, "before")) == 1)
         redis.flushdb()  # Redis restarted without persistence
         time.sleep(0.2)  # the relay's next reads meet NOGROUP
         append(store, "after")
-        wait_until(lambda: advance_job_id("after", 1) in queue(redis, keys).get_job_ids())
+        wait_until(lambda: len(jobs_for(redis, keys, "after")) == 1)
         assert thread.is_alive()
         assert relay.stats.regrouped >= 1
         wait_until(lambda: redis.zrange(keys.relay_heartbeats(), 0, -1) == [b"r1"])

@@ -180,7 +180,8 @@ export function drawMap(container, board, layout, onClick) {
     const name = svg("text", { x, y: y + 30, class: "name", "text-anchor": "middle" }, document.createTextNode(t.name));
     const title = svg("title");
     const stacks = svg("g", { class: "stacks" }); // the team game: each seat's armies here
-    const marks = [stacks];
+    const tokens = svg("text", { x: x + 19, y: y + 16, class: "tokens", "text-anchor": "start" }); // leaders, the Fellowship
+    const marks = [stacks, tokens];
     if (t.stronghold) marks.push(svg("rect", { x: x - 22, y: y - 22, width: 8, height: 8, class: "stronghold" }));
     if (t.site_of_power) marks.push(svg("polygon", { points: `${x - 18},${y + 20} ${x - 13},${y + 11} ${x - 8},${y + 20}`, class: "site" }));
     const group = svg("g", { class: "territory", "data-territory": t.id, tabindex: onClick ? 0 : null, role: onClick ? "button" : null }, disc, armies, tag, name, title, ...marks);
@@ -188,7 +189,7 @@ export function drawMap(container, board, layout, onClick) {
       group.addEventListener("click", () => onClick(t.id));
       group.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onClick(t.id); } });
     }
-    nodes[t.id] = { group, disc, armies, tag, title, stacks, name: t.name, at: [x, y] };
+    nodes[t.id] = { group, disc, armies, tag, title, stacks, tokens, name: t.name, at: [x, y] };
     root.append(group);
   }
   container.append(root);
@@ -216,6 +217,16 @@ export function paintMap(map, territories, styles) {
     }) : []));
     const stacks = shared.length ? " — " + shared.map(([s, n]) => `${seatName(styles, s)} ${n}`).join(", ") : "";
     node.title.textContent = `${node.name}: ${style ? style.name : "unclaimed"}, ${t.armies} armies${stacks}`;
+  }
+}
+
+/** Tokens on the map (a mode's pieces: leaders, the Fellowship): ``{territory: [{text, title, colour}]}``. */
+export function placeTokens(map, tokens) {
+  for (const [id, node] of Object.entries(map.nodes)) {
+    const here = tokens[id] || [];
+    node.tokens.replaceChildren(...here.map((t) => svg("tspan", { fill: t.colour || "#222", class: t.kind || null }, document.createTextNode(t.text))));
+    node.group.dataset.tokens = here.map((t) => t.kind).join(" ");
+    if (here.length) node.title.textContent += " — " + here.map((t) => t.title).join(", ");
   }
 }
 
@@ -281,6 +292,23 @@ export function eventText(event, styles, board) {
     case "turn_ended": return `${who(event.seat)} ends the turn`;
     case "player_resigned": return `${who(event.seat)} resigns`;
     case "game_finished": return `Game over: ${(event.winners || [event.winner]).map(who).join(" and ")} ${(event.winners || []).length > 1 ? "win" : "wins"} (${event.reason})`;
+    // Two players with active neutrals (the cards given stay the giver's secret: -1 to others).
+    case "neutral_bribed": return `${who(event.seat)} bribes ${who(event.neutral)} with ${event.cards.length} card${event.cards.length === 1 ? "" : "s"}${event.ally ? `; it is now allied with ${who(event.ally)}` : "; it is now uninvolved"}`;
+    case "ally_reinforcement_rolled": return `${who(event.seat)} rolls ${event.die} for ally ${who(event.neutral)}: ${event.die} armies to place`;
+    case "marker_rolled": return `Marker die for ${who(event.neutral)}: ${event.die} — ${event.die <= 4 ? (event.ally ? `now allied with ${who(event.ally)}` : "now uninvolved") : "it stays"}`;
+    // Lord of the Rings Risk.
+    case "leaders_called": return `Every army is placed: leaders go on, ${who(event.seat)} first`;
+    case "leader_placed": return `${who(event.seat)} places a leader on ${at(event.territory)}${event.reason === "return" ? " (none was left)" : ""}`;
+    case "leader_moved": return `${who(event.seat)}'s leader ${event.reason === "conquest" ? "moves in to" : "goes to"} ${at(event.target)} from ${at(event.source)}`;
+    case "leader_lost": return `${who(event.seat)}'s leader falls in ${at(event.territory)} to ${who(event.by)}`;
+    case "fellowship_moved": {
+      const path = board.path || [];
+      const where = event.step < path.length ? at(path[event.step].territory) : null;
+      const roll = event.roll === null || event.roll === undefined ? "" : ` on a roll of ${event.roll}`;
+      if (!where) return `The Fellowship leaves the Dead Marshes${roll}: the game is scored`;
+      return event.moved ? `The Fellowship moves on to ${where}${roll}` : `The Fellowship stays in ${where}${roll}`;
+    }
+    case "score_tie_rolled": return `Level on the score: dice decide for ${who(event.winner)}`;
     default: return `${event.type.replaceAll("_", " ")}${event.seat ? ` (${who(event.seat)})` : ""}`;
   }
 }

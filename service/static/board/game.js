@@ -1,6 +1,6 @@
 // A game's page: watch it live over SSE, replay any version, and play a seat.
 // Holds no rules: the map is the API's view, the choices are /legal-actions.
-import { ApiError, api, commandText, drawMap, el, eventText, loadBoard, boardLayout, paintMap, seatName, seatStyles, svg } from "/board/common.js";
+import { ApiError, api, commandText, drawMap, el, eventText, loadBoard, boardLayout, paintMap, placeTokens, seatName, seatStyles, svg } from "/board/common.js";
 
 const gid = decodeURIComponent(location.pathname.split("/").pop());
 const base = `/v1/games/${encodeURIComponent(gid)}`;
@@ -179,6 +179,8 @@ function render(view) {
   $("turn").textContent = text;
   renderPlayers(view);
   renderMissions(view);
+  renderTrack(view);
+  renderFellowship(view);
   updateSlider();
   for (const item of $("log").children) item.classList.toggle("future", Number(item.dataset.version) > view.version);
   const current = $("log").querySelector(`[data-version="${view.version}"]`);
@@ -221,6 +223,52 @@ function renderMissions(view) {
     el("strong", { text: `${seatName(page.styles, seat)}: ` }),
     el("span", { text: list.map((m) => (m.text ? m.text : `secret (grade ${m.grade})`) + mark(m)).join(" · ") })));
   $("missions").replaceChildren(...items);
+}
+
+// Two players with active neutrals: the three places of the track (allied with one
+// player, uninvolved, allied with the other) and where each neutral's marker stands.
+function renderTrack(view) {
+  const state = view.mode_state || {};
+  $("track-panel").hidden = !state.track;
+  if (!state.track) return;
+  const neutrals = Object.entries(state.neutrals || {});
+  const places = state.track.map((place) => el("div", { class: "track-place", "data-place": place },
+    el("h3", { text: place === "uninvolved" ? "uninvolved" : `allied with ${seatName(page.styles, place)}` }),
+    el("ul", {}, neutrals.filter(([, n]) => n.marker === place).map(([seat, n]) => el("li", { "data-neutral": seat },
+      el("span", { class: "swatch", style: `background:${page.styles[seat]?.colour || "#999"}`, text: page.styles[seat]?.label || seat }),
+      el("span", { text: ` ${seatName(page.styles, seat)}: ${n.card_count} card${n.card_count === 1 ? "" : "s"}${n.may_be_bribed ? "" : ", takes no bribe"}${n.to_place ? `, ${n.to_place} to place` : ""}` }))))));
+  $("track").replaceChildren(...places);
+}
+
+// Lord of the Rings Risk: leaders and the Fellowship on the map, the score table by rank.
+function renderFellowship(view) {
+  const state = view.mode_state || {};
+  const tokens = {};
+  const on = Boolean(state.fellowship);
+  $("fellowship-panel").hidden = !on;
+  for (const item of document.querySelectorAll(".lotr-only")) item.hidden = !on;
+  if (on) {
+    for (const [seat, places] of Object.entries(state.leaders || {})) {
+      for (const t of places) (tokens[t] ||= []).push({ text: "♚", kind: "leader", colour: page.styles[seat]?.colour, title: `${seatName(page.styles, seat)}'s leader` });
+    }
+    const f = state.fellowship;
+    const steps = page.board.path?.length || 0;
+    const name = (id) => page.board.territories.find((t) => t.id === id)?.name || id;
+    if (f.territory) (tokens[f.territory] ||= []).push({ text: "◎", kind: "fellowship", colour: "#b8860b", title: "the Fellowship" });
+    $("fellowship").textContent = f.left
+      ? "The Fellowship has left the Dead Marshes: the game is scored."
+      : `The Fellowship is in ${name(f.territory)}, step ${f.step + 1} of ${steps}${f.needs_roll ? "; it leaves only on a roll of 4 or more" : ""}.`;
+    const head = el("tr", {}, ...["", "terr.", "regions", "strongh.", "adv.", "score"].map((h) => el("th", { text: h })));
+    const rows = (state.ranking || Object.keys(state.scores || {})).map((seat) => {
+      const row = state.scores[seat];
+      const style = page.styles[seat] || {};
+      return el("tr", { "data-seat": seat },
+        el("td", {}, el("span", { class: "swatch", style: `background:${style.colour || "#999"}`, text: style.label || seat }), ` ${seatName(page.styles, seat)}`),
+        ...[row.territories, row.regions, row.strongholds, row.adventure, row.total].map((n) => el("td", { text: String(n) })));
+    });
+    $("scores").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
+  }
+  placeTokens(page.map, tokens);
 }
 
 // ---------------------------------------------------------------- replay controls
