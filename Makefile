@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench fuzz clean screenshots clients clients-tools
+.PHONY: test run lint bench fuzz clean screenshots clients clients-tools compiled
 
 # Quiet (-qq: errors only) so a first run does not bury its first line; the
 # charts extra too, so `risk replay --chart` works after `make run`.
@@ -16,6 +16,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check -e '.[dev,charts]'
 	@touch $(STAMP)
 
+# The optional compiled build (setup.py): riskcore compiled with mypyc, installed
+# with the dev extras in its own virtualenv, .venv-compiled; the pure-Python
+# package in .venv stays the default. A .pth file puts this directory after
+# site-packages, so the tests import (the compiled riskcore comes first).
+COMPILED := .venv-compiled
+COMPILED_STAMP := $(COMPILED)/.installed
+RISKCORE_SOURCES := $(shell find riskcore -name '*.py')
+
+$(COMPILED_STAMP): pyproject.toml setup.py $(RISKCORE_SOURCES)
+	@test -x $(COMPILED)/bin/python || $(PYTHON) -m venv $(COMPILED)
+	$(COMPILED)/bin/python -m pip install --quiet --quiet --disable-pip-version-check --upgrade pip 'setuptools>=77' wheel 'mypy>=1.10'
+	rm -rf build  # setuptools would ship a previous build's modules along
+	RISKCORE_COMPILE=1 $(COMPILED)/bin/python -m pip install --quiet --quiet --disable-pip-version-check --no-build-isolation '.[dev]'
+	@echo "$(CURDIR)" > $$($(COMPILED)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/riskcore-tests.pth
+	@touch $(COMPILED_STAMP)
+
+compiled: $(COMPILED_STAMP)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -24,11 +42,16 @@ lint: $(STAMP)
 
 # The client generators for tests/e2e/test_generated_clients.py; without npm or
 # the registries this fails and those tests skip, naming `make clients-tools`.
-test: $(STAMP) lint
+# The whole suite on the pure-Python build, then riskcore's tests (among them
+# tests/riskcore/test_compiled_build.py, byte-identical event streams) on the
+# compiled one.
+test: $(STAMP) lint compiled
 	-@$(MAKE) --no-print-directory clients-tools
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	echo "tests against $$REDIS_URL" && \
-	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 $(PYTEST_ARGS) && \
+	echo "riskcore's tests on the compiled build ($(COMPILED))" && \
+	$(COMPILED)/bin/pytest -n 2 tests/riskcore
 
 run: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
@@ -59,4 +82,4 @@ clients-tools: $(STAMP)
 	@$(BIN)/python scripts/clients.py install >/dev/null
 
 clean:
-	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients
+	rm -rf $(VENV) $(COMPILED) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients

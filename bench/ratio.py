@@ -9,10 +9,15 @@ machines are shared and noisy, so only a ratio measured side by side means
 anything.
 
     .venv/bin/python bench/ratio.py [--games 30] [--rounds 5] [--against REV] [--instructions N]
+        [--compiled PYTHON]
 
 ``--against REV`` also plays another revision's engine (checked out in a
 temporary git worktree) in the same rounds: "is the ratio lower than
 before this change" is then answered in one run.
+
+``--compiled PYTHON`` also plays the compiled build (``make compiled``; by
+default ``.venv-compiled/bin/python`` when it exists) in the same rounds, as
+``engine_compiled``: that interpreter imports its own installed riskcore.
 
 ``--instructions N`` adds a figure the machine's load cannot move: the
 instructions each engine executes for N games, counted by valgrind's
@@ -30,16 +35,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+COMPILED = ROOT / ".venv-compiled/bin/python"
 
 # Run in a fresh interpreter whose path starts at the engine to time.
 # Each round plays its games three times and keeps the fastest (timeit's habit:
 # a slower repeat measures the machine's other load, not the code).
 _ENGINE_ROUND = """
 import sys, time
-sys.path.insert(0, {tree!r})
+if {tree!r}:
+    sys.path.insert(0, {tree!r})
+import riskcore.protocol.codec
+assert riskcore.protocol.codec.__file__.endswith(".py") != {compiled!r}, "wrong build"
 from riskcore.bots import get_bot
 from riskcore.simulate import play_game
 best = None
@@ -67,7 +77,7 @@ print({games} / best)
 """
 
 
-def instructions(code: str) -> int:
+def instructions(code: str, python: str) -> int:
     """Instructions ``code`` executes in a fresh interpreter, counted by callgrind."""
     with tempfile.TemporaryDirectory() as scratch:
         out = subprocess.run(
@@ -75,30 +85,47 @@ def instructions(code: str) -> int:
                 "valgrind",
                 "--tool=callgrind",
                 f"--callgrind-out-file={scratch}/out",
-                sys.executable,
+                python,
                 "-c",
                 code,
             ],
             capture_output=True,
             text=True,
             check=True,
+            cwd="/",
         )
     counted = [line for line in out.stderr.splitlines() if "Collected" in line]
     return int(counted[-1].split(":")[-1].replace(",", "").strip())
 
 
-def instructions_per_game(tree: Path, games: int) -> int:
+@dataclass(frozen=True)
+class Engine:
+    """An engine to time: a source tree put first on the path, or (``tree`` None)
+    the riskcore installed in ``python``'s virtualenv (the compiled build)."""
+
+    tree: Path | None
+    python: str = sys.executable
+
+    def round(self, games: int, repeats: int) -> str:
+        tree = str(self.tree) if self.tree else ""
+        return _ENGINE_ROUND.format(
+            tree=tree, compiled=self.tree is None, games=games, repeats=repeats
+        )
+
+
+def instructions_per_game(engine: Engine, games: int) -> int:
     """Callgrind's count for ``games`` games less that for none, per game."""
-    played = instructions(_ENGINE_ROUND.format(tree=str(tree), games=games, repeats=1))
-    idle = instructions(_ENGINE_ROUND.format(tree=str(tree), games=0, repeats=1))
+    played = instructions(engine.round(games, 1), engine.python)
+    idle = instructions(engine.round(0, 1), engine.python)
     return (played - idle) // games
 
 
-def timed(code: str) -> float:
+def timed(code: str, python: str = sys.executable) -> float:
     """Games/s printed by ``code`` run in a fresh interpreter (start-up not timed)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # Not the repository's directory: the compiled build must not find riskcore/ there.
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        [python, "-c", code], capture_output=True, text=True, check=True, env=env, cwd="/"
     )
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -110,15 +137,22 @@ def worktree(rev: str, into: Path) -> Path:
     return into
 
 
-def run(games: int, rounds: int, against: str | None, counted: int) -> dict[str, object]:
-    trees = {"engine": ROOT}
+def run(
+    games: int, rounds: int, against: str | None, counted: int, compiled: str | None
+) -> dict[str, object]:
+    trees = {"engine": Engine(ROOT)}
+    if compiled:
+        trees["engine_compiled"] = Engine(None, compiled)
     with tempfile.TemporaryDirectory() as scratch:
         if against:
-            trees[f"engine@{against}"] = worktree(against, Path(scratch) / "against")
+            trees[f"engine@{against}"] = Engine(worktree(against, Path(scratch) / "against"))
         try:
             per_round = [one_round(trees, games) for _ in range(rounds)]
-            counts = {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
-            counts = counts if counted else {}
+            counts = (
+                {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
+                if counted
+                else {}
+            )
         finally:
             if against:
                 subprocess.run(
@@ -129,7 +163,7 @@ def run(games: int, rounds: int, against: str | None, counted: int) -> dict[str,
                         "worktree",
                         "remove",
                         "--force",
-                        str(trees[f"engine@{against}"]),
+                        str(trees[f"engine@{against}"].tree),
                     ],
                     check=False,
                 )
@@ -146,15 +180,18 @@ def run(games: int, rounds: int, against: str | None, counted: int) -> dict[str,
         # The two engines side by side, round by round: the steadiest wall-clock figure.
         paired = [r["engine"] / r[f"engine@{against}"] for r in per_round]
         result[f"engine_over_engine@{against}"] = round(statistics.median(paired), 3)
+    if compiled:
+        paired = [r["engine_compiled"] / r["engine"] for r in per_round]
+        result["engine_compiled_over_engine"] = round(statistics.median(paired), 3)
     if counts:
         result["instructions_per_game"] = counts
     return result
 
 
-def one_round(trees: dict[str, Path], games: int) -> dict[str, float]:
+def one_round(trees: dict[str, Engine], games: int) -> dict[str, float]:
     speeds = {"minimal": timed(_MINIMAL_ROUND.format(bench=str(ROOT / "bench"), games=games))}
-    for name, tree in trees.items():
-        speeds[name] = timed(_ENGINE_ROUND.format(tree=str(tree), games=games, repeats=3))
+    for name, engine in trees.items():
+        speeds[name] = timed(engine.round(games, 3), engine.python)
     return {name: round(value, 2) for name, value in speeds.items()}
 
 
@@ -166,9 +203,15 @@ def main() -> None:
     parser.add_argument(
         "--instructions", type=int, default=0, metavar="N", help="count instructions of N games"
     )
+    parser.add_argument(
+        "--compiled",
+        default=str(COMPILED) if COMPILED.exists() else None,
+        metavar="PYTHON",
+        help="the compiled build's interpreter (default: .venv-compiled's, if built)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
-    result = run(args.games, args.rounds, args.against, args.instructions)
+    result = run(args.games, args.rounds, args.against, args.instructions, args.compiled)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 

@@ -8,25 +8,24 @@ instance to the state, so asking a hook costs a method call, not a lookup.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from riskcore.errors import RuleOptionError
 
 if TYPE_CHECKING:
     from riskcore.modes.base import GameMode
 
-M = TypeVar("M", bound="type[GameMode]")
 _MODES: dict[str, GameMode] = {}
 
 
-def register_mode(cls: M) -> M:
-    """Class decorator: make ``cls`` playable under its ``name``."""
+def register_mode(cls: type[GameMode]) -> None:
+    """Make ``cls`` playable under its ``name``: a statement after the class body
+    (as a class decorator it would keep mypyc from compiling the class)."""
     name = cls.name
     existing = _MODES.get(name)
     if existing is not None and type(existing) is not cls:
         raise ValueError(f"game mode {name!r} is already registered by {type(existing)!r}")
     _MODES[name] = cls()
-    return cls
 
 
 def mode_named(name: str) -> GameMode:

@@ -18,17 +18,19 @@ from riskcore.modes import (
 )
 from riskcore.modes.base import GameMode, Outcome
 
-# The modes this package ships (a test may register more).
-BUILT_IN_MODES: tuple[str, ...] = (
-    classic.Classic.name,
-    two_player.TwoPlayer.name,
-    team.TeamGame.name,
-    secret_missions.SecretMissions.name,
-    mission_game.MissionGame.name,
-    middle_earth.MiddleEarth.name,
-    lotr.LordOfTheRings.name,
-    active_neutrals.ActiveNeutrals.name,
+# The modes this package ships (a test may register more). Named through the
+# base class: mypyc cannot infer a mode's own ``name`` inside this import cycle.
+_SHIPPED: tuple[type[GameMode], ...] = (
+    classic.Classic,
+    two_player.TwoPlayer,
+    team.TeamGame,
+    secret_missions.SecretMissions,
+    mission_game.MissionGame,
+    middle_earth.MiddleEarth,
+    lotr.LordOfTheRings,
+    active_neutrals.ActiveNeutrals,
 )
+BUILT_IN_MODES: tuple[str, ...] = tuple(mode.name for mode in _SHIPPED)
 
 __all__ = [
     "BUILT_IN_MODES",

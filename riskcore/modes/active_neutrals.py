@@ -176,7 +176,6 @@ def _replace(
 # The mode -------------------------------------------------------------------------
 
 
-@register_mode
 class ActiveNeutrals(TwoPlayer):
     name = "two_player_active"
     title = "Two players with active neutral armies"
@@ -347,3 +346,6 @@ class ActiveNeutrals(TwoPlayer):
             "allies_reinforced": list(state.mode_data.get("allies_rolled", [])),
             "allies_fortified": list(state.mode_data.get("allies_fortified", [])),
         }
+
+
+register_mode(ActiveNeutrals)

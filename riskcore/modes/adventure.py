@@ -287,57 +287,63 @@ def plays(state: State) -> bool:
 # Commands ------------------------------------------------------------------
 
 
-@register_command
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayAdventure(cmd.Command):
     """Play the power card ``adventure`` from your hand; an attack it comes before
     names ``source`` and ``target``, a leader it moves names them too."""
 
-    TYPE = "play_adventure"
     adventure: int
     source: str | None = None
     target: str | None = None
 
 
-@register_command
+register_command(
+    PlayAdventure,
+    "play_adventure",
+    fields={"adventure": "int", "source": "str | None", "target": "str | None"},
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimAdventure(cmd.Command):
     """Claim the mission card ``adventure``: a leader of yours stands on its site.
     A reward of armies somewhere in a region names the ``territory``."""
 
-    TYPE = "claim_adventure"
     adventure: int
     territory: str | None = None
 
 
-@register_command
+register_command(
+    ClaimAdventure, "claim_adventure", fields={"adventure": "int", "territory": "str | None"}
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DiscardAdventure(cmd.Command):
     """Discard ``adventure``: a fourth card was drawn and three may be held."""
 
-    TYPE = "discard_adventure"
     adventure: int
 
 
-@register_command
+register_command(DiscardAdventure, "discard_adventure", fields={"adventure": "int"})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PassAdventure(cmd.Command):
     """Play nothing in the Fellowship's window (a bot passes at once)."""
 
-    TYPE = "pass_adventure"
+
+register_command(PassAdventure, "pass_adventure")
 
 
 # Events --------------------------------------------------------------------
 
 
-@register_event
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureDeckShuffled(Event):
     """The adventure pile, top first (secret until the end): ``deal``, the cards dealt
     at setup (the events taken out), or ``pile``, what is left with the events back."""
 
-    TYPE = "adventure_deck_shuffled"
-    SECRET = ("adventure_order",)
     adventure_order: tuple[int, ...]
     purpose: str
 
@@ -345,14 +351,19 @@ class AdventureDeckShuffled(Event):
         return dataclasses.replace(self, adventure_order=(-1,) * len(self.adventure_order))
 
 
-@register_event
+register_event(
+    AdventureDeckShuffled,
+    "adventure_deck_shuffled",
+    secret=("adventure_order",),
+    tuples=("adventure_order",),
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureCardDrawn(Event):
     """``seat`` took the pile's top card ``adventure`` (secret to all but ``seat``):
     dealt at setup (``deal``) or drawn at the end of a turn (``draw``)."""
 
-    TYPE = "adventure_card_drawn"
-    SECRET = ("adventure",)
     seat: str
     adventure: int
     reason: str
@@ -361,7 +372,9 @@ class AdventureCardDrawn(Event):
         return self if viewer == self.seat else dataclasses.replace(self, adventure=-1)
 
 
-@register_event
+register_event(AdventureCardDrawn, "adventure_card_drawn", secret=("adventure",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventurePlayed(Event):
     """``seat`` played ``adventure`` (an event as it was drawn, or a power card), with
@@ -370,7 +383,6 @@ class AdventurePlayed(Event):
     (``storm``, ``stronghold_off``, ``extra_manoeuvres``, ``second_leader``,
     ``leader`` [from, to], ``fellowship_step``)."""
 
-    TYPE = "adventure_played"
     seat: str
     adventure: int
     source: str | None = None
@@ -378,40 +390,43 @@ class AdventurePlayed(Event):
     facts: dict[str, Any]
 
 
-@register_event
+register_event(AdventurePlayed, "adventure_played")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureMissionClaimed(Event):
     """``seat``'s leader in ``territory`` claimed the mission ``adventure``; ``facts``
     holds the reward's ``changes`` (its territory cards are drawn as ``card_drawn``)."""
 
-    TYPE = "adventure_mission_claimed"
     seat: str
     adventure: int
     territory: str
     facts: dict[str, Any]
 
 
-@register_event
+register_event(AdventureMissionClaimed, "adventure_mission_claimed")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureWindowOpened(Event):
     """End of ``seat``'s turn: the Fellowship tries to move on, ``roll`` the die of a
     marked square (None elsewhere). Each player holding an adventure card (a public
     count) may play a card for the moment or pass, in the order of ``waiting``."""
 
-    TYPE = "adventure_window_opened"
     seat: str
     roll: int | None
     waiting: tuple[str, ...]
 
 
-@register_event
+register_event(AdventureWindowOpened, "adventure_window_opened", tuples=("waiting",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureDefenceWindowOpened(Event):
     """``seat`` declared an attack from ``source`` on ``defender``'s ``target`` (the
     ``command`` it sent); ``defender`` holds an adventure card (a public count) and
     may play one for the moment or pass before the attack goes on."""
 
-    TYPE = "adventure_defence_window_opened"
     seat: str
     defender: str
     source: str
@@ -419,23 +434,28 @@ class AdventureDefenceWindowOpened(Event):
     command: dict[str, Any]
 
 
-@register_event
+register_event(AdventureDefenceWindowOpened, "adventure_defence_window_opened")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureWindowPassed(Event):
     """``seat`` played nothing in the window (the Fellowship's or a defender's)."""
 
-    TYPE = "adventure_window_passed"
     seat: str
 
 
-@register_event
+register_event(AdventureWindowPassed, "adventure_window_passed")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureDiscarded(Event):
     """``seat`` held four adventure cards and discarded ``adventure`` (no points)."""
 
-    TYPE = "adventure_discarded"
     seat: str
     adventure: int
+
+
+register_event(AdventureDiscarded, "adventure_discarded")
 
 
 # Queries -------------------------------------------------------------------

@@ -40,6 +40,7 @@ from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError, RuleViolation
 from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, DEFEND, FORTIFY, REINFORCE, State
+from riskcore.mypyc_hints import mypyc_attr
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.rules import actions, battle, fortify, reinforce, setup, turns
@@ -62,6 +63,7 @@ class Outcome:
     reason: str
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a test's or a plug-in's mode
 class GameMode:
     """The classic game (docs/rules.md): 3-6 players, world domination wins."""
 

@@ -6,6 +6,8 @@ from riskcore.engine.registry import register_mode
 from riskcore.modes.base import GameMode
 
 
-@register_mode
 class Classic(GameMode):
     """3-6 players; the last one standing wins."""
+
+
+register_mode(Classic)

@@ -90,97 +90,105 @@ TIE_DICE = 3
 # Commands ------------------------------------------------------------------
 
 
-@register_command
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlaceLeader(cmd.Command):
     """Put a leader on an own territory: in setup, or when none of yours is left."""
 
-    TYPE = "place_leader"
     territory: str
 
 
-@register_command
+register_command(PlaceLeader, "place_leader", fields={"territory": "str"})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MoveLeader(cmd.Command):
     """Move a leader on its own in the manoeuvre phase, along own territories."""
 
-    TYPE = "move_leader"
     source: str
     target: str
+
+
+register_command(MoveLeader, "move_leader", fields={"source": "str", "target": "str"})
 
 
 # Events --------------------------------------------------------------------
 
 
-@register_event
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeadersCalled(Event):
     """Every army is placed: the players put their leaders on, ``seat`` first."""
 
-    TYPE = "leaders_called"
     seat: str
 
 
-@register_event
+register_event(LeadersCalled, "leaders_called")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaderPlaced(Event):
     """``seat`` put a leader on ``territory``: ``setup``, or ``return`` (none was left).
     In setup, ``next_seat`` places next (None: every player has)."""
 
-    TYPE = "leader_placed"
     seat: str
     territory: str
     reason: str
     next_seat: str | None = None
 
 
-@register_event
+register_event(LeaderPlaced, "leader_placed")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaderMoved(Event):
     """``seat``'s leader went from ``source`` to ``target``: with a ``conquest`` it won,
     or as a ``manoeuvre``."""
 
-    TYPE = "leader_moved"
     seat: str
     source: str
     target: str
     reason: str
 
 
-@register_event
+register_event(LeaderMoved, "leader_moved")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaderLost(Event):
     """The last army with ``seat``'s leader in ``territory`` fell to ``by``."""
 
-    TYPE = "leader_lost"
     seat: str
     territory: str
     by: str
 
 
-@register_event
+register_event(LeaderLost, "leader_lost")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FellowshipMoved(Event):
     """End of ``seat``'s turn: the Fellowship's try to move on. ``roll`` is the die on a
     marked square (None elsewhere); ``step`` is its place on the path afterwards
     (the path's length: it has left the Dead Marshes)."""
 
-    TYPE = "fellowship_moved"
     seat: str
     roll: int | None
     moved: bool
     step: int
 
 
-@register_event
+register_event(FellowshipMoved, "fellowship_moved")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScoreTieRolled(Event):
     """Players level on score, territories, strongholds and adventure points rolled three
     dice each (``rounds``: each round's dice per seat, ties among the highest re-rolled)."""
 
-    TYPE = "score_tie_rolled"
     rounds: tuple[dict[str, list[int]], ...]
     winner: str
+
+
+register_event(ScoreTieRolled, "score_tie_rolled", tuples=("rounds",))
 
 
 # Queries ---------------------------------------------------------------------
@@ -591,7 +599,6 @@ def _fortified(base: Applier) -> Applier:
 # The mode ------------------------------------------------------------------------
 
 
-@register_mode
 class LordOfTheRings(GameMode):
     name = "lotr"
     title = "Lord of the Rings Risk (2002)"
@@ -824,6 +831,9 @@ class LordOfTheRings(GameMode):
             == state.turn,
             "adventure": adventure.view(state, viewer),
         }
+
+
+register_mode(LordOfTheRings)
 
 
 def _deal_by_side(d: Decision) -> None:

@@ -114,7 +114,6 @@ def neutral_dice_chooser(state: State, attacker: str | None) -> str | None:
     return others[0] if len(others) == 1 else None
 
 
-@register_mode
 class MiddleEarth(GameMode):
     name = "middle_earth"
     title = "Regular Risk on the Middle-earth board"
@@ -151,3 +150,6 @@ class MiddleEarth(GameMode):
         if defender == NEUTRAL:
             return neutral_dice_chooser(state, attacker)
         return super().defence_chooser(state, defender, attacker)
+
+
+register_mode(MiddleEarth)

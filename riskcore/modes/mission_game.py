@@ -35,11 +35,12 @@ GRADES = (1, 2, 3, 4)  # captain, major, colonel, general
 REVEAL_AFTER = 3
 
 
-@register_command
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimMission(cmd.Command):
-    TYPE = "claim_mission"
     card: str
+
+
+register_command(ClaimMission, "claim_mission", fields={"card": "str"})
 
 
 def _deck(state: State) -> tuple[missions.MissionCard, ...]:
@@ -107,7 +108,6 @@ def _claims(s: State, seat: str) -> list[Action]:
     ]
 
 
-@register_mode
 class MissionGame(GameMode):
     name = "mission_game"
     title = "The mission game: four graded missions each"
@@ -165,3 +165,6 @@ class MissionGame(GameMode):
             [c.id for c in _claimable(state, viewer)] if viewer in state.seats else []
         )
         return shown
+
+
+register_mode(MissionGame)

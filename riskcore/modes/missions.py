@@ -103,13 +103,10 @@ def card_named(deck: Sequence[MissionCard], card_id: str) -> MissionCard:
 # Events ---------------------------------------------------------------------
 
 
-@register_event
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MissionDealt(Event):
     """``seat`` drew the deck's card number ``mission`` (secret to all but ``seat``)."""
 
-    TYPE = "mission_dealt"
-    SECRET = ("mission",)
     seat: str
     grade: int
     mission: int
@@ -118,24 +115,29 @@ class MissionDealt(Event):
         return self if viewer == self.seat else dataclasses.replace(self, mission=-1)
 
 
-@register_event
+register_event(MissionDealt, "mission_dealt", secret=("mission",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MissionClaimed(Event):
     """``seat`` showed its mission ``card`` done (the mission game)."""
 
-    TYPE = "mission_claimed"
     seat: str
     card: str
 
 
-@register_event
+register_event(MissionClaimed, "mission_claimed")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MissionRevealed(Event):
     """After three claimed missions, the fourth is shown to everyone."""
 
-    TYPE = "mission_revealed"
     seat: str
     card: str
+
+
+register_event(MissionRevealed, "mission_revealed")
 
 
 def deal_missions(d: Decision, deck: Sequence[MissionCard], grades: Sequence[int]) -> None:

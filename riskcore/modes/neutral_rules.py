@@ -45,36 +45,35 @@ MOVES_ON_AT_MOST = 4
 # Commands -------------------------------------------------------------------
 
 
-@register_command
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Bribe(cmd.Command):
     """Give ``cards`` face down to ``neutral``: each moves its marker a step toward you."""
 
-    TYPE = "bribe"
     neutral: str
     cards: tuple[int, ...]
 
 
-@register_command
+register_command(Bribe, "bribe", fields={"neutral": "str", "cards": "tuple[int, ...]"})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReinforceAlly(cmd.Command):
     """Roll one die for your ally ``neutral``; then place that many of its armies."""
 
-    TYPE = "reinforce_ally"
     neutral: str
+
+
+register_command(ReinforceAlly, "reinforce_ally", fields={"neutral": "str"})
 
 
 # Events ---------------------------------------------------------------------
 
 
-@register_event
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NeutralBribed(Event):
     """``seat`` gave ``cards`` to ``neutral`` (which cards: secret to ``seat``);
     ``ally`` is where its marker stands after it (a player, or None: uninvolved)."""
 
-    TYPE = "neutral_bribed"
-    SECRET = ("cards",)
     seat: str
     neutral: str
     cards: tuple[int, ...]
@@ -89,25 +88,27 @@ class NeutralBribed(Event):
         return {"cards_bribed": len(self.cards)}
 
 
-@register_event
+register_event(NeutralBribed, "neutral_bribed", secret=("cards",), tuples=("cards",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AllyReinforcementRolled(Event):
     """``seat`` rolled ``die`` for its ally ``neutral``: that many armies to place."""
 
-    TYPE = "ally_reinforcement_rolled"
     seat: str
     neutral: str
     die: int
 
 
-@register_event
+register_event(AllyReinforcementRolled, "ally_reinforcement_rolled")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MarkerRolled(Event):
     """After an attack on a neutral territory or with an ally, the die for
     ``neutral``: on 1-4 its marker stepped away from ``seat`` (``ally`` is where
     it stands now)."""
 
-    TYPE = "marker_rolled"
     seat: str
     neutral: str
     die: int
@@ -115,6 +116,9 @@ class MarkerRolled(Event):
 
     def summary_facts(self) -> dict[str, int]:
         return {"markers_moved": 1} if self.die <= MOVES_ON_AT_MOST else {}
+
+
+register_event(MarkerRolled, "marker_rolled")
 
 
 # The track --------------------------------------------------------------------

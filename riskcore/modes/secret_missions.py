@@ -46,7 +46,6 @@ def _then_look_for_a_mission(handler: Handler) -> Handler:
     return checked
 
 
-@register_mode
 class SecretMissions(GameMode):
     name = "secret_missions"
     title = "Classic Risk with secret missions"
@@ -106,3 +105,6 @@ class SecretMissions(GameMode):
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         return missions.mission_view(state, viewer, _deck(state))
+
+
+register_mode(SecretMissions)

@@ -131,7 +131,6 @@ def _fortify_actions(s: State, seat: str) -> list[Action]:
     return actions
 
 
-@register_mode
 class TeamGame(GameMode):
     name = "team"
     title = "Team game: two against two"
@@ -234,3 +233,6 @@ class TeamGame(GameMode):
         }
         won = {team_of(state, p) for p in state.winners}
         return {"teams": teams, "winning_team": won.pop() if len(won) == 1 else None}
+
+
+register_mode(TeamGame)

@@ -29,7 +29,6 @@ OWN_PER_SETUP_TURN = 3
 NEUTRALS = ("n1", "n2")
 
 
-@register_mode
 class TwoPlayer(GameMode):
     name = "two_player"
     title = "Two players with neutral armies"
@@ -86,3 +85,6 @@ class TwoPlayer(GameMode):
             others = [p for p in state.active_players() if p != attacker]
             return others[0] if len(others) == 1 else None
         return super().defence_chooser(state, defender, attacker)
+
+
+register_mode(TwoPlayer)

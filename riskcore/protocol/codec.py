@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any
 
 from riskcore.errors import RecordError
 from riskcore.protocol import events as ev
+from riskcore.protocol.declared import field_names
 
 CODEC_VERSION = 1
 EVENT_CLASSES = ev.EVENT_CLASSES  # by wire name, including the events modes register
@@ -27,25 +27,15 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 
-# Per event class, its field names and those holding tuples (made on first use,
-# since modes register event classes after this module is loaded).
+# Per event class, its field names (made on first use, since modes register
+# event classes after this module is loaded).
 _FIELDS: dict[type[ev.Event], tuple[str, ...]] = {}
-_TUPLE_FIELDS: dict[type[ev.Event], tuple[str, ...]] = {}
 
 
 def _fields(cls: type[ev.Event]) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
-    return names
-
-
-def _tuple_fields(cls: type[ev.Event]) -> tuple[str, ...]:
-    names = _TUPLE_FIELDS.get(cls)
-    if names is None:
-        names = _TUPLE_FIELDS[cls] = tuple(
-            f.name for f in fields(cls) if str(f.type).startswith("tuple")
-        )
+        names = _FIELDS[cls] = field_names(cls)
     return names
 
 
@@ -79,7 +69,7 @@ def event_from_dict(data: dict[str, Any]) -> ev.Event:
         if version != cls.VERSION:
             raise RecordError(f"{kind} schema version {version!r} is newer than this engine")
         values = {name: data[name] for name in _fields(cls)}
-        for name in _tuple_fields(cls):
+        for name in ev.TUPLE_FIELDS[cls]:
             values[name] = tuple(values[name])
         return cls(**values)
     except RecordError:

@@ -2,133 +2,51 @@
 
 On the wire a command is a JSON object with a ``type`` and its fields; the
 acting ``seat`` is never part of the body (the server knows it from the
-token), so ``command_from_dict`` takes it separately.
+token), so ``command_from_dict`` takes it separately. Each command class is
+registered after its body with ``register_command``, which gives it its wire
+name and the wire type of each body field (what ``command_from_dict`` accepts).
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar, TypeVar
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass
+from typing import Any, ClassVar
 
 from riskcore.errors import MalformedCommand
+from riskcore.mypyc_hints import mypyc_attr
+from riskcore.protocol.declared import check_declaration, field_annotations
 from riskcore.protocol.frozen import fast_init
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Command:
+@mypyc_attr(allow_interpreted_subclasses=True)
+class _Named:
+    """A command's wire name, kept off its fields: this class is no dataclass
+    (a mypyc-compiled dataclass takes a ``ClassVar`` in its own body for a field).
+    ``register_command`` sets it, once per class."""
+
+    __slots__ = ()
     TYPE: ClassVar[str] = ""
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # a test's or a plug-in's mode has commands
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Command(_Named):
     seat: str
 
     def to_dict(self) -> dict[str, Any]:
         """The body a client sends: fields without ``seat``, plus ``type``."""
         body: dict[str, Any] = {"type": self.TYPE}
-        for f in fields(self):
+        for f in dataclasses.fields(self):
             if f.name != "seat":
                 value = getattr(self, f.name)
                 body[f.name] = list(value) if isinstance(value, tuple) else value
         return body
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClaimTerritory(Command):
-    TYPE = "claim_territory"
-    territory: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlaceArmies(Command):
-    TYPE = "place_armies"
-    territory: str
-    count: int = 1
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TradeCards(Command):
-    TYPE = "trade_cards"
-    cards: tuple[int, ...]
-    bonus_territory: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attack(Command):
-    """One battle; ``dice`` defaults to the most the source allows."""
-
-    TYPE = "attack"
-    source: str
-    target: str
-    dice: int | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Blitz(Command):
-    """Repeat battles with the most dice until the target falls or the source
-    is down to ``stop_at`` armies (at least 1)."""
-
-    TYPE = "blitz"
-    source: str
-    target: str
-    stop_at: int = 1
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Defend(Command):
-    TYPE = "defend"
-    dice: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Occupy(Command):
-    TYPE = "occupy"
-    count: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Fortify(Command):
-    TYPE = "fortify"
-    source: str
-    target: str
-    count: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EndPhase(Command):
-    TYPE = "end_phase"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resign(Command):
-    TYPE = "resign"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Abandon(Command):
-    """The server ends a game nobody plays any more (no winner). Its seat is the
-    server's own ("system"); the API takes it from no client (it has no schema)."""
-
-    TYPE = "abandon"
-
-
-BASE_COMMAND_TYPES: tuple[type[Command], ...] = (
-    ClaimTerritory,
-    PlaceArmies,
-    TradeCards,
-    Attack,
-    Blitz,
-    Defend,
-    Occupy,
-    Fortify,
-    EndPhase,
-    Resign,
-    Abandon,
-)
-# Commands only the server sends (records replay them like any other).
-SYSTEM_COMMANDS = frozenset({Abandon.TYPE})
-for _cls in BASE_COMMAND_TYPES:
-    fast_init(_cls)
-# Every command type by wire name: the base ones, and those modes register.
-COMMAND_TYPES: dict[str, type[Command]] = {cls.TYPE: cls for cls in BASE_COMMAND_TYPES}
-
-# What a field's annotation accepts on the wire (bools are never ints here).
+# What a field's wire type accepts (bools are never ints here); a field's wire
+# type is written as its annotation is.
 _ACCEPTS: dict[str, tuple[type, ...]] = {
     "str": (str,),
     "int": (int,),
@@ -153,35 +71,177 @@ class _Shape:
     exact: dict[str, type]  # the one type settled without further checks
 
 
-def _shape(cls: type[Command]) -> _Shape:
-    body = [f for f in fields(cls) if f.name != "seat"]
-    for f in body:
-        if str(f.type) not in _ACCEPTS:
-            raise TypeError(f"{cls.__name__}.{f.name}: no wire form for {f.type!r}")
-    accepts = {f.name: _ACCEPTS[str(f.type)] for f in body}
+# Every command type by wire name: the base ones, and those modes register.
+COMMAND_TYPES: dict[str, type[Command]] = {}
+_SHAPES: dict[type[Command], _Shape] = {}
+
+
+def register_command(
+    cls: type[Command], name: str | None = None, *, fields: Mapping[str, str] | None = None
+) -> None:
+    """Declare ``cls`` the command called ``name`` on the wire, with the wire type
+    of each body field (every field but ``seat``); clients may then send it.
+    Called once, after the class body::
+
+        register_command(PlaceArmies, "place_armies", fields={"territory": "str", "count": "int"})
+
+    A wire type is written as the field's annotation is, one of ``_ACCEPTS``; the
+    pure-Python build checks that they agree (the compiled one keeps no annotations).
+    """
+    if COMMAND_TYPES.get(name or "") is cls:
+        return
+    check_declaration(cls, name, "register_command")
+    assert name is not None  # check_declaration refuses a missing name
+    if name in COMMAND_TYPES:
+        raise ValueError(f"command type {name!r} is already registered")
+    wire = dict(fields or {})
+    _check_wire(cls, wire)
+    cls.TYPE = name
+    _SHAPES[cls] = _shape(cls, wire)
+    COMMAND_TYPES[name] = fast_init(cls)
+
+
+def _check_wire(cls: type[Command], wire: dict[str, str]) -> None:
+    body = [f.name for f in dataclasses.fields(cls) if f.name != "seat"]
+    if sorted(wire) != sorted(body):
+        raise TypeError(
+            f"{cls.__qualname__}: fields= names {sorted(wire)}, its body {sorted(body)}"
+        )
+    for field_name, text in wire.items():
+        if text not in _ACCEPTS:
+            raise TypeError(f"{cls.__qualname__}.{field_name}: no wire form for {text!r}")
+    written = field_annotations(cls)
+    for field_name, text in wire.items():
+        if field_name in written and written[field_name] != text:
+            raise TypeError(
+                f"{cls.__qualname__}.{field_name} is {written[field_name]!r}, "
+                f"declared {text!r} in fields="
+            )
+
+
+def _shape(cls: type[Command], wire: dict[str, str]) -> _Shape:
+    accepts = {name: _ACCEPTS[text] for name, text in wire.items()}
     return _Shape(
         allowed=frozenset(accepts),
         required=tuple(
-            f.name for f in body if f.default is MISSING and f.default_factory is MISSING
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.name in wire and f.default is MISSING and f.default_factory is MISSING
         ),
         accepts=accepts,
-        items={f.name: _ITEMS[str(f.type)] for f in body if str(f.type) in _ITEMS},
+        items={name: _ITEMS[text] for name, text in wire.items() if text in _ITEMS},
         exact={n: types[0] for n, types in accepts.items() if types[0] in (str, int)},
     )
 
 
-_SHAPES: dict[type[Command], _Shape] = {cls: _shape(cls) for cls in BASE_COMMAND_TYPES}
-C = TypeVar("C", bound=type[Command])
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimTerritory(Command):
+    territory: str
 
 
-def register_command(cls: C) -> C:
-    """Class decorator for a mode's own command: clients may then send it."""
-    existing = COMMAND_TYPES.get(cls.TYPE)
-    if existing is not None and existing is not cls:
-        raise ValueError(f"command type {cls.TYPE!r} is already registered")
-    _SHAPES[cls] = _shape(cls)
-    COMMAND_TYPES[cls.TYPE] = fast_init(cls)
-    return cls
+register_command(ClaimTerritory, "claim_territory", fields={"territory": "str"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlaceArmies(Command):
+    territory: str
+    count: int = 1
+
+
+register_command(PlaceArmies, "place_armies", fields={"territory": "str", "count": "int"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TradeCards(Command):
+    cards: tuple[int, ...]
+    bonus_territory: str | None = None
+
+
+register_command(
+    TradeCards, "trade_cards", fields={"cards": "tuple[int, ...]", "bonus_territory": "str | None"}
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attack(Command):
+    """One battle; ``dice`` defaults to the most the source allows."""
+
+    source: str
+    target: str
+    dice: int | None = None
+
+
+register_command(Attack, "attack", fields={"source": "str", "target": "str", "dice": "int | None"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Blitz(Command):
+    """Repeat battles with the most dice until the target falls or the source
+    is down to ``stop_at`` armies (at least 1)."""
+
+    source: str
+    target: str
+    stop_at: int = 1
+
+
+register_command(Blitz, "blitz", fields={"source": "str", "target": "str", "stop_at": "int"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Defend(Command):
+    dice: int
+
+
+register_command(Defend, "defend", fields={"dice": "int"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Occupy(Command):
+    count: int
+
+
+register_command(Occupy, "occupy", fields={"count": "int"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fortify(Command):
+    source: str
+    target: str
+    count: int
+
+
+register_command(Fortify, "fortify", fields={"source": "str", "target": "str", "count": "int"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EndPhase(Command):
+    pass
+
+
+register_command(EndPhase, "end_phase")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign(Command):
+    pass
+
+
+register_command(Resign, "resign")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Abandon(Command):
+    """The server ends a game nobody plays any more (no winner). Its seat is the
+    server's own ("system"); the API takes it from no client (it has no schema)."""
+
+
+register_command(Abandon, "abandon")
+
+
+# The commands of the classic game, which every mode takes (registered above).
+BASE_COMMAND_TYPES: tuple[type[Command], ...] = tuple(COMMAND_TYPES.values())
+# Commands only the server sends (records replay them like any other).
+SYSTEM_COMMANDS = frozenset({Abandon.TYPE})
 
 
 def command_from_dict(body: Any, seat: str) -> Command:

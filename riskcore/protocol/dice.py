@@ -24,6 +24,8 @@ from collections.abc import Mapping, MutableSequence
 from functools import cache
 from typing import TypeVar
 
+from riskcore.mypyc_hints import mypyc_attr
+
 T = TypeVar("T")
 Roll = tuple[int, ...]
 _SEP = b"\x1f"
@@ -53,6 +55,7 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests script the dice in a subclass
 class GameRng:
     """The deterministic generator for one decision (one game version)."""
 

@@ -1,17 +1,21 @@
 """Events: immutable, past-tense facts. Dice, draws and shuffles are inside.
 
-Each event class has a ``TYPE`` (its stable name on the wire) and a schema
-``VERSION``; ``riskcore.protocol.codec`` turns them into canonical JSON and back,
-upcasting old versions. Fields that are sequences are tuples so an event
-can be shared freely. ``seat`` is always the seat that acted (or, for
-events the engine makes on its own, the seat they concern).
+Each event class is registered after its body with ``register_event``, which
+gives it its ``TYPE`` (its stable name on the wire), its schema ``VERSION`` and
+its ``SECRET`` fields; ``riskcore.protocol.codec`` turns events into canonical
+JSON and back, upcasting old versions. Fields that are sequences are tuples so
+an event can be shared freely (and the codec makes every list it reads a
+tuple). ``seat`` is always the seat that acted (or, for events the engine makes
+on its own, the seat they concern).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
+from riskcore.mypyc_hints import mypyc_attr
+from riskcore.protocol.declared import check_declaration, field_annotations, field_names
 from riskcore.protocol.frozen import fast_init
 
 # How a game's events are hashed (docs/records.md): 1, each stored event as it is;
@@ -19,8 +23,16 @@ from riskcore.protocol.frozen import fast_init
 RECORD_FORMAT = 2
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@mypyc_attr(allow_interpreted_subclasses=True)  # a test's or a plug-in's mode has events
 class Event:
+    """The base of every event: its wire identity, and nothing else.
+
+    Not a dataclass, so that the class variables below stay off every event's
+    fields in both builds (a mypyc-compiled dataclass takes a ``ClassVar`` in
+    its own body for a field). ``register_event`` sets them, once per class.
+    """
+
+    __slots__ = ()
     TYPE: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
     # The fields nobody but some seats may see while the game runs. The hash
@@ -38,15 +50,63 @@ class Event:
         return self
 
 
+# Every event type by wire name: the base ones, and those modes register.
+EVENT_CLASSES: dict[str, type[Event]] = {}
+# Per event type, the fields holding tuples (the codec makes them from lists).
+TUPLE_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
+def register_event(
+    cls: type[Event],
+    name: str | None = None,
+    *,
+    version: int = 1,
+    secret: tuple[str, ...] = (),
+    tuples: tuple[str, ...] = (),
+) -> None:
+    """Declare ``cls`` the event called ``name`` on the wire; the codec can then
+    read and write it. Called once, after the class body::
+
+        register_event(BattleResolved, "battle_resolved", version=2)
+
+    ``version`` is the schema version (an upcaster lifts each older one);
+    ``secret`` names the fields hidden while the game runs, ``tuples`` those that
+    hold tuples (lists on the wire). Nothing is read from the annotations (the
+    compiled build keeps only run-time classes of them); the pure-Python build
+    checks that ``tuples`` names every field annotated as a tuple.
+    """
+    if EVENT_CLASSES.get(name or "") is cls:
+        return
+    check_declaration(cls, name, "register_event")
+    assert name is not None  # check_declaration refuses a missing name
+    if name in EVENT_CLASSES:
+        raise ValueError(f"event type {name!r} is already registered")
+    _check_fields(cls, secret, tuples)
+    if version < 1:
+        raise ValueError(f"{cls.__qualname__}: schema versions start at 1, not {version}")
+    cls.TYPE, cls.VERSION, cls.SECRET = name, version, secret
+    TUPLE_FIELDS[cls] = tuples
+    EVENT_CLASSES[name] = fast_init(cls)
+
+
+def _check_fields(cls: type[Event], secret: tuple[str, ...], tuples: tuple[str, ...]) -> None:
+    names = field_names(cls)
+    unknown = [name for name in (*secret, *tuples) if name not in names]
+    if unknown:
+        raise TypeError(f"{cls.__qualname__}: secret= or tuples= name no field {unknown}")
+    written = field_annotations(cls)
+    annotated = tuple(name for name, text in written.items() if text.startswith("tuple"))
+    if sorted(annotated) != sorted(name for name in tuples if name in written):
+        raise TypeError(f"{cls.__qualname__}: tuples={tuples}, its tuple fields {annotated}")
+    lists = [name for name, text in written.items() if text.startswith("list")]
+    if lists:
+        raise TypeError(f"{cls.__qualname__}.{lists[0]}: an event's sequences are tuples")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameCreated(Event):
     """The first event: board, rule options, seats and the seed commitment."""
 
-    TYPE = "game_created"
-    # 2: the mode by name, and each seat's starting armies; 3: record_format, and
-    # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them);
-    # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``
-    VERSION = 5
     game_id: str
     board: str
     mode: str
@@ -57,12 +117,21 @@ class GameCreated(Event):
     record_format: int  # how the game's events are hashed (RECORD_FORMAT)
 
 
+register_event(
+    GameCreated,
+    "game_created",
+    # 2: the mode by name, and each seat's starting armies; 3: record_format, and
+    # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them);
+    # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``
+    version=5,
+    tuples=("seats",),
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OrderRolled(Event):
     """Dice rolled to pick who goes first; ``rounds`` holds re-rolls of ties."""
 
-    TYPE = "order_rolled"
-    VERSION = 2
     purpose: str  # "setup" or "first_turn"
     rounds: tuple[dict[str, int], ...]
     winner: str
@@ -73,12 +142,13 @@ class OrderRolled(Event):
     setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
+register_event(OrderRolled, "order_rolled", version=2, tuples=("rounds", "order"))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoriesDealt(Event):
     """Setup by dealing: each territory gets one army of its new owner."""
 
-    TYPE = "territories_dealt"
-    VERSION = 2
     owners: dict[str, str]
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
@@ -86,10 +156,11 @@ class TerritoriesDealt(Event):
     setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
+register_event(TerritoriesDealt, "territories_dealt", version=2)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoryClaimed(Event):
-    TYPE = "territory_claimed"
-    VERSION = 2
     seat: str
     territory: str
     # The flow's facts (version 2): the phase that follows this event (None:
@@ -98,12 +169,13 @@ class TerritoryClaimed(Event):
     setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
+register_event(TerritoryClaimed, "territory_claimed", version=2)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArmiesPlaced(Event):
     """``player``'s armies placed by ``seat`` (they differ for neutral armies)."""
 
-    TYPE = "armies_placed"
-    VERSION = 2
     seat: str
     player: str
     territory: str
@@ -114,20 +186,22 @@ class ArmiesPlaced(Event):
     setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
 
 
+register_event(ArmiesPlaced, "armies_placed", version=2)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeckShuffled(Event):
     """The draw pile, top first. Secret until the game ends."""
 
-    TYPE = "deck_shuffled"
-    SECRET = ("order",)
     order: tuple[int, ...]
     reshuffle: bool = False
 
 
+register_event(DeckShuffled, "deck_shuffled", secret=("order",), tuples=("order",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStarted(Event):
-    TYPE = "turn_started"
-    VERSION = 3  # 2: the phase the turn opens with; 3: how far a forced trade goes
     seat: str
     turn: int
     reinforcements: int
@@ -138,11 +212,18 @@ class TurnStarted(Event):
     trade_down_to: int | str | None = None
 
 
+register_event(
+    TurnStarted,
+    "turn_started",
+    # 2: the phase the turn opens with; 3: how far a forced trade goes
+    version=3,
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardsTraded(Event):
     """A set turned in; bonus armies go straight onto ``bonus_territory``."""
 
-    TYPE = "cards_traded"
     seat: str
     cards: tuple[int, ...]
     armies: int
@@ -150,11 +231,13 @@ class CardsTraded(Event):
     bonus_armies: int
 
 
+register_event(CardsTraded, "cards_traded", tuples=("cards",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AttackDeclared(Event):
     """Only when defenders choose their dice: the battle waits for them."""
 
-    TYPE = "attack_declared"
     seat: str
     source: str
     target: str
@@ -162,9 +245,11 @@ class AttackDeclared(Event):
     defender: str
 
 
+register_event(AttackDeclared, "attack_declared")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BattleResolved(Event):
-    TYPE = "battle_resolved"
     seat: str
     source: str
     target: str
@@ -175,11 +260,13 @@ class BattleResolved(Event):
     defender_losses: int
 
 
+register_event(BattleResolved, "battle_resolved", tuples=("attacker_dice", "defender_dice"))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoryConquered(Event):
     """The last defender fell; the attacker must now move in (min..max)."""
 
-    TYPE = "territory_conquered"
     seat: str
     source: str
     target: str
@@ -188,10 +275,11 @@ class TerritoryConquered(Event):
     max_move: int
 
 
+register_event(TerritoryConquered, "territory_conquered")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerritoryOccupied(Event):
-    TYPE = "territory_occupied"
-    VERSION = 2
     seat: str
     source: str
     target: str
@@ -200,13 +288,13 @@ class TerritoryOccupied(Event):
     next_phase: str | None = None
 
 
+register_event(TerritoryOccupied, "territory_occupied", version=2)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerEliminated(Event):
     """``player`` lost their last territory; ``seat`` takes their cards."""
 
-    TYPE = "player_eliminated"
-    VERSION = 2
-    SECRET = ("cards",)
     seat: str
     player: str
     cards: tuple[int, ...]
@@ -215,39 +303,50 @@ class PlayerEliminated(Event):
     trade_down_to: int | None = None
 
 
+register_event(
+    PlayerEliminated, "player_eliminated", version=2, secret=("cards",), tuples=("cards",)
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PhaseEnded(Event):
-    TYPE = "phase_ended"
-    VERSION = 2
     seat: str
     phase: str
     # The phase that follows this event (version 2; None: unchanged).
     next_phase: str | None = None
 
 
+register_event(PhaseEnded, "phase_ended", version=2)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fortified(Event):
-    TYPE = "fortified"
     seat: str
     source: str
     target: str
     count: int
 
 
+register_event(Fortified, "fortified")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardDrawn(Event):
     """The end-of-turn card. Which card is secret to everyone but ``seat``."""
 
-    TYPE = "card_drawn"
-    SECRET = ("card",)
     seat: str
     card: int
 
 
+register_event(CardDrawn, "card_drawn", secret=("card",))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnEnded(Event):
-    TYPE = "turn_ended"
     seat: str
+
+
+register_event(TurnEnded, "turn_ended")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -258,13 +357,14 @@ class PlayerResigned(Event):
     the discard pile.
     """
 
-    TYPE = "player_resigned"
-    VERSION = 2
     seat: str
     reason: str
     discarded: tuple[int, ...]
     # The setup turn that begins after it (version 2; None: unchanged).
     setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+
+
+register_event(PlayerResigned, "player_resigned", version=2, tuples=("discarded",))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -275,47 +375,20 @@ class GameFinished(Event):
     on score ranks them); ``winner`` is the single winning seat, if any.
     """
 
-    TYPE = "game_finished"
-    VERSION = 2  # 2: winners
     winner: str | None
     reason: str
     seed: str
     winners: tuple[str, ...] = ()
 
 
-BASE_EVENT_TYPES: tuple[type[Event], ...] = (
-    GameCreated,
-    OrderRolled,
-    TerritoriesDealt,
-    TerritoryClaimed,
-    ArmiesPlaced,
-    DeckShuffled,
-    TurnStarted,
-    CardsTraded,
-    AttackDeclared,
-    BattleResolved,
-    TerritoryConquered,
-    TerritoryOccupied,
-    PlayerEliminated,
-    PhaseEnded,
-    Fortified,
-    CardDrawn,
-    TurnEnded,
-    PlayerResigned,
+register_event(
     GameFinished,
+    "game_finished",
+    # 2: winners
+    version=2,
+    tuples=("winners",),
 )
 
-for _cls in BASE_EVENT_TYPES:
-    fast_init(_cls)
-# Every event type by wire name: the base ones, and those modes register.
-EVENT_CLASSES: dict[str, type[Event]] = {cls.TYPE: cls for cls in BASE_EVENT_TYPES}
-E = TypeVar("E", bound=type[Event])
 
-
-def register_event(cls: E) -> E:
-    """Class decorator for a mode's own event: the codec can then read and write it."""
-    existing = EVENT_CLASSES.get(cls.TYPE)
-    if existing is not None and existing is not cls:
-        raise ValueError(f"event type {cls.TYPE!r} is already registered")
-    EVENT_CLASSES[cls.TYPE] = fast_init(cls)
-    return cls
+# The events of the classic game, which every mode plays by (registered above).
+BASE_EVENT_TYPES: tuple[type[Event], ...] = tuple(EVENT_CLASSES.values())

@@ -11,20 +11,24 @@ same frozen instances (assigning to a field afterwards still raises).
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import MISSING, fields
+from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any, TypeVar
 
 T = TypeVar("T", bound=type)
+# A field's descriptor: a slot, or a compiled class's native attribute.
+_SLOTS = (MemberDescriptorType, GetSetDescriptorType)
 
 
 def fast_init(cls: T) -> T:
     """Replace a frozen, slotted, keyword-only dataclass's ``__init__``.
 
     Refuses what it could not build the same way: a ``__post_init__``, a field
-    left out of ``__init__``, a default factory, a class without slots.
+    left out of ``__init__``, a default factory, a class without slots. A class
+    of the compiled build (mypyc) has no ``__slots__`` but a native attribute
+    for each field, which is set the same way.
     """
-    if "__slots__" not in cls.__dict__:
-        raise TypeError(f"{cls.__name__}: fast_init needs @dataclass(slots=True)")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: fast_init does not run __post_init__")
     namespace: dict[str, Any] = {}
@@ -33,7 +37,10 @@ def fast_init(cls: T) -> T:
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.kw_only or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: fast_init needs plain keyword fields")
-        namespace[f"_set_{f.name}"] = _slot(cls, f.name).__set__
+        slot = _slot(cls, f.name)
+        if not isinstance(slot, _SLOTS):
+            raise TypeError(f"{cls.__name__}: fast_init needs @dataclass(slots=True)")
+        namespace[f"_set_{f.name}"] = slot.__set__
         if f.default is MISSING:
             parameters.append(f.name)
         else:
@@ -45,7 +52,21 @@ def fast_init(cls: T) -> T:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]
+    # Copied and pickled through the same constructor: a compiled class's own
+    # state restorer assigns each field, which a frozen class refuses.
+    copyreg.pickle(cls, _reduce)
     return cls
+
+
+def _reduce(obj: Any) -> tuple[Any, ...]:
+    cls = type(obj)
+    names = [f.name for f in fields(cls)]
+    return (_rebuild, (cls, tuple(getattr(obj, name) for name in names)))
+
+
+def _rebuild(cls: Any, values: tuple[Any, ...]) -> Any:
+    """``cls`` with its fields, in order, set to ``values`` (see ``_reduce``)."""
+    return cls(**dict(zip((f.name for f in fields(cls)), values, strict=True)))
 
 
 def _slot(cls: type, name: str) -> Any:
@@ -53,4 +74,4 @@ def _slot(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
-    raise TypeError(f"{cls.__name__} has no slot {name!r}")
+    raise TypeError(f"{cls.__name__}: fast_init needs @dataclass(slots=True) ({name!r})")

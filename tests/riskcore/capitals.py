@@ -26,28 +26,31 @@ from riskcore.rules import actions, setup
 CHOOSE_CAPITAL = "choose_capital"  # the mode's own phase
 
 
-@register_command
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChooseCapital(Command):
-    TYPE = "choose_capital"
     territory: str
 
 
-@register_event
+register_command(ChooseCapital, "choose_capital", fields={"territory": "str"})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CapitalTurn(Event):
     """``seat`` is to choose its capital now."""
 
-    TYPE = "capital_turn"
     seat: str
 
 
-@register_event
+register_event(CapitalTurn, "capital_turn")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CapitalChosen(Event):
-    TYPE = "capital_chosen"
     seat: str
     territory: str
+
+
+register_event(CapitalChosen, "capital_chosen")
 
 
 def capitals(state: State) -> dict[str, str]:
@@ -92,7 +95,6 @@ def _capital_choices(s: State, seat: str) -> Sequence[Action]:
     return ActionGroup(s.territories_of(seat), make)
 
 
-@register_mode
 class Capitals(GameMode):
     name = "capitals"
     title = "Capitals (a test mode)"
@@ -131,3 +133,6 @@ class Capitals(GameMode):
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         return {"capitals": dict(capitals(state))}
+
+
+register_mode(Capitals)

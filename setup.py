@@ -1,0 +1,89 @@
+"""The optional compiled build of riskcore (everything else is in pyproject.toml).
+
+By default this builds the pure-Python package. With ``RISKCORE_COMPILE=1`` it
+compiles riskcore's modules with mypyc (as black ships compiled wheels of its
+pure-Python source), apart from those listed in ``LEFT_PURE``. mypyc comes with
+mypy, which the build then needs installed beside setuptools, so the compiled
+build runs without build isolation::
+
+    pip install 'setuptools>=77' wheel 'mypy>=1.10'
+    RISKCORE_COMPILE=1 pip install --no-build-isolation '.[dev]'
+
+``make compiled`` does that in its own virtualenv, ``.venv-compiled``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from setuptools import setup
+
+# What the compiled build compiles: the modules a game runs through on every
+# command (deciding, applying, listing legal actions, the modes' hooks, the
+# random bot's choices and views).
+COMPILED = (
+    "riskcore/protocol/events.py",
+    "riskcore/protocol/commands.py",
+    "riskcore/protocol/codec.py",
+    "riskcore/protocol/dice.py",
+    "riskcore/engine/decide.py",
+    "riskcore/engine/decision.py",
+    "riskcore/engine/evolve.py",
+    "riskcore/engine/legal.py",
+    "riskcore/rules/actions.py",
+    "riskcore/rules/battle.py",
+    "riskcore/rules/cards.py",
+    "riskcore/rules/flow.py",
+    "riskcore/rules/fortify.py",
+    "riskcore/rules/reinforce.py",
+    "riskcore/rules/setup.py",
+    "riskcore/rules/turns.py",
+    "riskcore/modes/*.py",
+    "riskcore/views/*.py",
+    "riskcore/bots/random_bot.py",
+    "riskcore/simulate.py",
+)
+# What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
+LEFT_PURE = {
+    "riskcore/mypyc_hints.py": "the no-op stand-in for mypyc_attr must stay Python",
+    "riskcore/model/state.py": (
+        "State's `mode` field is typed with GameMode, imported only for the type checker "
+        "(the modes import the state); a compiled dataclass builds its annotations from "
+        "run-time classes at import, and crashed on that one"
+    ),
+    "riskcore/errors.py": (
+        "each error's `code` is a class attribute its subclasses override; compiled, it is "
+        "an instance attribute's default that the inherited constructor never set"
+    ),
+    "riskcore/model/options.py riskcore/boards/board.py riskcore/rules/odds.py": (
+        "frozen values copied with the state (a compiled frozen class refuses its own state "
+        "restorer) and, for the rule options, type errors raised at a compiled function's "
+        "boundary instead of the clear RuleOptionError"
+    ),
+    "riskcore/engine/registry.py": "GameMode imported only for the type checker, as state.py",
+    "riskcore/audit/ riskcore/tournament.py riskcore/bots/ (but random_bot)": (
+        "not on the engine's path per command (records, tournaments; the heuristic and "
+        "strong bots hold frozen parameters that are copied); the next candidates"
+    ),
+    "riskcore/protocol/{declared,frozen,upcasters,legacy}.py, riskcore/engine/snapshot.py": (
+        "run at import or on old records only: nothing to gain"
+    ),
+    "riskcore/__init__.py and the packages' __init__.py": "imports only",
+}
+
+
+def compiled_modules() -> list[str]:
+    root = Path(__file__).parent
+    found = {p.relative_to(root).as_posix() for pattern in COMPILED for p in root.glob(pattern)}
+    return sorted(name for name in found if not name.endswith("__init__.py"))
+
+
+if os.environ.get("RISKCORE_COMPILE") == "1":
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify(compiled_modules(), opt_level=os.environ.get("MYPYC_OPT_LEVEL", "3"))
+else:
+    ext_modules = []
+
+setup(ext_modules=ext_modules)
