@@ -189,6 +189,11 @@ class Commands:
             except RiskError as error:
                 refused = (planned, error)
                 break
+            if batch and len(batch) + len(events) > max_events:
+                # Over the run's bound (a long blitz): the command waits for the next run,
+                # which decides it again; the working copy goes back to before it.
+                state = fold((envelope.event for envelope in batch), loaded.state)
+                break
             request = command.to_dict()
             batch += envelopes(
                 events,

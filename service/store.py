@@ -75,6 +75,11 @@ S = TypeVar("S")
 P = ParamSpec("P")
 R = TypeVar("R")
 
+# Events one append takes at most: one command's batch goes whole, and a blitz between
+# stacks of thousands of armies is ~1,500 battles, each an event.
+MAX_BATCH = 10_000
+
+
 MAX_SEED = 1024
 MAX_KIND = 256
 MAX_FINGERPRINT = 64
@@ -195,7 +200,7 @@ class EventStore:
         auto_key_ttl_seconds: float = 60,
         snapshot_every: int = 100,
         outbox_maxlen: int | None = 100_000,
-        max_batch: int = 1000,
+        max_batch: int = MAX_BATCH,
         max_payload_bytes: int = 64 * 1024,
     ) -> None:
         if getattr(client.get_encoder(), "decode_responses", False):
