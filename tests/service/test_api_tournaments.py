@@ -16,7 +16,7 @@ from riskcore.model.state import FINISHED
 from service.games import GameService
 from service.keys import KeySpace
 from tests.service.api_helpers import ApiClient, problem
-from workers.queues import queue
+from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
 
 THREE_BOTS = [{"level": "easy"}, {"bot": "heuristic"}, {"bot": "heuristic", "name": "Other"}]
@@ -33,9 +33,10 @@ def relay(redis: redis_lib.Redis, key_prefix: str) -> Relay:
 def drive(redis: redis_lib.Redis, key_prefix: str, relay: Relay, rounds: int = 20_000) -> None:
     """Relay then work, until nothing is left to do (tournament jobs included)."""
     keys = KeySpace(key_prefix)
-    worker = SimpleWorker([queue(redis, keys)], connection=redis, serializer=JSONSerializer)
+    queues = [queue(redis, keys, name) for name in WORKER_QUEUES]
+    worker = SimpleWorker(queues, connection=redis, serializer=JSONSerializer)
     for _ in range(rounds):
-        if relay.run_once(block_ms=1) == 0 and queue(redis, keys).count == 0:
+        if relay.run_once(block_ms=1) == 0 and not any(q.count for q in queues):
             return
         worker.work(burst=True, logging_level="WARNING")
 
