@@ -87,8 +87,11 @@ from workers.queues import (
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 MAX_COMMANDS_PER_JOB = 200
-# A run (commands appended at once) doubles from 1 up to this many commands.
+# A run (commands appended at once) doubles from 1 up to this many commands, and
+# ends once its bots have thought this long: batching pays for bots quicker than a
+# round trip, while a slow bot's every move is appended (and watched) as it comes.
 MAX_RUN_COMMANDS = 256
+RUN_SECONDS = 0.05
 FORFEIT_FOR_BROKEN_BOT = {"name": "clock", "policy": "bot_failed"}
 # How long one job plays a game before it lets the other games' jobs have a turn.
 SLICE_SECONDS = 0.25
@@ -449,7 +452,10 @@ class BotSeats:
     _rng: random.Random = field(default_factory=random.Random)  # seeded again per command
 
     def start(self, limit: int, until: float) -> None:
-        self.limit, self.until, self.chosen = limit, until, 0
+        """A new run: at most ``limit`` commands, and none chosen after ``until`` or
+        after ``RUN_SECONDS`` of choosing (a bot that thinks long is seen move by move)."""
+        self.limit, self.chosen = limit, 0
+        self.until = min(until, time.monotonic() + RUN_SECONDS)
 
     def __call__(self, state: State, version: int) -> Planned | None:
         if self.chosen >= self.limit or (self.chosen and time.monotonic() >= self.until):

@@ -127,8 +127,10 @@ def test_the_lobby_lists_a_game(board_stack: Stack, browser: Any) -> None:
 
 
 def test_a_bot_game_page_updates_live(board_stack: Stack, browser: Any) -> None:
-    """The page follows the SSE feed: the map's version climbs without a reload."""
-    game = create(board_stack, BOTS)["game"]["game_id"]
+    """The page follows the SSE feed: the map's version climbs without a reload. (Bots
+    that think up to 0.1 s a move: random bots' games are over in a second now.)"""
+    thinking = {"kind": "bot", "level": "medium"}
+    game = create(board_stack, [thinking, thinking, thinking])["game"]["game_id"]
     browser.get(f"{board_stack.url}/games/{game}")
     first = wait_for(lambda: shown_version(browser), what="a first view")
     seen = {first}

@@ -225,7 +225,8 @@ def test_the_documented_loop_at_full_speed_is_never_limited_in_a_whole_game(
 ) -> None:
     """Against two bots: legal actions, a command, a long-poll when idle, as fast as
     the server answers, under limits cut from 600 and 1,200 to 100 a minute so that
-    the game's ~400 requests are far more than a limit that counted every one."""
+    the game's requests (150–400: fewer since the bots' moves come in runs) are more
+    than a limit that counted every one."""
     env = stack_env | {"RISK_RATE_TOKEN": "100/60", "RISK_RATE_IP": "100/60"}
     with running_stack(env, tmp_path) as stack:
         seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
@@ -260,7 +261,7 @@ def test_the_documented_loop_at_full_speed_is_never_limited_in_a_whole_game(
             if page["finished"]:
                 break
         assert statuses[429] == 0, statuses
-        assert requests > 200, requests  # more than the limit, had it counted every request
+        assert requests > 120, requests  # more than the limit, had it counted every request
         assert int(headers["RateLimit-Remaining"]) >= 80, dict(headers)
         for _ in range(200):  # the same look again and again: that is limited
             status, _, headers = call(f"{base}/legal-actions", token)
