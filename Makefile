@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 # The optional compiled build (setup.py): riskcore compiled with mypyc, installed
 # with the dev extras in its own virtualenv, .venv-compiled; the pure-Python
 # package in .venv stays the default. A .pth file puts this directory after
-# site-packages, so the tests import (the compiled riskcore comes first).
+# site-packages, so the test helpers import and the compiled riskcore comes first.
 COMPILED := .venv-compiled
 COMPILED_STAMP := $(COMPILED)/.installed
 RISKCORE_SOURCES := $(shell find riskcore -name '*.py')
@@ -82,4 +82,4 @@ clients-tools: $(STAMP)
 	@$(BIN)/python scripts/clients.py install >/dev/null
 
 clean:
-	rm -rf $(VENV) $(COMPILED) .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients
+	rm -rf $(VENV) $(COMPILED) build .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients
