@@ -12,8 +12,9 @@ engine produces (a view, an event, a legal action, a board, odds) is a
 ``Dict`` here: its shape is the engine's and is specified in detail in
 ``openapi.yaml``, where every API test holds responses to it.
 
-Numbers in JSON bodies are strict (``"3"`` is not a count) and so are
-booleans (``1`` is not ``true``): a client bug should be a 400, not a guess.
+Numbers in JSON bodies are strict (``"3"`` and ``true`` are not a count;
+``3.0`` is, as JSON Schema's integers go) and so are booleans (``1`` is not
+``true``): a client bug should be a 400, not a guess.
 """
 
 from __future__ import annotations
@@ -47,8 +48,24 @@ class StrictBool(fields.Boolean):
         return value
 
 
+class WholeNumber(fields.Integer):
+    """An integer as JSON Schema counts one: ``3`` and ``3.0`` alike (a client's JSON
+    library may write either), never ``"3"``, ``true`` or ``3.5``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        whole: int = super()._deserialize(value, attr, data, **kwargs)
+        return whole
+
+
 def _int(**kwargs: Any) -> fields.Integer:
-    return fields.Integer(strict=True, **kwargs)
+    return WholeNumber(**kwargs)
 
 
 # -- creating and joining ----------------------------------------------------------

@@ -20,7 +20,7 @@ from openapi_spec_validator import validate as validate_spec
 from riskcore.engine.registry import mode_named
 from riskcore.modes import BUILT_IN_MODES
 from riskcore.protocol.commands import SYSTEM_COMMANDS
-from service.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES
+from service.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES, load_command
 from tests.service.api_helpers import SPEC
 
 SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]
@@ -190,3 +190,13 @@ def test_each_query_schema_mirrors_its_operations_parameters(operation: str) -> 
     for name, field in declared.items():
         assert field.required == parameters[name].get("required", False), name
         _check_field(f"{operation}?{name}", field, parameters[name]["schema"])
+
+
+def test_an_integer_written_with_a_fraction_of_zero_is_that_integer() -> None:
+    """JSON Schema's ``integer`` holds 3.0 (the fuzz test sent one): a client's JSON
+    library may write it so; "3", true and 3.5 stay malformed (test_api_play)."""
+    body = {"type": "place_armies", "territory": "alaska", "count": 3.0}
+    loaded = load_command(body)
+    assert loaded["count"] == 3 and type(loaded["count"]) is int
+    claim = load_command({"type": "claim_adventure", "adventure": 16088.0, "territory": None})
+    assert claim["adventure"] == 16088 and type(claim["adventure"]) is int
