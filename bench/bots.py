@@ -23,6 +23,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -59,11 +60,17 @@ class Timed:
         self.name = bot.name
         self.version = bot.version
         self.times: list[float] = []
+        self.turns: dict[int, float] = {}  # seconds of thought per own turn
+        self.cpu: dict[int, float] = {}  # and of this process's CPU time (load-proof)
 
     def choose(self, view: SeatView, actions: list[Action], rng: Any) -> dict[str, Any]:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         body: dict[str, Any] = self.bot.choose(view, actions, rng)
-        self.times.append(time.perf_counter() - start)
+        spent = time.perf_counter() - start
+        self.times.append(spent)
+        if view.turn > 0 and view.current == view.seat:  # setup is not a turn
+            self.turns[view.turn] = self.turns.get(view.turn, 0.0) + spent
+            self.cpu[view.turn] = self.cpu.get(view.turn, 0.0) + time.thread_time() - cpu
         return body
 
 
@@ -95,6 +102,8 @@ def play(job: Job) -> dict[str, Any]:
         "turns": result.turns,
         "seconds": time.perf_counter() - start,
         "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
+        "strong_turn_s": [t for b in bots if b.name == "strong" for t in b.turns.values()],
+        "strong_turn_cpu_s": [t for b in bots if b.name == "strong" for t in b.cpu.values()],
     }
 
 
@@ -125,6 +134,12 @@ def summarise(
             "candidates": args.candidates,
             "confidence": args.confidence,
             "time_budget": args.time_budget,
+            "turn_ms": args.turn_ms,
+            "turn_rollouts": args.turn_rollouts,
+            "horizon": args.horizon,
+            "turn_share": args.turn_share,
+            "min_search": args.min_search,
+            "clear_win": args.clear_win,
         },
         "bots": bots,
         "unfinished": sum(1 for r in results if r["winner"] is None),
@@ -138,6 +153,15 @@ def summarise(
             "searched": _spread(searched) if searched else None,
             "decisions": len(times),
         }
+        for key in ("strong_turn_s", "strong_turn_cpu_s"):
+            turns = sorted(t for r in results for t in r[key])
+            report[key] = {
+                "p50": round(turns[len(turns) // 2], 3),
+                "p99": round(turns[int(0.99 * (len(turns) - 1))], 3),
+                "mean": round(statistics.fmean(turns), 3),
+                "max": round(turns[-1], 3),
+                "turns": len(turns),
+            }
     return report
 
 
@@ -166,6 +190,14 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--candidates", type=int, default=SearchConfig().candidates)
     parser.add_argument("--confidence", type=float, default=SearchConfig().confidence)
     parser.add_argument("--time-budget", type=float, default=None, help="seconds per decision")
+    parser.add_argument("--turn-ms", type=int, default=None, help="ms per own turn (time)")
+    parser.add_argument(
+        "--turn-rollouts", type=int, default=None, help="rollouts per own turn (reproducible)"
+    )
+    parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
+    parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
+    parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
+    parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -200,11 +232,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         candidates=args.candidates,
         confidence=args.confidence,
         time_budget=args.time_budget,
+        turn_time=None if args.turn_ms is None else args.turn_ms / 1000,
+        turn_rollouts=args.turn_rollouts,
+        horizon=args.horizon,
+        turn_share=args.turn_share,
+        min_search=args.min_search,
+        clear_win=args.clear_win,
     )
     jobs: list[Job] = [
         (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
+    load_before = os.getloadavg()
     start = time.perf_counter()
     # A pool that fails loudly if a worker dies (multiprocessing.Pool would
     # wait forever for the lost game).
@@ -218,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     results.sort(key=lambda r: r["index"])
     report = summarise(results, names, args)
     report["wall_seconds"] = round(time.perf_counter() - start, 1)
+    # The machine's load: a time budget buys fewer rollouts on a busy machine.
+    report["load_average"] = {"start": load_before, "end": os.getloadavg()}
     print(json.dumps(report, indent=2))
 
 

@@ -14,6 +14,7 @@ neutral to the opponent (``Params.marker_cost``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from riskcore.bots.features import Position
@@ -38,6 +39,18 @@ def marker_risk(pos: Position, target: str) -> float:
     if holder is None or not pos.view.is_neutral(holder):
         return 0.0
     return 4 / 6 if pos.view.ally_of(holder) is None else 0.0
+
+
+def walled_off(pos: Position, targets: Iterable[str]) -> bool:
+    """Whether every territory it could attack belongs to an uninvolved neutral.
+
+    Then the opponent is out of reach behind neutral territories, and the
+    marker risk is the price of getting through: not paying it stalled
+    games (a player sealed in behind neutrals, its rival growing stacks of
+    thousands next to them and never attacking, 50,000 commands without a
+    winner).
+    """
+    return all(marker_risk(pos, t) > 0 for t in targets)
 
 
 def bribe(view: SeatView) -> Body:

@@ -270,9 +270,10 @@ class HeuristicPolicy:
         found = []
         mode_state = pos.view.mode_state()
         active = pos.view.rules.neutrals == "active"
-        for target, sources in fronts(pos).items():
+        reach = fronts(pos)
+        for target, sources in reach.items():
             value = target_worth(pos, target, self.params) + score_worth(pos, target, mode_state)
-            if active:
+            if active and not allies.walled_off(pos, reach):
                 value -= allies.marker_risk(pos, target) * self.params.marker_cost
             best: Attack | None = None
             for source in sources:
