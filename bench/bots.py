@@ -140,6 +140,7 @@ def summarise(
             "turn_share": args.turn_share,
             "min_search": args.min_search,
             "clear_win": args.clear_win,
+            "clock": args.clock,
         },
         "bots": bots,
         "unfinished": sum(1 for r in results if r["winner"] is None),
@@ -198,6 +199,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
     parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -238,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         turn_share=args.turn_share,
         min_search=args.min_search,
         clear_win=args.clear_win,
+        clock=args.clock,
     )
     jobs: list[Job] = [
         (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)

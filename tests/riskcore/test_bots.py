@@ -234,6 +234,46 @@ def test_strong_time_budget_caps_a_search() -> None:
     assert_listed(body, legal_actions(state, seat))
 
 
+class PerTurn:
+    """Wraps a strong bot; keeps the rollouts and thinking (CPU) seconds of each own turn."""
+
+    def __init__(self, bot: StrongBot) -> None:
+        self.bot, self.name, self.version = bot, bot.name, bot.version
+        self.rollouts: dict[int, int] = {}
+        self.seconds: dict[int, float] = {}
+
+    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+        import time
+
+        started = time.thread_time()
+        body = self.bot.choose(view, actions, rng)
+        if view.current == view.seat and view.turn > 0:
+            self.rollouts[view.turn] = self.bot.budget.rollouts
+            spent = time.thread_time() - started
+            self.seconds[view.turn] = self.seconds.get(view.turn, 0.0) + spent
+        return body
+
+
+def test_strong_turn_rollouts_bound_every_turn() -> None:
+    """``turn_rollouts`` is spread over a turn's decisions and never exceeded."""
+    bot = PerTurn(StrongBot(SearchConfig(turn_rollouts=30)))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"per-turn", game_id="pt")
+    assert bot.rollouts and max(bot.rollouts.values()) <= 30
+    assert sum(1 for n in bot.rollouts.values() if n > 0) >= len(bot.rollouts) // 2
+
+
+def test_strong_turn_time_bounds_a_turns_thinking() -> None:
+    """``turn_ms`` on the CPU clock (not eaten into by a busy machine): a turn thinks
+    about its budget; a round of rollouts may run past it, so half the turns are
+    checked against 1.5 times the budget and every turn against a generous cap."""
+    bot = PerTurn(StrongBot(SearchConfig(iterations=1000, turn_time=0.05, clock="cpu")))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"per-ms", game_id="pm")
+    spent = sorted(bot.seconds.values())
+    assert sum(bot.rollouts.values()) > 0
+    assert spent[len(spent) // 2] <= 0.075
+    assert spent[-1] < 1.0
+
+
 def test_strong_search_does_not_touch_the_real_state() -> None:
     state = _midgame(b"touch")
     seat = state.current
