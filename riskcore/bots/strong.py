@@ -114,17 +114,22 @@ class TurnBudget:
         """Rollouts per option this decision may use (< ``min_search``: do not search)."""
         allowed = config.iterations
         if config.turn_rollouts is not None:
-            left = config.turn_rollouts - self.rollouts
-            allowed = min(allowed, int(left * config.turn_share) // options)
+            left = (config.turn_rollouts - self.rollouts) // options
+            share = int(left * config.turn_share)
+            # A part too small for a search takes the least search the rest allows.
+            allowed = min(allowed, share if share >= config.min_search else left)
+            allowed = min(allowed, max(share, config.min_search))
         return allowed
 
-    def seconds_left(self, config: SearchConfig) -> float | None:
-        """Seconds this decision may think (None: no time bound)."""
+    def seconds_left(self, config: SearchConfig, least: float) -> float | None:
+        """Seconds this decision may think (None: no time bound); ``least``, the
+        time of the least search, is granted when the turn's rest allows it."""
         limits = []
         if config.time_budget is not None:
             limits.append(config.time_budget)
         if config.turn_time is not None:
-            limits.append((config.turn_time - self.seconds) * config.turn_share)
+            left = config.turn_time - self.seconds
+            limits.append(min(left, max(left * config.turn_share, least)))
         return min(limits) if limits else None
 
 
@@ -172,9 +177,9 @@ class StrongBot:
         """
         config = self.config
         iterations = self.budget.iterations(config, len(options))
-        seconds = self.budget.seconds_left(config)
         round_cost = self.rollout_seconds * len(options)
         least = config.min_search
+        seconds = self.budget.seconds_left(config, least * round_cost)
         if iterations < least or (seconds is not None and seconds < least * round_cost):
             return options[0]
         done = 0
