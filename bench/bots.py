@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from typing import Any
 
 from riskcore.bots import get_bot
@@ -141,6 +142,7 @@ def summarise(
             "min_search": args.min_search,
             "clear_win": args.clear_win,
             "clock": args.clock,
+            "mission_weight": args.mission_weight,
         },
         "bots": bots,
         "unfinished": sum(1 for r in results if r["winner"] is None),
@@ -198,6 +200,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
+    parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)
     parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
@@ -243,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         min_search=args.min_search,
         clear_win=args.clear_win,
         clock=args.clock,
+        weights=replace(SearchConfig().weights, mission=args.mission_weight),
     )
     jobs: list[Job] = [
         (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)
