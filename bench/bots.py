@@ -6,6 +6,8 @@
     python bench/bots.py --teams heuristic,random --games 200   # the team game, two against two
     python bench/bots.py --teams strong+heuristic,heuristic    # a side of two different bots
     python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201
+    python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-ms 500   # 4 players
+    python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -14,7 +16,13 @@ side of two bots swaps its two seats too; a side's wins are its team's.
 Every game is seeded by its index, so a run replays exactly. Prints one JSON
 object on stdout; progress goes to stderr. Win rates carry 95% Wilson score
 intervals; ``decision_ms`` is the wall-clock time of the strong bot's
-decisions (all of them, and the ones it searched, i.e. the slower than 2 ms).
+decisions (all of them, and the ones it searched, i.e. the slower than 2 ms);
+``strong_turn_s`` and ``strong_turn_cpu_s`` its thinking per own turn (every
+decision of the turn summed; p50, p99) in wall-clock and CPU seconds, and
+``load_average`` the machine's load when the run started and ended: a time
+budget (``--turn-ms``, ``--time-budget``) buys fewer rollouts on a busy
+machine, unless ``--clock cpu``; a rollout budget (``--turn-rollouts``,
+``--budget``) plays the same games on any machine.
 """
 
 from __future__ import annotations

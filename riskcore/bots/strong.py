@@ -97,9 +97,13 @@ class TurnBudget:
 
     Each searched decision may use ``turn_share`` of what is left, so the
     first decisions of a turn (placing, the first attacks, which shape the
-    rest) get the most and the turn never exceeds its budget; a decision
-    whose part is too small for a paired comparison keeps the heuristic's
-    choice. Keyed by the turn number: a new turn starts a new account.
+    rest) get the most and the turn never exceeds its budget. A share too
+    small for the least search (``min_search`` rollouts per option) is
+    raised to it while the rest of the turn's budget allows (else a busy
+    machine's turn left a third of its time unspent); once the rest does
+    not, decisions keep the heuristic's choice. Keyed by the turn number: a
+    new turn starts a new account. Workers make a bot per job, and a job
+    plays a seat's whole turn, so a turn's account lives as long as needed.
     """
 
     turn: int = -1
