@@ -41,6 +41,41 @@ def marker_risk(pos: Position, target: str) -> float:
     return 4 / 6 if pos.view.ally_of(holder) is None else 0.0
 
 
+# A side this many times the opponent's armies on the board need not fear
+# handing it a neutral: what stalls such a game is not attacking at all.
+FAR_AHEAD = 3
+
+
+def ignores_marker(pos: Position, targets: Iterable[str]) -> bool:
+    """Whether attacks on uninvolved neutrals go unpriced by the marker risk:
+    when they are all it can attack (``walled_off``) or it is far ahead."""
+    return walled_off(pos, targets) or far_ahead(pos)
+
+
+def far_ahead(pos: Position) -> bool:
+    """Whether this seat's side has ``FAR_AHEAD`` times the armies of the other
+    side (the opponent and the neutrals allied with it) on the board.
+
+    Measured: a heuristic bot with 9,949 armies in East Africa next to an
+    uninvolved neutral's 3 and the opponent's side far smaller reinforced
+    that stack for hundreds of turns and never attacked (the marker price
+    outweighed each territory), and the game hit the command cap.
+    """
+    view = pos.view
+    mine = theirs = 0
+    for territory, holder in pos.owner.items():
+        if holder is None:
+            continue
+        side = view.ally_of(holder) if view.is_neutral(holder) else holder
+        if side is None:
+            continue  # an uninvolved neutral
+        if side == pos.me:
+            mine += pos.troops[territory]
+        else:
+            theirs += pos.troops[territory]
+    return mine >= FAR_AHEAD * theirs
+
+
 def walled_off(pos: Position, targets: Iterable[str]) -> bool:
     """Whether every territory it could attack belongs to an uninvolved neutral.
 

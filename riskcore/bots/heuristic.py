@@ -273,7 +273,7 @@ class HeuristicPolicy:
         reach = fronts(pos)
         for target, sources in reach.items():
             value = target_worth(pos, target, self.params) + score_worth(pos, target, mode_state)
-            if active and not allies.walled_off(pos, reach):
+            if active and not allies.ignores_marker(pos, reach):
                 value -= allies.marker_risk(pos, target) * self.params.marker_cost
             best: Attack | None = None
             for source in sources:

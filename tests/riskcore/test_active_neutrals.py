@@ -560,3 +560,22 @@ def test_heuristic_bots_attack_through_a_wall_of_neutrals() -> None:
     bots = [get_bot("heuristic"), get_bot("heuristic")]
     result = play_game(bots, seed=b"hh-0", game_id="hh-0", mode=MODE, max_commands=3000)
     assert result.winners
+
+
+def test_a_side_far_ahead_attacks_uninvolved_neutrals_unpriced() -> None:
+    """The marker price keeps a bot off uninvolved neutrals while the game is even;
+    a side with three times the opponent side's armies pays no such price (a
+    heuristic with 9,949 armies next to a neutral's 3 never attacked it, and its
+    game hit the command cap)."""
+    from riskcore.bots import allies
+    from riskcore.bots.features import Position
+    from riskcore.views.seatview import SeatView
+
+    targets = ["quebec", "kamchatka"]  # black's (uninvolved), red's
+    even = Position(SeatView(board().state, "p1"))  # 26 armies against 21
+    assert not allies.far_ahead(even) and not allies.ignores_marker(even, targets)
+    assert allies.ignores_marker(even, ["quebec", "greenland"])  # walled off
+    ahead = Position(SeatView(board(ontario=100).state, "p1"))  # 116 against 21
+    assert allies.far_ahead(ahead) and allies.ignores_marker(ahead, targets)
+    behind = Position(SeatView(board(ontario=100).state, "p2"))
+    assert not allies.far_ahead(behind)
