@@ -87,12 +87,15 @@ def make_bot(name: str, config: SearchConfig) -> Any:
     return StrongBot(config) if name == "strong" else get_bot(name)
 
 
-Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str]
+Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None]
 
 
-def play(job: Job) -> dict[str, Any]:
-    """One game; ``labels`` name what each seat counts for (its bot, or its side)."""
-    index, order, labels, seed, config, mode = job
+def play(job: Job) -> dict[str, Any] | None:
+    """One game; ``labels`` name what each seat counts for (its bot, or its side).
+    None, unplayed, once the run's ``deadline`` (epoch seconds) has passed."""
+    index, order, labels, seed, config, mode, deadline = job
+    if deadline is not None and time.time() > deadline:
+        return None
     bots = [Timed(make_bot(name, config)) for name in order]
     start = time.perf_counter()
     result = play_game(
@@ -213,6 +216,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
     )
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        help="minutes: start no game after this, report the games played",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -256,8 +265,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         clock=args.clock,
         weights=replace(SearchConfig().weights, mission=args.mission_weight),
     )
+    deadline = None if args.stop_after is None else time.time() + 60 * args.stop_after
     jobs: list[Job] = [
-        (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)
+        (i, *rotations[i % len(rotations)], args.seed, config, args.mode, deadline)
+        for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
     load_before = os.getloadavg()
@@ -267,13 +278,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     with ProcessPoolExecutor(args.workers) as pool:
         for future in as_completed([pool.submit(play, job) for job in jobs]):
             result = future.result()
+            if result is None:
+                continue  # past --stop-after: not played
             results.append(result)
             wins = {n: sum(1 for r in results if r["winner"] == n) for n in names}
             elapsed = time.perf_counter() - start
             print(f"{len(results)}/{args.games} {elapsed:.0f}s {wins}", file=sys.stderr, flush=True)
+    if not results:
+        raise SystemExit("no game finished before --stop-after")
     results.sort(key=lambda r: r["index"])
     report = summarise(results, names, args)
     report["wall_seconds"] = round(time.perf_counter() - start, 1)
+    report["games_asked"] = args.games  # more than "games" when --stop-after cut the run
     # The machine's load: a time budget buys fewer rollouts on a busy machine.
     report["load_average"] = {"start": load_before, "end": os.getloadavg()}
     print(json.dumps(report, indent=2))
