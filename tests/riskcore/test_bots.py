@@ -369,3 +369,24 @@ def test_the_heuristic_beats_random_players_at_lord_of_the_rings_risk() -> None:
         result = play_game([get_bot(n) for n in names], seed=b"lotr bench %d" % i, mode="lotr")
         heuristic += result.winner == f"p{names.index('heuristic') + 1}"
     assert heuristic >= 6
+
+
+def test_a_dominant_heuristic_trades_armies_to_end_the_game() -> None:
+    """An army traded for an army is a loss while rivals are even (half an enemy army
+    against one's own), but a seat with three times its rivals' armies together gains
+    by it: with 4,563 armies next to a rival's 391 it used to wait for ever (a mission
+    game stalled so). With the rivals' armies at 1,630 it is not dominant and waits."""
+    owners = split({"p1": ["siam"], "p2": ["indonesia", "new_guinea"]}, "p3")
+    policy = HeuristicPolicy()
+
+    def attacks(new_guinea: int) -> list[str]:
+        state = position(owners).state
+        # Stacks far past any setup's armies, as long games grow them.
+        armies = {"siam": ("p1", 4563), "indonesia": ("p2", 391), "new_guinea": ("p2", new_guinea)}
+        for territory, (seat, count) in armies.items():
+            state.armies[(territory, seat)] = count
+        pos = Position(SeatView(state, "p1"))
+        return [a.target for a in policy.attacks(pos)]
+
+    assert "indonesia" in attacks(new_guinea=1)
+    assert "indonesia" not in attacks(new_guinea=1200)
