@@ -6,6 +6,8 @@
     python bench/bots.py --teams heuristic,random --games 200   # the team game, two against two
     python bench/bots.py --teams strong+heuristic,heuristic    # a side of two different bots
     python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201
+    python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-ms 500   # 4 players
+    python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -14,7 +16,13 @@ side of two bots swaps its two seats too; a side's wins are its team's.
 Every game is seeded by its index, so a run replays exactly. Prints one JSON
 object on stdout; progress goes to stderr. Win rates carry 95% Wilson score
 intervals; ``decision_ms`` is the wall-clock time of the strong bot's
-decisions (all of them, and the ones it searched, i.e. the slower than 2 ms).
+decisions (all of them, and the ones it searched, i.e. the slower than 2 ms);
+``strong_turn_s`` and ``strong_turn_cpu_s`` its thinking per own turn (every
+decision of the turn summed; p50, p99) in wall-clock and CPU seconds, and
+``load_average`` the machine's load when the run started and ended: a time
+budget (``--turn-ms``, ``--time-budget``) buys fewer rollouts on a busy
+machine, unless ``--clock cpu``; a rollout budget (``--turn-rollouts``,
+``--budget``) plays the same games on any machine.
 """
 
 from __future__ import annotations
@@ -23,11 +31,13 @@ import argparse
 import itertools
 import json
 import math
+import os
 import statistics
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from typing import Any
 
 from riskcore.bots import get_bot
@@ -59,11 +69,17 @@ class Timed:
         self.name = bot.name
         self.version = bot.version
         self.times: list[float] = []
+        self.turns: dict[int, float] = {}  # seconds of thought per own turn
+        self.cpu: dict[int, float] = {}  # and of this process's CPU time (load-proof)
 
     def choose(self, view: SeatView, actions: list[Action], rng: Any) -> dict[str, Any]:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         body: dict[str, Any] = self.bot.choose(view, actions, rng)
-        self.times.append(time.perf_counter() - start)
+        spent = time.perf_counter() - start
+        self.times.append(spent)
+        if view.turn > 0 and view.current == view.seat:  # setup is not a turn
+            self.turns[view.turn] = self.turns.get(view.turn, 0.0) + spent
+            self.cpu[view.turn] = self.cpu.get(view.turn, 0.0) + time.thread_time() - cpu
         return body
 
 
@@ -71,12 +87,15 @@ def make_bot(name: str, config: SearchConfig) -> Any:
     return StrongBot(config) if name == "strong" else get_bot(name)
 
 
-Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str]
+Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None]
 
 
-def play(job: Job) -> dict[str, Any]:
-    """One game; ``labels`` name what each seat counts for (its bot, or its side)."""
-    index, order, labels, seed, config, mode = job
+def play(job: Job) -> dict[str, Any] | None:
+    """One game; ``labels`` name what each seat counts for (its bot, or its side).
+    None, unplayed, once the run's ``deadline`` (epoch seconds) has passed."""
+    index, order, labels, seed, config, mode, deadline = job
+    if deadline is not None and time.time() > deadline:
+        return None
     bots = [Timed(make_bot(name, config)) for name in order]
     start = time.perf_counter()
     result = play_game(
@@ -95,6 +114,8 @@ def play(job: Job) -> dict[str, Any]:
         "turns": result.turns,
         "seconds": time.perf_counter() - start,
         "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
+        "strong_turn_s": [t for b in bots if b.name == "strong" for t in b.turns.values()],
+        "strong_turn_cpu_s": [t for b in bots if b.name == "strong" for t in b.cpu.values()],
     }
 
 
@@ -125,6 +146,14 @@ def summarise(
             "candidates": args.candidates,
             "confidence": args.confidence,
             "time_budget": args.time_budget,
+            "turn_ms": args.turn_ms,
+            "turn_rollouts": args.turn_rollouts,
+            "horizon": args.horizon,
+            "turn_share": args.turn_share,
+            "min_search": args.min_search,
+            "clear_win": args.clear_win,
+            "clock": args.clock,
+            "mission_weight": args.mission_weight,
         },
         "bots": bots,
         "unfinished": sum(1 for r in results if r["winner"] is None),
@@ -138,6 +167,15 @@ def summarise(
             "searched": _spread(searched) if searched else None,
             "decisions": len(times),
         }
+        for key in ("strong_turn_s", "strong_turn_cpu_s"):
+            turns = sorted(t for r in results for t in r[key])
+            report[key] = {
+                "p50": round(turns[len(turns) // 2], 3),
+                "p99": round(turns[int(0.99 * (len(turns) - 1))], 3),
+                "mean": round(statistics.fmean(turns), 3),
+                "max": round(turns[-1], 3),
+                "turns": len(turns),
+            }
     return report
 
 
@@ -166,6 +204,24 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--candidates", type=int, default=SearchConfig().candidates)
     parser.add_argument("--confidence", type=float, default=SearchConfig().confidence)
     parser.add_argument("--time-budget", type=float, default=None, help="seconds per decision")
+    parser.add_argument("--turn-ms", type=int, default=None, help="ms per own turn (time)")
+    parser.add_argument(
+        "--turn-rollouts", type=int, default=None, help="rollouts per own turn (reproducible)"
+    )
+    parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
+    parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
+    parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
+    parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)
+    parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
+    )
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        help="minutes: start no game after this, report the games played",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -200,24 +256,42 @@ def main(argv: Sequence[str] | None = None) -> None:
         candidates=args.candidates,
         confidence=args.confidence,
         time_budget=args.time_budget,
+        turn_time=None if args.turn_ms is None else args.turn_ms / 1000,
+        turn_rollouts=args.turn_rollouts,
+        horizon=args.horizon,
+        turn_share=args.turn_share,
+        min_search=args.min_search,
+        clear_win=args.clear_win,
+        clock=args.clock,
+        weights=replace(SearchConfig().weights, mission=args.mission_weight),
     )
+    deadline = None if args.stop_after is None else time.time() + 60 * args.stop_after
     jobs: list[Job] = [
-        (i, *rotations[i % len(rotations)], args.seed, config, args.mode) for i in range(args.games)
+        (i, *rotations[i % len(rotations)], args.seed, config, args.mode, deadline)
+        for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
+    load_before = os.getloadavg()
     start = time.perf_counter()
     # A pool that fails loudly if a worker dies (multiprocessing.Pool would
     # wait forever for the lost game).
     with ProcessPoolExecutor(args.workers) as pool:
         for future in as_completed([pool.submit(play, job) for job in jobs]):
             result = future.result()
+            if result is None:
+                continue  # past --stop-after: not played
             results.append(result)
             wins = {n: sum(1 for r in results if r["winner"] == n) for n in names}
             elapsed = time.perf_counter() - start
             print(f"{len(results)}/{args.games} {elapsed:.0f}s {wins}", file=sys.stderr, flush=True)
+    if not results:
+        raise SystemExit("no game finished before --stop-after")
     results.sort(key=lambda r: r["index"])
     report = summarise(results, names, args)
     report["wall_seconds"] = round(time.perf_counter() - start, 1)
+    report["games_asked"] = args.games  # more than "games" when --stop-after cut the run
+    # The machine's load: a time budget buys fewer rollouts on a busy machine.
+    report["load_average"] = {"start": load_before, "end": os.getloadavg()}
     print(json.dumps(report, indent=2))
 
 

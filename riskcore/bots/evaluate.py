@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from riskcore.bots import mission_progress
 from riskcore.model.state import State
 
 
@@ -20,6 +21,9 @@ class Weights:
     income_turns: float = 3.0  # how many turns of income a position is worth now
     card_share: float = 1 / 3  # a card is worth this share of the next set's armies
     card_floor: float = 2.0  # and at least this many armies
+    # The mission games: the score's share that is the progress along the seat's
+    # own missions (``mission_progress``), the rest its share of the strength.
+    mission: float = 0.0
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -67,4 +71,9 @@ def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> flo
     seats = state.seats
     team = seats[seat].team
     ours = sum(v for p, v in power.items() if p == seat or (team and seats[p].team == team))
-    return ours / total if total > 0 else 0.0
+    share = ours / total if total > 0 else 0.0
+    if weights.mission:
+        done = mission_progress.progress(state, seat)
+        if done is not None:
+            return (1 - weights.mission) * share + weights.mission * done
+    return share

@@ -19,6 +19,9 @@ from riskcore.views.seatview import SeatView
 # Progressive card values make a card worth about this many armies on average
 # early in a game; used to price "conquer at least once per turn" and hands.
 CARD_WORTH = 2.5
+# A seat with this many times its rivals' armies together counts their armies as
+# its own in an attack's price (``Position.dominant``).
+DOMINANT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class Position:
     __slots__ = (
         "_cards",
         "_count",
+        "_dominant",
         "_enemies",
         "_held",
         "_pressure",
@@ -108,6 +112,7 @@ class Position:
         self._cards: dict[str, int] | None = None
         self._pressure: dict[str, int] = {}
         self._enemies: dict[str, list[str]] = {}
+        self._dominant: bool | None = None
 
     def _tally(self) -> dict[str, dict[str, int]]:
         count: dict[str, dict[str, int]] = {g: {} for g in self.info.groups}
@@ -203,6 +208,21 @@ class Position:
 
     def holds_group(self, player: str, group: str) -> bool:
         return self.held_groups.get(group) == player
+
+    def dominant(self) -> bool:
+        """Whether this seat (with its team-mates) has ``DOMINANT`` times the armies
+        of all its rival players together: then an army traded for an army brings
+        the end nearer, and holding back only stalls the game."""
+        if self._dominant is None:
+            rivals = self.cards
+            mine = theirs = 0
+            for territory, holder in self.owner.items():
+                if self.is_friend(holder):
+                    mine += self.troops[territory]
+                elif holder in rivals:
+                    theirs += self.troops[territory]
+            self._dominant = mine >= DOMINANT * theirs
+        return self._dominant
 
     def duel(self) -> bool:
         """Whether one rival is left (neutrals aside)."""

@@ -234,7 +234,10 @@ class HeuristicPolicy:
         ``armies`` attacking armies. With one rival left every army it loses
         counts as much as one of ours (the game is zero-sum then; neutral
         armies aside). A ``bonus`` on either side's highest die (leaders,
-        strongholds) or the one-die rule prices the win exactly."""
+        strongholds) or the one-die rule prices the win exactly. So does a
+        seat with three times its rivals' armies (``Position.dominant``): a
+        heuristic with 4,563 armies next to a rival's 391 never attacked, and
+        the game stalled."""
         win, lost, killed = attack_odds(armies, pos.troops[target], stop)
         one_die = pos.view.rules.one_die_vs_one
         if bonus != (0, 0) or one_die:
@@ -246,7 +249,7 @@ class HeuristicPolicy:
                 defender_one_die_vs_one=one_die,
                 stop_at=stop,
             )
-        rival = pos.duel() and pos.owner[target] in pos.cards
+        rival = (pos.duel() or pos.dominant()) and pos.owner[target] in pos.cards
         kill = 1.0 if rival else self.params.kill_weight
         return win, win * value - lost + kill * killed
 
@@ -273,9 +276,10 @@ class HeuristicPolicy:
         found = []
         mode_state = pos.view.mode_state()
         active = pos.view.rules.neutrals == "active"
-        for target, sources in fronts(pos).items():
+        reach = fronts(pos)
+        for target, sources in reach.items():
             value = target_worth(pos, target, self.params) + score_worth(pos, target, mode_state)
-            if active:
+            if active and not allies.ignores_marker(pos, reach):
                 value -= allies.marker_risk(pos, target) * self.params.marker_cost
             best: Attack | None = None
             for source in sources:

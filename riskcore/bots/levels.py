@@ -40,14 +40,14 @@ LEVELS: Mapping[str, Level] = MappingProxyType(
         "medium": Level(
             "medium",
             "strong",
-            MappingProxyType({"think_ms": 100, "iterations": 16}),
-            "the strong bot, 0.1 s a decision at most",
+            MappingProxyType({"turn_ms": 500, "turn_rollouts": 400}),
+            "the strong bot, 0.5 s a turn at most",
         ),
         "hard": Level(
             "hard",
             "strong",
-            MappingProxyType({"think_ms": 1000, "iterations": 64}),
-            "the strong bot, 1 s a decision at most",
+            MappingProxyType({"turn_ms": 2000, "turn_rollouts": 1600, "iterations": 32}),
+            "the strong bot, 2 s a turn at most",
         ),
     }
 )

@@ -19,10 +19,12 @@ difference: taking the best of three noisy means instead picks options
 that were merely lucky, and measured weaker than the heuristic alone.
 
 Cheap or settled decisions (claims, setup placing, trades, defence,
-fortify) are the heuristic's. The effort per decision is an iteration
-budget (rollouts per candidate), so a game replays identically from its
-seed; an optional time budget caps the wall-clock cost per decision too,
-at the price of that determinism.
+fortify) are the heuristic's. The effort is an iteration budget (rollouts
+per candidate and decision) and, optionally, a budget per own *turn* that
+the bot spreads over the turn's decisions (``TurnBudget``): in rollouts
+(``turn_rollouts``), so a game replays identically from its seed, or in
+seconds (``turn_time``), which depends on the machine and so does not.
+A time budget per decision (``time_budget``) is kept as well.
 """
 
 from __future__ import annotations
@@ -68,6 +70,71 @@ class SearchConfig:
     confidence: float = 1.0  # standard errors an alternative must win by
     weights: Weights = DEFAULT_WEIGHTS  # of the evaluation rollouts end on
     time_budget: float | None = None  # seconds per decision, on top of iterations
+    turn_time: float | None = None  # seconds per own turn, spread over its decisions
+    turn_rollouts: int | None = None  # rollouts per own turn (reproducible)
+    turn_share: float = 0.35  # of what is left of a turn's budget, one decision's part
+    horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
+    # Fewest rollouts per option worth a search: a decision whose part of the
+    # turn's budget buys fewer keeps the heuristic's choice (the paired test
+    # needs 2 at least; a few more make it able to tell options apart).
+    min_search: int = 2
+    # An attack the heuristic wins with at least this chance is not searched:
+    # which sure attack goes first changes little, and the rollouts are
+    # better spent where the outcome is in doubt (> 1: search every attack).
+    clear_win: float = 2.0
+    # What the time budgets count: "wall" seconds (what a player waits), or
+    # "cpu", this thread's processor time, which a busy machine does not eat
+    # into (for measuring the bot on a shared machine; a player waits longer).
+    clock: str = "wall"
+
+
+CLOCKS = {"wall": time.monotonic, "cpu": time.thread_time}
+
+
+@dataclass(slots=True)
+class TurnBudget:
+    """What one own turn has spent so far, in rollouts and seconds.
+
+    Each searched decision may use ``turn_share`` of what is left, so the
+    first decisions of a turn (placing, the first attacks, which shape the
+    rest) get the most and the turn never exceeds its budget. A share too
+    small for the least search (``min_search`` rollouts per option) is
+    raised to it while the rest of the turn's budget allows (else a busy
+    machine's turn left a third of its time unspent); once the rest does
+    not, decisions keep the heuristic's choice. Keyed by the turn number: a
+    new turn starts a new account. Workers make a bot per job, and a job
+    plays a seat's whole turn, so a turn's account lives as long as needed.
+    """
+
+    turn: int = -1
+    rollouts: int = 0
+    seconds: float = 0.0
+
+    def enter(self, turn: int) -> None:
+        if turn != self.turn:
+            self.turn, self.rollouts, self.seconds = turn, 0, 0.0
+
+    def iterations(self, config: SearchConfig, options: int) -> int:
+        """Rollouts per option this decision may use (< ``min_search``: do not search)."""
+        allowed = config.iterations
+        if config.turn_rollouts is not None:
+            left = (config.turn_rollouts - self.rollouts) // options
+            share = int(left * config.turn_share)
+            # A part too small for a search takes the least search the rest allows.
+            allowed = min(allowed, share if share >= config.min_search else left)
+            allowed = min(allowed, max(share, config.min_search))
+        return allowed
+
+    def seconds_left(self, config: SearchConfig, least: float) -> float | None:
+        """Seconds this decision may think (None: no time bound); ``least``, the
+        time of the least search, is granted when the turn's rest allows it."""
+        limits = []
+        if config.time_budget is not None:
+            limits.append(config.time_budget)
+        if config.turn_time is not None:
+            left = config.turn_time - self.seconds
+            limits.append(min(left, max(left * config.turn_share, least)))
+        return min(limits) if limits else None
 
 
 class StrongBot:
@@ -77,6 +144,11 @@ class StrongBot:
     def __init__(self, config: SearchConfig | None = None, params: Params | None = None) -> None:
         self.config = config or SearchConfig()
         self.policy = HeuristicPolicy(params)
+        self.budget = TurnBudget()
+        self.clock = CLOCKS[self.config.clock]
+        # Mean seconds of one rollout so far: a time-bound search does not start
+        # a round of rollouts it expects to overrun its deadline.
+        self.rollout_seconds = 0.0
 
     def choose(
         self, view: SeatView, actions: Sequence[Action], rng: random.Random
@@ -86,10 +158,16 @@ class StrongBot:
         claim = mission_to_claim(actions)
         if claim is not None:
             return claim
+        started = self.clock()
+        own_turn = view.current == view.seat
+        if own_turn:
+            self.budget.enter(view.turn)
         body = self.policy.body(view)
-        options = candidates(self.policy, view, body, self.config.candidates)
+        options = candidates(self.policy, view, body, self.config)
         if len(options) > 1:
             body = self.search(view, options, rng)
+        if own_turn:
+            self.budget.seconds += self.clock() - started
         return pick(body, actions)
 
     def search(self, view: SeatView, options: list[Body], rng: random.Random) -> Body:
@@ -102,17 +180,31 @@ class StrongBot:
         an option only luckier than the heuristic's, and worse on average.
         """
         config = self.config
-        deadline = None if config.time_budget is None else time.monotonic() + config.time_budget
+        iterations = self.budget.iterations(config, len(options))
+        round_cost = self.rollout_seconds * len(options)
+        least = config.min_search
+        seconds = self.budget.seconds_left(config, least * round_cost)
+        if iterations < least or (seconds is not None and seconds < least * round_cost):
+            return options[0]
+        done = 0
+        now = self.clock()
+        deadline = None if seconds is None else now + seconds
         scores: list[list[float]] = [[] for _ in options]
-        for done in range(1, config.iterations + 1):
+        for done in range(1, iterations + 1):
             world = view.determinize(rng)
             seed = rng.getrandbits(64).to_bytes(8, "big")
             for i, option in enumerate(options):
                 scores[i].append(self.rollout(world.copy(), view.seat, option, seed))
-            if deadline is not None and time.monotonic() > deadline:
-                break
+            self.budget.rollouts += len(options)
+            if deadline is not None:
+                before, now = now, self.clock()
+                self._learn_rollout_cost((now - before) / len(options))
+                if now + self.rollout_seconds * len(options) > deadline:
+                    break
             if done >= MIN_ITERATIONS and _settled(scores):
                 break
+        if done < least:
+            return options[0]  # too few rollouts to tell the options apart
         best, best_margin = 0, 0.0
         for i in range(1, len(options)):
             margin = _confident_gain(scores[i], scores[0], config.confidence)
@@ -120,9 +212,15 @@ class StrongBot:
                 best, best_margin = i, margin
         return options[best]
 
+    def _learn_rollout_cost(self, seconds: float) -> None:
+        previous = self.rollout_seconds
+        self.rollout_seconds = seconds if previous == 0.0 else 0.8 * previous + 0.2 * seconds
+
     def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
-        """Play ``first``, then the heuristic for everyone until ``seat``'s next turn."""
+        """Play ``first``, then the heuristic for everyone until ``seat``'s next turn
+        (or for ``config.horizon`` turns of its rivals after its own)."""
         start = state.turn
+        last = None if self.config.horizon is None else start + self.config.horizon
         body: Body | None = first
         turn, index = state.turn, 0
         for _ in range(MAX_ROLLOUT_COMMANDS):
@@ -131,6 +229,8 @@ class StrongBot:
                 break
             if body is None:
                 if state.current == seat and state.turn > start and state.phase == REINFORCE:
+                    break
+                if last is not None and state.turn > last:
                     break
                 body = self.policy.body(SeatView(state, acting))
             if state.turn != turn:
@@ -167,13 +267,16 @@ def step(state: State, seat: str, body: Body, rng: GameRng) -> None:
         execute(state, command_from_dict(fallback(legal_actions(state, seat)), seat), rng)
 
 
-def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int) -> list[Body]:
+def candidates(
+    policy: HeuristicPolicy, view: SeatView, chosen: Body, config: SearchConfig
+) -> list[Body]:
     """The heuristic's choice first, then the alternatives worth a rollout."""
     phase = view.phase
+    limit = config.candidates
     if view.current != view.seat or limit < 2:
         return [chosen]
     if phase == ATTACK:
-        others = attack_options(policy, view)
+        others = attack_options(policy, view, config.clear_win)
     elif phase == REINFORCE and chosen["type"] == "place_armies":
         others = placement_options(policy, view)
     elif phase == OCCUPY:
@@ -189,10 +292,13 @@ def candidates(policy: HeuristicPolicy, view: SeatView, chosen: Body, limit: int
     return found
 
 
-def attack_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
-    """Stopping, and the best attacks by the heuristic's score."""
+def attack_options(policy: HeuristicPolicy, view: SeatView, clear_win: float = 2.0) -> list[Body]:
+    """Stopping, and the best attacks by the heuristic's score (none when its
+    best attack is won with at least ``clear_win`` chance)."""
     pos = Position(view)
     ranked = sorted(policy.attacks(pos), key=lambda a: -a.score)
+    if ranked and ranked[0].win >= clear_win:
+        return []
     options: list[Body] = [{"type": "end_phase"}]
     for attack in ranked:
         where = {"source": attack.source, "target": attack.target}
@@ -225,20 +331,48 @@ def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     return [{"type": "place_armies", "territory": t, "count": reserve} for t in ranked]
 
 
-def strong_bot(think_ms: int | None = None, iterations: int | None = None) -> StrongBot:
-    """The strong bot with its options: ``think_ms``, the time per decision (the
-    search's ``time_budget``, which makes play depend on the machine's speed), and
-    ``iterations``, the rollouts per candidate (reproducible from the seed)."""
+def strong_bot(
+    think_ms: int | None = None,
+    iterations: int | None = None,
+    turn_ms: int | None = None,
+    turn_rollouts: int | None = None,
+    horizon: int | None = None,
+    clock: str | None = None,
+) -> StrongBot:
+    """The strong bot with its options.
+
+    ``turn_ms``: the time per own turn, spread over its decisions;
+    ``think_ms``: the time per decision (the search's ``time_budget``). Both
+    make play depend on the machine's speed. ``turn_rollouts``: rollouts per
+    own turn, spread the same way, and ``iterations``: rollouts per candidate
+    and decision, both reproducible from the seed. ``horizon``: how many of
+    the rivals' turns a rollout plays after its own (default: all of them).
+    ``clock``: "wall" (default) or "cpu", what the time budgets count.
+    """
     config = SearchConfig()
     if think_ms is not None:
-        if not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 1:
-            raise ValueError(f"think_ms must be a positive integer: {think_ms!r}")
-        config = replace(config, time_budget=think_ms / 1000)
+        config = replace(config, time_budget=_positive("think_ms", think_ms) / 1000)
+    if turn_ms is not None:
+        config = replace(config, turn_time=_positive("turn_ms", turn_ms) / 1000)
     if iterations is not None:
-        if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer: {iterations!r}")
-        config = replace(config, iterations=iterations)
+        config = replace(config, iterations=_positive("iterations", iterations))
+    if turn_rollouts is not None:
+        config = replace(config, turn_rollouts=_positive("turn_rollouts", turn_rollouts))
+    if horizon is not None:
+        if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
+            raise ValueError(f"horizon must be a whole number of turns: {horizon!r}")
+        config = replace(config, horizon=horizon)
+    if clock is not None:
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}: {clock!r}")
+        config = replace(config, clock=clock)
     return StrongBot(config)
+
+
+def _positive(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer: {value!r}")
+    return value
 
 
 register("strong")(strong_bot)

@@ -550,3 +550,32 @@ def test_resigning_while_an_ally_must_move_in_moves_the_allys_armies() -> None:
     assert isinstance(occupied, ev.TerritoryOccupied) and occupied.seat == "n1"
     assert game.state.armies[("western_australia", "n1")] == 3
     assert game.state.phase == FINISHED and game.state.winner == "p2"
+
+
+def test_heuristic_bots_attack_through_a_wall_of_neutrals() -> None:
+    """A player sealed behind uninvolved neutrals is still reached: with the marker
+    price paid on every attack such a game stalled (seed hh-0 ran past 3,000
+    commands; 21 of 40 seeds did), so when every attack open to a bot is on an
+    uninvolved neutral the price is dropped (riskcore/bots/allies.py)."""
+    bots = [get_bot("heuristic"), get_bot("heuristic")]
+    result = play_game(bots, seed=b"hh-0", game_id="hh-0", mode=MODE, max_commands=3000)
+    assert result.winners
+
+
+def test_a_side_far_ahead_attacks_uninvolved_neutrals_unpriced() -> None:
+    """The marker price keeps a bot off uninvolved neutrals while the game is even;
+    a side with three times the opponent side's armies pays no such price (a
+    heuristic with 9,949 armies next to a neutral's 3 never attacked it, and its
+    game hit the command cap)."""
+    from riskcore.bots import allies
+    from riskcore.bots.features import Position
+    from riskcore.views.seatview import SeatView
+
+    targets = ["quebec", "kamchatka"]  # black's (uninvolved), red's
+    even = Position(SeatView(board().state, "p1"))  # 26 armies against 21
+    assert not allies.far_ahead(even) and not allies.ignores_marker(even, targets)
+    assert allies.ignores_marker(even, ["quebec", "greenland"])  # walled off
+    ahead = Position(SeatView(board(ontario=100).state, "p1"))  # 116 against 21
+    assert allies.far_ahead(ahead) and allies.ignores_marker(ahead, targets)
+    behind = Position(SeatView(board(ontario=100).state, "p2"))
+    assert not allies.far_ahead(behind)

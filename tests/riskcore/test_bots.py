@@ -234,6 +234,46 @@ def test_strong_time_budget_caps_a_search() -> None:
     assert_listed(body, legal_actions(state, seat))
 
 
+class PerTurn:
+    """Wraps a strong bot; keeps the rollouts and thinking (CPU) seconds of each own turn."""
+
+    def __init__(self, bot: StrongBot) -> None:
+        self.bot, self.name, self.version = bot, bot.name, bot.version
+        self.rollouts: dict[int, int] = {}
+        self.seconds: dict[int, float] = {}
+
+    def choose(self, view: SeatView, actions: list[Action], rng: random.Random) -> dict[str, Any]:
+        import time
+
+        started = time.thread_time()
+        body = self.bot.choose(view, actions, rng)
+        if view.current == view.seat and view.turn > 0:
+            self.rollouts[view.turn] = self.bot.budget.rollouts
+            spent = time.thread_time() - started
+            self.seconds[view.turn] = self.seconds.get(view.turn, 0.0) + spent
+        return body
+
+
+def test_strong_turn_rollouts_bound_every_turn() -> None:
+    """``turn_rollouts`` is spread over a turn's decisions and never exceeded."""
+    bot = PerTurn(StrongBot(SearchConfig(turn_rollouts=30)))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"per-turn", game_id="pt")
+    assert bot.rollouts and max(bot.rollouts.values()) <= 30
+    assert sum(1 for n in bot.rollouts.values() if n > 0) >= len(bot.rollouts) // 2
+
+
+def test_strong_turn_time_bounds_a_turns_thinking() -> None:
+    """``turn_ms`` on the CPU clock (not eaten into by a busy machine): a turn thinks
+    about its budget; a round of rollouts may run past it, so half the turns are
+    checked against 1.5 times the budget and every turn against a generous cap."""
+    bot = PerTurn(StrongBot(SearchConfig(iterations=1000, turn_time=0.05, clock="cpu")))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"per-ms", game_id="pm")
+    spent = sorted(bot.seconds.values())
+    assert sum(bot.rollouts.values()) > 0
+    assert spent[len(spent) // 2] <= 0.075
+    assert spent[-1] < 1.0
+
+
 def test_strong_search_does_not_touch_the_real_state() -> None:
     state = _midgame(b"touch")
     seat = state.current
@@ -329,3 +369,24 @@ def test_the_heuristic_beats_random_players_at_lord_of_the_rings_risk() -> None:
         result = play_game([get_bot(n) for n in names], seed=b"lotr bench %d" % i, mode="lotr")
         heuristic += result.winner == f"p{names.index('heuristic') + 1}"
     assert heuristic >= 6
+
+
+def test_a_dominant_heuristic_trades_armies_to_end_the_game() -> None:
+    """An army traded for an army is a loss while rivals are even (half an enemy army
+    against one's own), but a seat with three times its rivals' armies together gains
+    by it: with 4,563 armies next to a rival's 391 it used to wait for ever (a mission
+    game stalled so). With the rivals' armies at 1,630 it is not dominant and waits."""
+    owners = split({"p1": ["siam"], "p2": ["indonesia", "new_guinea"]}, "p3")
+    policy = HeuristicPolicy()
+
+    def attacks(new_guinea: int) -> list[str]:
+        state = position(owners).state
+        # Stacks far past any setup's armies, as long games grow them.
+        armies = {"siam": ("p1", 4563), "indonesia": ("p2", 391), "new_guinea": ("p2", new_guinea)}
+        for territory, (seat, count) in armies.items():
+            state.armies[(territory, seat)] = count
+        pos = Position(SeatView(state, "p1"))
+        return [a.target for a in policy.attacks(pos)]
+
+    assert "indonesia" in attacks(new_guinea=1)
+    assert "indonesia" not in attacks(new_guinea=1200)

@@ -1,5 +1,5 @@
-"""Bot levels (issue 19): each level is a bot and its options, declared once, and
-``think_ms`` is the strong bot's time per decision."""
+"""Bot levels (issue 19): each level is a bot and its options, declared once;
+``turn_ms`` is the strong bot's time per own turn, ``think_ms`` per decision."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     assert isinstance(bot_for(None, "easy"), HeuristicBot)
     medium, hard = bot_for(None, "medium"), bot_for("strong", "hard")
     assert isinstance(medium, StrongBot) and isinstance(hard, StrongBot)
-    assert medium.config.time_budget == 0.1 and hard.config.time_budget == 1.0
-    assert hard.config.iterations > medium.config.iterations
+    assert medium.config.turn_time == 0.5 and hard.config.turn_time == 2.0
+    assert medium.config.turn_rollouts is not None and hard.config.turn_rollouts is not None
+    assert hard.config.turn_rollouts > medium.config.turn_rollouts
 
 
 def test_a_bot_and_a_level_must_agree() -> None:
@@ -37,6 +38,13 @@ def test_think_ms_is_the_strong_bots_budget_and_others_take_no_options() -> None
         get_bot("heuristic", {"think_ms": 10})
     with pytest.raises(ValueError, match="think_ms must be a positive integer"):
         get_bot("strong", {"think_ms": 0})
+    per_turn = get_bot("strong", {"turn_ms": 300, "turn_rollouts": 50, "clock": "cpu"})
+    assert isinstance(per_turn, StrongBot)
+    assert (per_turn.config.turn_time, per_turn.config.turn_rollouts) == (0.3, 50)
+    assert per_turn.config.clock == "cpu"
+    for bad in ({"turn_ms": -1}, {"turn_rollouts": True}, {"horizon": -1}, {"clock": "sun"}):
+        with pytest.raises(ValueError, match="must be"):
+            get_bot("strong", bad)
 
 
 def test_a_time_bound_strong_bot_finishes_its_game() -> None:
@@ -55,3 +63,14 @@ def test_an_iteration_bound_strong_bot_replays_identically() -> None:
 
     first = play_game(seated(), seed=b"r", game_id="r")
     assert first.events == play_game(seated(), seed=b"r", game_id="r").events
+
+
+def test_a_turn_rollout_bound_strong_bot_replays_identically() -> None:
+    """A budget per turn in rollouts (``turn_rollouts``) is a node budget: the same
+    seed gives the same game, unlike ``turn_ms``."""
+
+    def seated() -> list[Bot]:
+        return [get_bot("strong", {"turn_rollouts": 12}), get_bot("random"), get_bot("random")]
+
+    first = play_game(seated(), seed=b"t", game_id="t")
+    assert first.events == play_game(seated(), seed=b"t", game_id="t").events
