@@ -42,8 +42,10 @@ PINS = {
     ("two_player_active", "random", b"pin-7"): (
         "a80271d8f5ce87ad813996dfa45e251f99f02fd989c1719bcc61f7ee8fdd5416"
     ),
+    # Re-pinned (issue 19): the heuristic attacks uninvolved neutrals unpriced when
+    # walled off or far ahead (riskcore/bots/allies.py), which ended stalled games.
     ("two_player_active", "heuristic", b"pin-8"): (
-        "6f05f17b366fcd854a6548cbb1fb865b33172c4fa9294f45dda98cfc286c9b22"
+        "95d32f511bbb3a6456b0594644e668f56a96c1b2ffc6725094a79b3c18c33d4d"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
