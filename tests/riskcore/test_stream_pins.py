@@ -44,8 +44,11 @@ PINS = {
     ("two_player_active", "random", b"pin-7"): (
         "49bf735ef8a1f6929e404c08a7852473696c4d79db8f2c41e889d5f69d0eb559"
     ),
+    # Re-pinned (issue 19): the heuristic attacks uninvolved neutrals unpriced when
+    # walled off or far ahead (riskcore/bots/allies.py), which ended stalled games;
+    # game_created v5 (adventure_deck) as every pin.
     ("two_player_active", "heuristic", b"pin-8"): (
-        "3a3e5d79fdd7bc6458794eee79b16c9935b5d5f319b57857faef4d73fcaeea31"
+        "29aad07d38044772fedf4efef9720a533f6eba6b7cca402ff372a35de6bde11d"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
