@@ -297,10 +297,9 @@ def test_an_event_is_played_at_once_and_another_card_drawn() -> None:
     assert score_table(game.state)["p1"]["adventure"] == 0  # events count nothing
 
 
-def test_a_fourth_card_makes_its_holder_discard_one_before_the_turn_ends() -> None:
-    """002: "Du kan ha högst tre äventyrskort på hand på en gång. Du kan ta upp ett fjärde,
-    men då måste du kasta ett från din hand till högen vid spelplanen. Korten i den här
-    högen är inte värda några poäng"."""
+def three_cards_at_fortify() -> Game:
+    """p1 holds Ambush, Grima and Hobbiton, its leader in Buckland, has conquered Fornost
+    (a site of power) and manoeuvres; Bree is the pile's top card."""
     game = attacking(
         with_cards(
             {"p1": P1, "p2": P2},
@@ -311,6 +310,14 @@ def test_a_fourth_card_makes_its_holder_discard_one_before_the_turn_ends() -> No
         "fornost",
     )
     to_fortify(game)
+    return game
+
+
+def test_a_fourth_card_makes_its_holder_discard_one_before_the_turn_ends() -> None:
+    """002: "Du kan ha högst tre äventyrskort på hand på en gång. Du kan ta upp ett fjärde,
+    men då måste du kasta ett från din hand till högen vid spelplanen. Korten i den här
+    högen är inte värda några poäng"."""
+    game = three_cards_at_fortify()
     game.reject(DiscardAdventure(seat="p1", adventure=number("ambush")), "adventure_hand_not_full")
     game.do(MoveLeader(seat="p1", source="buckland", target="fornost"))
     game.do(cmd.EndPhase(seat="p1"))
@@ -677,16 +684,7 @@ def test_the_heuristic_plays_ambush_on_the_attack_it_makes() -> None:
 
 def test_the_heuristic_discards_the_card_worth_least() -> None:
     """Grima (no points) goes before Ambush (1 point) and a mission within reach."""
-    game = attacking(
-        with_cards(
-            {"p1": P1, "p2": P2},
-            hands={"p1": ["ambush", "grima", "hobbiton"]},
-            pile=["bree"],
-            leaders={"p1": ["buckland"]},
-        ),
-        "fornost",
-    )
-    to_fortify(game)
+    game = three_cards_at_fortify()
     game.do(MoveLeader(seat="p1", source="buckland", target="weather_hills"))
     game.do(cmd.EndPhase(seat="p1"))
     assert _heuristic(game) == {"type": "discard_adventure", "adventure": number("grima")}
