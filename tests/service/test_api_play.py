@@ -123,7 +123,10 @@ def test_legal_actions_are_the_seats_and_empty_off_turn(
 def test_every_listed_action_is_accepted_as_it_is(api: ApiClient, service: GameService) -> None:
     """Hundreds of commands, each picked from the list and sent unchanged or within bounds."""
     game, tokens = api.create(3, rules=QUICK)
-    assert play(api, service, game, tokens, 300) > 300
+    version = play(api, service, game, tokens, 300)
+    # Every command makes an event or more; a game of few armies may end before 300
+    # (the game id, and so its dice, differ run to run).
+    assert version > 300 or service.load(game).state.phase == FINISHED, version
 
 
 def test_a_command_returns_the_new_version_and_the_callers_events(
