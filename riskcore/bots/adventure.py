@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from riskcore.bots.features import joined_to
 from riskcore.model.state import ATTACK, FORTIFY, REINFORCE
 from riskcore.modes import adventure as cards
 from riskcore.views.seatview import SeatView
@@ -174,13 +175,4 @@ def _reach(view: SeatView, source: str) -> set[str]:
     me = view.seat
     if view.owner(source) != me:
         return set()
-    seen, frontier = {source}, [source]
-    neighbours = view.board.neighbours
-    while frontier:
-        here = frontier.pop()
-        for nxt in neighbours[here]:
-            if nxt not in seen and view.owner(nxt) == me:
-                seen.add(nxt)
-                frontier.append(nxt)
-    seen.discard(source)
-    return seen
+    return joined_to(source, lambda t: view.owner(t) == me, view.board.neighbours)

@@ -11,6 +11,7 @@ what the seat may see.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from riskcore.boards.board import Board, Group
@@ -243,6 +244,23 @@ class Position:
                     dist[n] = dist[here] + 1
                     queue.append(n)
         return dist
+
+
+def joined_to(
+    source: str, owns: Callable[[str], bool], neighbours: Mapping[str, Sequence[str]]
+) -> set[str]:
+    """The territories ``owns`` accepts that a chain of such territories joins to
+    ``source`` (``source`` itself left out): where a connected fortify or a leader's
+    manoeuvre can go."""
+    seen, stack = {source}, [source]
+    while stack:
+        here = stack.pop()
+        for n in neighbours[here]:
+            if n not in seen and owns(n):
+                seen.add(n)
+                stack.append(n)
+    seen.discard(source)
+    return seen
 
 
 def _full(pos: Position, group: str, per: dict[str, int]) -> bool:

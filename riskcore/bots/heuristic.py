@@ -42,7 +42,7 @@ from typing import Any
 
 from riskcore.bots import adventure, allies
 from riskcore.bots.base import register
-from riskcore.bots.features import CARD_WORTH, Position
+from riskcore.bots.features import CARD_WORTH, Position, joined_to
 from riskcore.bots.losses import attack_odds
 from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
@@ -547,15 +547,7 @@ def reach(pos: Position, source: str, connected: bool) -> list[str]:
     owner, me, nbrs = pos.owner, pos.me, pos.info.neighbours
     if not connected:
         return [n for n in nbrs[source] if owner.get(n) == me]
-    seen, stack = {source}, [source]
-    while stack:
-        here = stack.pop()
-        for n in nbrs[here]:
-            if n not in seen and owner.get(n) == me:
-                seen.add(n)
-                stack.append(n)
-    seen.discard(source)
-    return sorted(seen)
+    return sorted(joined_to(source, lambda n: owner.get(n) == me, nbrs))
 
 
 # Matching against the legal actions ---------------------------------------------
