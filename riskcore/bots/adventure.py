@@ -1,8 +1,8 @@
 """How the heuristic bot plays adventure cards (Lord of the Rings Risk; docs/bots.md).
 
-Simple priced rules, asked before the heuristic's own choice in its turn (in
-the Fellowship's window at a turn's end it passes at once, so a window whose
-clock runs out, played by the heuristic, passes too):
+Simple priced rules, asked before the heuristic's own choice in its turn and
+in the windows (a window whose clock runs out, played by the heuristic, gets
+the same answer):
 
 - four cards in hand: discard the one worth least (``card_value``: its points
   for the bot's side, plus a mission's worth if a leader of the bot could
@@ -18,6 +18,14 @@ clock runs out, played by the heuristic, passes too):
   attack the heuristic would make next (Ambush always, Grima Wormtongue when
   it takes 2 armies, a stronghold card on a stronghold); Move by night after
   the attacks. Borne to another place is kept (it scores as little as any).
+  You shall not pass at the start of the turn, on the bridge where an enemy's
+  armies (no leader with them) outnumber the bot's on its own side, the
+  biggest such threat first;
+- in the Fellowship's window: Faramir turns the roll, +2 when the bot leads
+  the score and the roll so far stays (the end comes sooner), -2 when it does
+  not lead and the roll so far leaves; every other window card is passed;
+- in the defender's window: Violent storms on an attack by sea (its armies
+  are destroyed, which never hurts the defender); anything else is passed.
 
 Everything is read from the seat's view (its own hand, public facts), so
 the bot never knows another hand; the same rules run in the strong bot's
@@ -45,14 +53,12 @@ def body(view: SeatView, policy: HeuristicPolicy) -> Body | None:
     """An adventure move the bot makes now, or None (the heuristic decides)."""
     if view.rules.adventure_deck == cards.NO_DECK:
         return None
-    if view.phase in cards.WINDOWS:  # bots pass a window at once
-        return {"type": "pass_adventure"}
-    if view.current != view.seat:
-        return None
     hand = view.my_adventure_hand()
-    if not hand:
-        return None
     deck = cards.load_deck(view.rules.adventure_deck, view.board.name)
+    if view.phase in cards.WINDOWS:
+        return _in_window(view, deck, hand) or {"type": "pass_adventure"}
+    if view.current != view.seat or not hand:
+        return None
     if len(hand) > cards.HAND_LIMIT:
         worst = min(hand, key=lambda n: card_value(view, deck.cards[n]))
         return {"type": "discard_adventure", "adventure": worst}
@@ -99,15 +105,75 @@ def _claim(view: SeatView, deck: cards.Deck, hand: list[int]) -> Body | None:
     return None
 
 
+def _in_window(view: SeatView, deck: cards.Deck, hand: list[int]) -> Body | None:
+    for number in hand:
+        card = deck.cards[number]
+        if view.phase == cards.WINDOW and card.primitive == "fellowship_roll_choice":
+            shift = _faramir_shift(view, card)
+            if shift is not None:
+                return {"type": "play_adventure", "adventure": number, "shift": shift}
+        if view.phase == cards.DEFENCE_WINDOW and card.primitive == "destroy_attackers":
+            attacked = view.mode_fact("defence_window") or {}
+            kind = view.board.border_kind(attacked.get("source", ""), attacked.get("target", ""))
+            if kind == card.params["border"]:
+                return {"type": "play_adventure", "adventure": number}
+    return None
+
+
+def _faramir_shift(view: SeatView, card: cards.AdventureCard) -> int | None:
+    """+2 to make a staying roll leave when the bot leads, -2 to hold a leaving one
+    when it does not; None: the choice would change nothing the bot wants."""
+    window = view.mode_fact("window") or {}
+    roll = window.get("roll")
+    if roll is None or window.get("effects", {}).get("stays"):
+        return None
+    now = roll + window.get("effects", {}).get("add", 0)
+    up, down = cards.roll_choices(card)
+    if _leads(view):
+        return up if now < cards.LEAVE_ROLL <= now + up else None
+    return down if now + down < cards.LEAVE_ROLL <= now else None
+
+
+def _bridge_to_block(view: SeatView, card: cards.AdventureCard) -> tuple[str, str] | None:
+    """The border of the card's kind where an enemy's armies, with no leader of
+    theirs there, most outnumber the bot's on its side."""
+    me = view.seat
+    best: tuple[int, tuple[str, str]] | None = None
+    for pair, kind in view.board.border_kinds.items():
+        if kind != card.params["kind"]:
+            continue
+        a, b = sorted(pair)
+        for mine, theirs in ((a, b), (b, a)):
+            enemy = view.owner(theirs)
+            if view.owner(mine) != me or enemy in (None, me) or view.is_neutral(enemy):
+                continue
+            if theirs in view.leaders_of(enemy):
+                continue  # a leader crosses a blocked bridge
+            threat = view.troops(theirs) - 1 - view.troops(mine)
+            if threat >= 0 and (best is None or threat > best[0]):
+                best = (threat, (a, b))
+    return best[1] if best else None
+
+
 def _turn_start(view: SeatView, deck: cards.Deck, hand: list[int]) -> Body | None:
     for number in hand:
         card = deck.cards[number]
+        ends = _bridge_to_block(view, card) if card.primitive == "block_border" else None
+        if ends is not None and _unblocked(view):
+            source, target = ends
+            body = {"type": "play_adventure", "adventure": number}
+            return {**body, "source": source, "target": target}
         if card.moment != cards.TURN_START or card.primitive != "hunt_fellowship":
             continue
         here = view.fellowship_territory()
         if here is not None and (view.owner(here) == view.seat or _leads(view)):
             return {"type": "play_adventure", "adventure": number}
     return None
+
+
+def _unblocked(view: SeatView) -> bool:
+    """One block at a time from the bot (a second copy waits for another turn)."""
+    return not any(b["seat"] == view.seat for b in view.mode_fact("blocked", []))
 
 
 def _leads(view: SeatView) -> bool:

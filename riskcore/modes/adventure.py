@@ -39,6 +39,7 @@ from riskcore.engine.legal import Action
 from riskcore.errors import RuleOptionError
 from riskcore.model.state import ATTACK, FINISHED, FORTIFY, REINFORCE, State, copy_json
 from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
 from riskcore.protocol.commands import register_command
 from riskcore.protocol.events import Event, register_event
 from riskcore.rules import battle, fortify, turns
@@ -87,6 +88,7 @@ EVENT_EFFECTS = {
     "second_leader": frozenset(),
     "side_holds": frozenset({"territory", "side", "gain", "else_lose"}),
     "top_territory_cards": frozenset({"count", "each"}),
+    "uprising": frozenset({"armies"}),
 }
 EACH_TERRITORY = frozenset({"halve", "add_3", "storm"})
 POWER_EFFECTS = {
@@ -101,6 +103,9 @@ POWER_EFFECTS = {
     "fellowship_roll_add": frozenset({"add"}),
     "reinforce_attacked": frozenset({"armies"}),
     "withdraw": frozenset(),
+    "fellowship_roll_choice": frozenset({"by"}),
+    "block_border": frozenset({"kind"}),
+    "destroy_attackers": frozenset({"border"}),
 }
 # Which power effects fit which moments (an attack to name, a leader to move...).
 _EFFECT_MOMENTS = {
@@ -115,7 +120,13 @@ _EFFECT_MOMENTS = {
     "fellowship_roll_add": {FELLOWSHIP_ROLLED},
     "reinforce_attacked": {ATTACKED},
     "withdraw": {ATTACKED},
+    "fellowship_roll_choice": {FELLOWSHIP_ROLLED},
+    "block_border": {TURN_START},
+    "destroy_attackers": {ATTACKED},
 }
+# Where a Local uprising's territory card waits, secret, in ``State.hands`` (a hand of
+# its own per player: the territory cards are all in the pile, the discards or a hand).
+UPRISING = "uprising:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +265,10 @@ def _check_effect(kind: str, moment: str, effect: Mapping[str, Any], board: Boar
         raise ValueError(f"unknown territory effect {params['each']!r}")
     if params.get("where", "source") != "source":
         raise ValueError("armies go to the attacking territory ('source')")
-    for number in ("gain", "else_lose", "count", "armies", "add"):
+    for key in ("kind", "border"):
+        if key in params and params[key] not in set(board.border_kinds.values()):
+            raise ValueError(f"the {board.name} board has no border of kind {params[key]!r}")
+    for number in ("gain", "else_lose", "count", "armies", "add", "by"):
         if number in params and (type(params[number]) is not int or params[number] < 0):
             raise ValueError(f"{number} must be a whole number")
 
@@ -290,17 +304,25 @@ def plays(state: State) -> bool:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayAdventure(cmd.Command):
     """Play the power card ``adventure`` from your hand; an attack it comes before
-    names ``source`` and ``target``, a leader it moves names them too."""
+    names ``source`` and ``target``, a leader it moves names them too, a border it
+    blocks names its two ends; ``shift`` is what a card that lets its player choose
+    adds to the Fellowship's roll (Faramir: +2 or -2)."""
 
     adventure: int
     source: str | None = None
     target: str | None = None
+    shift: int | None = None
 
 
 register_command(
     PlayAdventure,
     "play_adventure",
-    fields={"adventure": "int", "source": "str | None", "target": "str | None"},
+    fields={
+        "adventure": "int",
+        "source": "str | None",
+        "target": "str | None",
+        "shift": "int | None",
+    },
 )
 
 
@@ -438,6 +460,39 @@ register_event(AdventureDefenceWindowOpened, "adventure_defence_window_opened")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AdventureUprisingKept(Event):
+    """Local uprising: ``seat`` took the territory card ``card`` from the pile (the
+    first from the top naming a territory) and keeps it aside, secret to all but
+    ``seat``, until it holds that territory."""
+
+    seat: str
+    adventure: int
+    card: int
+
+    def redacted_for(self, viewer: str | None) -> Event:
+        return self if viewer == self.seat else dataclasses.replace(self, card=-1)
+
+
+register_event(AdventureUprisingKept, "adventure_uprising_kept", secret=("card",))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdventureUprisingRevealed(Event):
+    """``seat`` holds ``territory``, the one the territory card ``card`` its Local
+    uprising ``adventure`` kept names: the card is shown (then discarded) and
+    ``armies`` join ``seat`` there."""
+
+    seat: str
+    adventure: int
+    card: int
+    territory: str
+    armies: int
+
+
+register_event(AdventureUprisingRevealed, "adventure_uprising_revealed")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureWindowPassed(Event):
     """``seat`` played nothing in the window (the Fellowship's or a defender's)."""
 
@@ -510,6 +565,51 @@ def storm_refuses(state: State, source: str, target: str) -> bool:
     if not storm:
         return False
     return source in storm["territories"] or target in storm["territories"]
+
+
+def blocked_borders(state: State) -> list[frozenset[str]]:
+    """The borders You shall not pass holds now (each until its player's next turn)."""
+    return [frozenset(b["border"]) for b in state.mode_data.get("blocked", ())]
+
+
+def border_blocked(state: State, seat: str, source: str, target: str) -> bool:
+    """An attack from ``source`` crosses a blocked border, and no leader of ``seat``
+    goes with the armies (one standing in ``source`` does)."""
+    blocked = state.mode_data.get("blocked")
+    if not blocked or frozenset((source, target)) not in blocked_borders(state):
+        return False
+    return source not in state.leaders.get(seat, ())
+
+
+def unblocked_reach(state: State, seat: str, source: str, reach: set[str]) -> set[str]:
+    """Of the manoeuvre's ``reach`` from ``source``, what armies reach without crossing
+    a blocked border (armies manoeuvre without their leader: ours)."""
+    blocked = blocked_borders(state)
+    if not blocked:
+        return reach
+    seen = {source}
+    frontier = [source]
+    adjacent_only = state.rules.fortify == "adjacent"
+    while frontier:
+        here = frontier.pop()
+        for nxt in state.board.neighbours[here]:
+            if nxt in seen or nxt not in reach or frozenset((here, nxt)) in blocked:
+                continue
+            seen.add(nxt)
+            if not adjacent_only:
+                frontier.append(nxt)
+    seen.discard(source)
+    return seen
+
+
+def called_off(state: State) -> bool:
+    """The defender's answer called the attack off (Violent storms): it does not go on."""
+    return bool(state.mode_data.get("called_off") == state.turn)
+
+
+def uprising_cards(state: State, seat: str) -> list[int]:
+    """The territory cards ``seat``'s Local uprisings keep aside (secret)."""
+    return state.hands.get(UPRISING + seat, [])
 
 
 def extra_manoeuvres(state: State) -> int:
@@ -612,9 +712,49 @@ def draw(d: Decision, seat: str) -> None:
         d.emit(AdventureCardDrawn(seat=seat, adventure=number, reason="draw"))
         if cards[number].kind != EVENT:
             return
-        d.emit(
-            AdventurePlayed(seat=seat, adventure=number, facts=_event_facts(s, seat, cards[number]))
-        )
+        card = cards[number]
+        d.emit(AdventurePlayed(seat=seat, adventure=number, facts=_event_facts(s, seat, card)))
+        if card.primitive == "uprising":
+            _keep_uprising(d, seat, number)
+
+
+def _keep_uprising(d: Decision, seat: str, number: int) -> None:
+    """Local uprising: the first territory card from the top naming a territory is
+    kept aside, secret (an empty pile is refilled from the discards first, as a draw
+    is); if ``seat`` holds that territory already, it rises at once."""
+    s = d.state
+    if not any(_names_territory(s, c) for c in s.deck) and s.discard:
+        order = list(s.discard)
+        d.rng.shuffle(order)
+        d.emit(ev.DeckShuffled(order=tuple(order), reshuffle=True))
+    card = next((c for c in s.deck if _names_territory(s, c)), None)
+    if card is None:
+        return
+    d.emit(AdventureUprisingKept(seat=seat, adventure=number, card=card))
+    uprisings_rise(d, seat)
+
+
+def _names_territory(s: State, card: int) -> bool:
+    return s.board.card(card).territory is not None
+
+
+def uprisings_rise(d: Decision, seat: str) -> None:
+    """Each card ``seat``'s Local uprisings keep whose territory ``seat`` holds now is
+    shown, and its armies join there (trilogy: "when you control that territory")."""
+    s = d.state
+    kept = s.mode_data.get("uprisings", {}).get(seat, [])
+    if not kept or s.phase == FINISHED:
+        return
+    cards = deck_of(s).cards
+    for card, number in zip(list(uprising_cards(s, seat)), list(kept), strict=True):
+        territory = s.board.card(card).territory
+        if territory is not None and s.owner.get(territory) == seat:
+            armies = cards[number].params["armies"]
+            d.emit(
+                AdventureUprisingRevealed(
+                    seat=seat, adventure=number, card=card, territory=territory, armies=armies
+                )
+            )
 
 
 def _event_facts(s: State, seat: str, card: AdventureCard) -> dict[str, Any]:
@@ -622,6 +762,8 @@ def _event_facts(s: State, seat: str, card: AdventureCard) -> dict[str, Any]:
     if card.primitive == "second_leader":
         room = len(s.leaders.get(seat, ())) < 2 and len(s.territories_of(seat)) > 1
         return {"second_leader": room}
+    if card.primitive == "uprising":
+        return {"uprising": True}
     if card.primitive == "side_holds":
         territory = params["territory"]
         holder = s.owner.get(territory)
@@ -776,7 +918,67 @@ def _must_roll(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> di
 
 
 def _roll_add(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
-    return {"window": {"add": card.params["add"]}}
+    return {"window": {"add": _window_add(s) + card.params["add"]}}
+
+
+def _window_add(s: State) -> int:
+    """What cards played in this window added to the roll so far."""
+    return int(s.mode_data["window"]["effects"].get("add", 0))
+
+
+def roll_choices(card: AdventureCard) -> tuple[int, int]:
+    """The shifts a card that lets its player choose allows: +by or -by."""
+    by: int = card.params["by"]
+    return by, -by
+
+
+def _roll_choice(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    """Faramir: the player adds or subtracts the card's number (``shift``)."""
+    if c.shift not in roll_choices(card):
+        choices = " or ".join(f"{v:+d}" for v in roll_choices(card))
+        raise violation(
+            "adventure_needs_shift", f"{card.name!r} changes the roll by {choices} (shift)"
+        )
+    return {"window": {"add": _window_add(s) + c.shift}}
+
+
+def _block_border(s: State, seat: str, card: AdventureCard, c: PlayAdventure) -> dict[str, Any]:
+    """You shall not pass: the border named by its two ends, of the card's kind."""
+    kind = card.params["kind"]
+    if c.source is None or c.target is None or s.board.border_kind(c.source, c.target) != kind:
+        raise violation(
+            "adventure_needs_border",
+            f"{card.name!r} names a border of kind {kind!r} by its two ends (source, target)",
+        )
+    if frozenset((c.source, c.target)) in blocked_borders(s):
+        raise violation("border_already_blocked", f"{c.source!r} - {c.target!r} is blocked already")
+    return {"blocked": sorted((c.source, c.target))}
+
+
+def _destroy_attackers(
+    s: State, seat: str, card: AdventureCard, c: PlayAdventure
+) -> dict[str, Any]:
+    """Violent storms: an attack over a border of the card's kind (by sea) is called off
+    and the armies it sends into the battle are destroyed."""
+    attacked = s.mode_data["defence_window"]
+    source, target = attacked["source"], attacked["target"]
+    kind = card.params["border"]
+    if s.board.border_kind(source, target) != kind:
+        raise violation(
+            "adventure_not_by_sea",
+            f"{card.name!r} answers an attack over a {kind} border, not {source!r} - {target!r}",
+        )
+    lost = attacking_armies(s, attacked["command"])
+    return {"changes": [[source, attacked["seat"], -lost]], "defence": True, "called_off": True}
+
+
+def attacking_armies(s: State, body: Mapping[str, Any]) -> int:
+    """The armies an attack sends into its (first) battle: an attack's dice (at most
+    the source allows), a blitz's most dice. Ours: the book attacks "med högst tre
+    bataljoner vid varje tillfälle", so the battle's armies are its dice."""
+    most = min(3, s.troops(body["source"]) - 1)
+    dice = body.get("dice") if body.get("type") == "attack" else None
+    return most if dice is None else min(int(dice), most)
 
 
 def _reinforce_attacked(
@@ -815,6 +1017,9 @@ _POWER: dict[str, Callable[[State, str, AdventureCard, PlayAdventure], dict[str,
     "extra_manoeuvres": _extra_manoeuvres,
     "move_own_leader": _move_own_leader,
     "hunt_fellowship": _hunt,
+    "fellowship_roll_choice": _roll_choice,
+    "block_border": _block_border,
+    "destroy_attackers": _destroy_attackers,
 }
 
 
@@ -931,8 +1136,6 @@ def extra_fortify(d: Decision, command: cmd.Fortify) -> bool:
     most = s.troops(command.source) - 1
     if not 1 <= command.count <= most:
         raise violation("invalid_count", f"move 1 to {most} armies, not {command.count!r}")
-    from riskcore.protocol import events as ev
-
     d.emit(
         ev.Fortified(
             seat=command.seat, source=command.source, target=command.target, count=command.count
@@ -1009,12 +1212,32 @@ def _played(state: State, event: AdventurePlayed) -> None:
         open_now = data["window"]
         open_now["effects"].update(facts["window"])
         open_now["waiting"].pop(0)
+    if "blocked" in facts:
+        data.setdefault("blocked", []).append({"seat": event.seat, "border": facts["blocked"]})
     if facts.get("defence"):
         _defence_answered(state)
+    if facts.get("called_off"):
+        data["called_off"] = state.turn
+
+
+def _uprising_kept(state: State, event: AdventureUprisingKept) -> None:
+    state.deck.remove(event.card)
+    state.hands.setdefault(UPRISING + event.seat, []).append(event.card)
+    state.mode_data.setdefault("uprisings", {}).setdefault(event.seat, []).append(event.adventure)
+
+
+def _uprising_revealed(state: State, event: AdventureUprisingRevealed) -> None:
+    kept = state.hands[UPRISING + event.seat]
+    at = kept.index(event.card)
+    del kept[at]
+    del state.mode_data["uprisings"][event.seat][at]
+    state.discard.append(event.card)
+    state.gain(event.territory, event.seat, event.armies)
 
 
 def _defence_opened(state: State, event: AdventureDefenceWindowOpened) -> None:
     state.phase = DEFENCE_WINDOW
+    state.mode_data.pop("called_off", None)
     state.mode_data["defence_window"] = {
         "seat": event.seat,
         "defender": event.defender,
@@ -1091,6 +1314,11 @@ def turn_started(state: State, seat: str) -> None:
     storm = state.mode_data.get("storm")
     if storm and storm["seat"] == seat:
         del state.mode_data["storm"]
+    blocked = state.mode_data.get("blocked")
+    if blocked:  # You shall not pass lasts until the start of its player's next turn
+        state.mode_data["blocked"] = [b for b in blocked if b["seat"] != seat]
+        if not state.mode_data["blocked"]:
+            del state.mode_data["blocked"]
     state.mode_data.pop("window", None)  # its turn's player resigned in it
     state.mode_data.pop("defence_window", None)
 
@@ -1108,6 +1336,8 @@ APPLIERS: dict[type[Event], Callable[[State, Any], None]] = {
     AdventureWindowOpened: _window_opened,
     AdventureWindowPassed: _window_passed,
     AdventureDefenceWindowOpened: _defence_opened,
+    AdventureUprisingKept: _uprising_kept,
+    AdventureUprisingRevealed: _uprising_revealed,
 }
 HANDLERS: dict[type[cmd.Command], Callable[[Decision, Any], None]] = {
     PlayAdventure: play,
@@ -1160,6 +1390,8 @@ def power_plays(s: State, seat: str) -> list[Action]:
             actions.extend(
                 _body("play_adventure", number, target=t) for t in _withdrawals(s, seat, attacked)
             )
+        elif card.primitive in _LISTED:
+            actions.extend(_LISTED[card.primitive](s, seat, number, card))
         elif card.primitive == "move_own_leader":
             own = s.leaders.get(seat, ())
             actions.extend(
@@ -1171,6 +1403,41 @@ def power_plays(s: State, seat: str) -> list[Action]:
         else:
             actions.append(_body("play_adventure", number))
     return actions
+
+
+def _shift_plays(s: State, seat: str, number: int, card: AdventureCard) -> list[Action]:
+    """One ready body per choice; each choice is its own range (+2 or -2, nothing between)."""
+    return [
+        {
+            "command": {"type": "play_adventure", "adventure": number, "shift": shift},
+            "bounds": {"shift": [shift, shift]},
+        }
+        for shift in roll_choices(card)
+    ]
+
+
+def _border_plays(s: State, seat: str, number: int, card: AdventureCard) -> list[Action]:
+    blocked = blocked_borders(s)
+    kind = card.params["kind"]
+    ends = sorted(
+        sorted(pair)
+        for pair, k in s.board.border_kinds.items()
+        if k == kind and pair not in blocked
+    )
+    return [_body("play_adventure", number, source=a, target=b) for a, b in ends]
+
+
+def _storm_plays(s: State, seat: str, number: int, card: AdventureCard) -> list[Action]:
+    attacked = s.mode_data["defence_window"]
+    by_sea = s.board.border_kind(attacked["source"], attacked["target"]) == card.params["border"]
+    return [_body("play_adventure", number)] if by_sea else []
+
+
+_LISTED: dict[str, Callable[[State, str, int, AdventureCard], list[Action]]] = {
+    "fellowship_roll_choice": _shift_plays,
+    "block_border": _border_plays,
+    "destroy_attackers": _storm_plays,
+}
 
 
 def _attacks(s: State, seat: str) -> list[tuple[str, str]]:
@@ -1249,6 +1516,15 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "extra_manoeuvres": extra_manoeuvres(state),
         "window": _window_view(state),
         "defence_window": _defence_view(state),
+        "blocked": sorted(sorted(b) for b in blocked_borders(state)),
+        "uprisings": {
+            seat: {
+                "count": len(uprising_cards(state, seat)),
+                "cards": list(uprising_cards(state, seat)) if over or seat == viewer else None,
+            }
+            for seat in state.order
+            if uprising_cards(state, seat)
+        },
     }
 
 
@@ -1300,3 +1576,21 @@ def deal_unseen(real: State, state: State, seat: str, rng: random.Random) -> Non
             hands[holder], cards = cards[: len(held)], cards[len(held) :]
     state.adventure_hands = hands
     state.adventure_deck = cards
+    _own_uprisings(real, state, seat)
+
+
+def _own_uprisings(real: State, state: State, seat: str) -> None:
+    """The territory cards are dealt to every hand the seat cannot see, its own
+    uprisings' hand too: that one is put back, the cards it held swapped away."""
+    key = UPRISING + seat
+    mine = list(real.hands.get(key, ()))
+    dealt = state.hands.get(key, [])
+    if key not in real.hands or dealt == mine:
+        return
+    spare = iter([c for c in dealt if c not in mine])
+    swap = {c: next(spare) for c in mine if c not in dealt}
+    for hand_id, cards in state.hands.items():
+        if hand_id != key:
+            state.hands[hand_id] = [swap.get(c, c) for c in cards]
+    state.deck = [swap.get(c, c) for c in state.deck]
+    state.hands[key] = mine

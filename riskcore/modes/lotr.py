@@ -418,7 +418,7 @@ def _then_close_window(handler: Handler) -> Handler:
         attacker = attacked["seat"] if attacked else None
         handler(d, command)
         _close_window(d)
-        if pending is not None and attacker is not None:
+        if pending is not None and attacker is not None and not adventure.called_off(d.state):
             _resume_attack(d, attacker, pending)
 
     return handled
@@ -474,9 +474,29 @@ def play_adventure(d: Decision, command: adventure.PlayAdventure) -> None:
 
 
 def fortify_command(d: Decision, command: cmd.Fortify) -> None:
-    """A manoeuvre, or one of the extra ones a power card gave."""
+    """A manoeuvre, or one of the extra ones a power card gave; none over a border
+    You shall not pass holds."""
+    s = d.state
+    if _blocked_manoeuvre(s, command.seat, command.source, command.target):
+        raise violation(
+            "border_blocked",
+            f"a blocked bridge stands between {command.source!r} and {command.target!r}",
+        )
     if not adventure.extra_fortify(d, command):
         fortify.fortify(d, command)
+
+
+def _blocked_manoeuvre(s: State, seat: str, source: str, target: str) -> bool:
+    if not adventure.blocked_borders(s) or s.owner.get(source) != seat:
+        return False
+    reach = s.mode.fortify_reach(s, seat, source)
+    return target in reach and target not in adventure.unblocked_reach(s, seat, source, reach)
+
+
+def occupy_command(d: Decision, command: cmd.Occupy) -> None:
+    """A conquest's armies move in; a Local uprising on that territory then rises."""
+    battle.occupy(d, command)
+    adventure.uprisings_rise(d, command.seat)
 
 
 # Appliers --------------------------------------------------------------------
@@ -575,7 +595,14 @@ def _unless_discarding(builder: Builder) -> Builder:
 
 def _fortifies(builder: Builder) -> Builder:
     def build(s: State, seat: str) -> Sequence[Action]:
-        return adventure.extra_fortifies(s, seat, builder)  # type: ignore[no-any-return]
+        listed: Sequence[Action] = adventure.extra_fortifies(s, seat, builder)
+        if not adventure.blocked_borders(s):
+            return listed
+        return [
+            a
+            for a in listed
+            if not _blocked_manoeuvre(s, seat, a["command"]["source"], a["command"]["target"])
+        ]
 
     return build
 
@@ -624,6 +651,7 @@ class LordOfTheRings(GameMode):
             cmd.Resign: resign_in_window,
             cmd.Attack: _with_defence_window(battle.attack),
             cmd.Blitz: _with_defence_window(battle.blitz),
+            cmd.Occupy: occupy_command,
         }
 
     def event_appliers(self) -> dict[type[ev.Event], Applier]:
@@ -747,10 +775,16 @@ class LordOfTheRings(GameMode):
     def attack_refusal(
         self, state: State, seat: str, source: str, target: str
     ) -> RuleViolation | None:
-        """Winter storms: nobody attacks into or out of the territories it named."""
+        """Winter storms: nobody attacks into or out of the territories it named. You
+        shall not pass: no armies cross the blocked bridge without a leader."""
         if adventure.storm_refuses(state, source, target):
             return violation(
                 "storm", f"a winter storm holds {source!r} or {target!r}: no attack there"
+            )
+        if adventure.border_blocked(state, seat, source, target):
+            return violation(
+                "border_blocked",
+                f"the bridge {source!r} - {target!r} is blocked: only with a leader of yours",
             )
         return None
 
