@@ -1406,12 +1406,10 @@ def power_plays(s: State, seat: str) -> list[Action]:
 
 
 def _shift_plays(s: State, seat: str, number: int, card: AdventureCard) -> list[Action]:
-    """One ready body per choice; each choice is its own range (+2 or -2, nothing between)."""
+    """One ready body per choice (+2 or -2, nothing between: no range to list in
+    ``bounds``, which bots read as one to clamp into)."""
     return [
-        {
-            "command": {"type": "play_adventure", "adventure": number, "shift": shift},
-            "bounds": {"shift": [shift, shift]},
-        }
+        {"command": {"type": "play_adventure", "adventure": number, "shift": shift}, "bounds": {}}
         for shift in roll_choices(card)
     ]
 

@@ -75,7 +75,8 @@ def with_cards(
     game = lotr(groups, armies, leaders=leaders, steps=steps)
     taken: list[int] = []
     for cards in hands.values():
-        taken += [next(n for n in numbers(c) if n not in taken) for c in cards]
+        for c in cards:
+            taken.append(next(n for n in numbers(c) if n not in taken))
     top = []
     for c in pile:
         top.append(next(n for n in numbers(c) if n not in taken + top))
@@ -859,3 +860,256 @@ def test_a_strategic_withdrawal_leaves_one_army_behind() -> None:
     )
     assert game.state.troops("eregion") == 3
     assert any(isinstance(e, ev.BattleResolved) for e in events)
+
+
+# Faramir, You shall not pass, Violent storms, Local uprising ----------------------------
+
+
+def test_faramir_adds_or_subtracts_two_as_its_player_chooses() -> None:
+    """002: "För att brödraskapet ska få fortsätta färden måste tärningen visa mer än 3";
+    Faramir finds the Ring-bearer (trilogy; reference list: "add or subtract 2 from the
+    roll"): the choice is the play's ``shift``, each listed as a ready body."""
+    moria = [p.territory for p in ME.path].index("moria")
+    faramir = number("faramir")
+    for roll, shift, leaves in ((2, 2, True), (5, -2, False)):
+        game = _at_turn_end({"p2": ["faramir"]}, steps=moria)
+        game.do(cmd.EndPhase(seat="p1"), ScriptedRng([roll]))
+        listed = _actions(game, "p2", "play_adventure")
+        assert [(a["command"]["shift"], a["bounds"]) for a in listed] == [
+            (2, {}),
+            (-2, {}),
+        ]
+        for bad in (None, 1, 0, 4):
+            game.reject(
+                PlayAdventure(seat="p2", adventure=faramir, shift=bad), "adventure_needs_shift"
+            )
+        events = game.body(
+            "p2", next(a["command"] for a in listed if a["command"]["shift"] == shift)
+        )
+        (moved,) = [e for e in events if isinstance(e, FellowshipMoved)]
+        assert (moved.roll, moved.moved) == (roll, leaves)
+        assert game.state.fellowship == (moria + 1 if leaves else moria)
+
+
+def test_faramir_is_no_card_for_an_unmarked_square() -> None:
+    game = _at_turn_end({"p2": ["faramir"]})  # the Shire: no roll
+    game.do(cmd.EndPhase(seat="p1"))
+    game.reject(
+        PlayAdventure(seat="p2", adventure=number("faramir"), shift=2), "adventure_wrong_moment"
+    )
+    assert [a["command"]["type"] for a in legal_actions(game.state, "p2")] == [
+        "pass_adventure",
+        "resign",
+    ]
+
+
+def _blocking(leaders: Mapping[str, Sequence[str]] = THREE_LEADERS) -> Game:
+    return with_cards(
+        {"p1": P1, "p2": P2},
+        {"weather_hills": 6, "rhudaur": 5, "buckland": 4},
+        hands={"p1": ["you_shall_not_pass", "you_shall_not_pass"]},
+        leaders=leaders,
+    )
+
+
+def test_you_shall_not_pass_blocks_a_bridge_until_its_players_next_turn() -> None:
+    """002: "FLOD - det går bara att ta sig över floderna via broarna"; You shall not pass
+    (trilogy; reference list: "block one bridge until the start of your next turn: no
+    armies cross it unless a leader goes with them"), played at the start of the turn."""
+    game = _blocking()
+    first, second = numbers("you_shall_not_pass")
+    bridges = {
+        (a["command"]["source"], a["command"]["target"])
+        for a in _actions(game, "p1", "play_adventure")
+    }
+    assert len(bridges) == sum(1 for k in ME.border_kinds.values() if k == "bridge")
+    play = PlayAdventure(seat="p1", adventure=first, source="rhudaur", target="weather_hills")
+    game.reject(dataclasses.replace(play, target="fornost"), "adventure_needs_border")
+    game.reject(dataclasses.replace(play, source=None), "adventure_needs_border")
+    game.do(play)
+    assert adventure.blocked_borders(game.state) == [frozenset({"rhudaur", "weather_hills"})]
+    game.reject(dataclasses.replace(play, adventure=second), "border_already_blocked")
+    # Its player's own armies stop there too; a bridge elsewhere is open.
+    attacking(game, "weather_hills")
+    game.reject(cmd.Attack(seat="p1", source="weather_hills", target="rhudaur"), "border_blocked")
+    attacks = {
+        (a["command"]["source"], a["command"]["target"]) for a in _actions(game, "p1", "attack")
+    }
+    assert ("weather_hills", "rhudaur") not in attacks and (
+        "weather_hills",
+        "borderlands",
+    ) in attacks
+    # p2's leader stands in Rhudaur: with a leader the armies cross.
+    while game.state.current != "p2":
+        end_turn(game)
+    game.place_all("rhudaur")
+    attacks = {
+        (a["command"]["source"], a["command"]["target"]) for a in _actions(game, "p2", "attack")
+    }
+    assert ("rhudaur", "weather_hills") in attacks
+    while game.state.current != "p1":
+        end_turn(game)
+        if game.state.phase == REINFORCE and game.state.current != "p1":
+            game.place_all()
+    assert adventure.blocked_borders(game.state) == []  # p1's next turn: open again
+    assert score_table(game.state)["p1"]["adventure"] == 1  # the card's printed point
+
+
+def test_a_blocked_bridge_stops_a_manoeuvre_and_an_attack_without_a_leader() -> None:
+    game = _blocking(leaders={"p1": ["fornost"], "p2": ["eregion"], "p3": ["angmar"]})
+    game.do(
+        PlayAdventure(
+            seat="p1", adventure=number("you_shall_not_pass"), source="buckland", target="the_shire"
+        )
+    )
+    attacking(game, "fornost")
+    to_fortify(game)
+    move = cmd.Fortify(seat="p1", source="buckland", target="the_shire", count=2)
+    game.reject(move, "border_blocked")
+    targets = {
+        a["command"]["target"]
+        for a in _actions(game, "p1", "fortify")
+        if a["command"]["source"] == "buckland"
+    }
+    assert "the_shire" not in targets and "old_forest" in targets
+    # A leader crosses on its own.
+    game.do(MoveLeader(seat="p1", source="fornost", target="weather_hills"))
+    assert "weather_hills" in game.state.leaders["p1"]
+
+
+def _by_sea(hand: Sequence[str]) -> Game:
+    return attacking(
+        with_cards(
+            {"p1": [*P1, "forodwaith"], "p2": [*P2, "mithlond"]},
+            {"forodwaith": 7, "mithlond": 2, "weather_hills": 8, "rhudaur": 3},
+            hands={"p2": hand},
+            leaders=THREE_LEADERS,
+        ),
+        "fornost",
+    )
+
+
+def test_violent_storms_destroy_an_attack_by_sea_on_a_harbour() -> None:
+    """002: "HAMN - du kan gå från alla territorier med en hamn till ett annat direkt
+    angränsande territorium som också har en hamn"; Violent storms (trilogy; reference
+    list: "all attacking armies of that battle are destroyed"): the attack is called off."""
+    game = _by_sea(["violent_storms"])
+    storms = number("violent_storms")
+    game.do(cmd.Attack(seat="p1", source="forodwaith", target="mithlond", dice=2))
+    listed = [a["command"] for a in _actions(game, "p2", "play_adventure")]
+    assert listed == [{"type": "play_adventure", "adventure": storms}]
+    events = game.do(PlayAdventure(seat="p2", adventure=storms))
+    assert not [e for e in events if isinstance(e, ev.BattleResolved)]
+    (played,) = [e for e in events if isinstance(e, AdventurePlayed)]
+    assert played.facts["changes"] == [["forodwaith", "p1", -2]]
+    assert game.state.troops("forodwaith") == 5 and game.state.troops("mithlond") == 2
+    assert game.state.phase == ATTACK and game.state.owner["mithlond"] == "p2"
+    # The next attack there goes on (a territory is asked once a turn).
+    events = game.do(cmd.Attack(seat="p1", source="forodwaith", target="mithlond"))
+    assert any(isinstance(e, ev.BattleResolved) for e in events)
+
+
+def test_violent_storms_answer_no_attack_over_land() -> None:
+    game = _by_sea(["violent_storms"])
+    game.do(ATTACK_RHUDAUR)
+    assert not _actions(game, "p2", "play_adventure")
+    game.reject(
+        PlayAdventure(seat="p2", adventure=number("violent_storms")), "adventure_not_by_sea"
+    )
+
+
+def test_the_heuristic_plays_violent_storms_and_faramir() -> None:
+    game = _by_sea(["violent_storms"])
+    game.do(cmd.Attack(seat="p1", source="forodwaith", target="mithlond"))
+    assert _heuristic(game, "p2") == {
+        "type": "play_adventure",
+        "adventure": number("violent_storms"),
+    }
+    moria = [p.territory for p in ME.path].index("moria")
+    game = _at_turn_end({"p2": ["faramir"]}, steps=moria)
+    game.do(cmd.EndPhase(seat="p1"), ScriptedRng([5]))
+    leads = score_table(game.state)["p2"]["total"] >= max(
+        row["total"] for row in score_table(game.state).values()
+    )
+    chosen = _heuristic(game, "p2")
+    # A roll of 5 leaves: a bot not leading holds the Fellowship back, a leader lets it go.
+    expected = (
+        {"type": "pass_adventure"}
+        if leads
+        else {
+            "type": "play_adventure",
+            "adventure": number("faramir"),
+            "shift": -2,
+        }
+    )
+    assert chosen == expected
+
+
+def test_the_heuristic_blocks_the_bridge_an_enemy_threatens() -> None:
+    game = with_cards(
+        {"p1": P1, "p2": P2},
+        {"weather_hills": 2, "rhudaur": 9},
+        hands={"p1": ["you_shall_not_pass"]},
+        leaders={"p1": ["fornost"], "p2": ["eregion"], "p3": ["angmar"]},
+    )
+    assert _heuristic(game) == {
+        "type": "play_adventure",
+        "adventure": number("you_shall_not_pass"),
+        "source": "rhudaur",
+        "target": "weather_hills",
+    }
+
+
+def _uprising(groups: Mapping[str, Sequence[str]], armies: Mapping[str, int]) -> tuple[Game, int]:
+    """p1 draws Local uprising at its turn's end; the pile's first territory card is kept."""
+    game = attacking(
+        with_cards(groups, armies, pile=["local_uprising", "ambush"], leaders=THREE_LEADERS),
+        "fornost",
+    )
+    kept = next(c for c in game.state.deck if ME.cards[c].territory)
+    to_fortify(game)
+    game.do(MoveLeader(seat="p1", source="buckland", target="the_shire"))
+    return game, kept
+
+
+def test_local_uprising_keeps_a_territory_card_secret_until_its_territory_is_held() -> None:
+    """002, HÄNDELSEKORT: "Händelsekorten ... måste spelas omedelbart"; Local uprising
+    (trilogy; reference list: "draw a territory card and keep it secret; when you control
+    that territory, reveal it and add 4 armies there")."""
+    game, kept = _uprising({"p1": [*P1, "mithlond"], "p2": P2}, {"mithlond": 6})
+    territory = ME.cards[kept].territory
+    assert territory == "forlindon" and game.state.owner[territory] == "p3"
+    events = end_turn(game)
+    (keeping,) = [e for e in events if isinstance(e, adventure.AdventureUprisingKept)]
+    assert keeping.card == kept and kept not in game.state.deck
+    assert adventure.uprising_cards(game.state, "p1") == [kept]
+    for viewer in ("p2", "p3", None):
+        assert redact(keeping, viewer).card == -1  # type: ignore[attr-defined]
+        shown = view(game.state, viewer)["mode_state"]["adventure"]["uprisings"]
+        assert shown == {"p1": {"count": 1, "cards": None}}
+    assert view(game.state, "p1")["mode_state"]["adventure"]["uprisings"]["p1"]["cards"] == [kept]
+    # The others' guesses never hold it where p1 keeps it; p1's own guess keeps it.
+    world = SeatView(game.state, "p1").determinize(random.Random(3))
+    assert adventure.uprising_cards(world, "p1") == [kept] and kept not in world.deck
+    while game.state.current != "p1":
+        game.place_all("angmar" if game.current == "p3" else None)  # not on Forlindon
+        end_turn(game)
+    assert game.state.troops("forlindon") == 1
+    game.place_all("mithlond")
+    events = game.do(
+        cmd.Attack(seat="p1", source="mithlond", target="forlindon"), ScriptedRng([6, 6, 6, 1])
+    )
+    assert game.state.phase == "occupy"
+    events = game.do(cmd.Occupy(seat="p1", count=3))
+    (risen,) = [e for e in events if isinstance(e, adventure.AdventureUprisingRevealed)]
+    assert (risen.card, risen.territory, risen.armies) == (kept, "forlindon", 4)
+    assert game.state.troops("forlindon") == 3 + 4
+    assert kept in game.state.discard and not adventure.uprising_cards(game.state, "p1")
+
+
+def test_local_uprising_rises_at_once_on_a_territory_already_held() -> None:
+    game, kept = _uprising({"p1": [*P1, "forlindon"], "p2": P2}, {"forlindon": 2})
+    events = end_turn(game)
+    (risen,) = [e for e in events if isinstance(e, adventure.AdventureUprisingRevealed)]
+    assert (risen.territory, risen.armies) == ("forlindon", 4)
+    assert game.state.troops("forlindon") == 6
