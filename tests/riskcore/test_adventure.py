@@ -1111,5 +1111,5 @@ def test_local_uprising_rises_at_once_on_a_territory_already_held() -> None:
     game, kept = _uprising({"p1": [*P1, "forlindon"], "p2": P2}, {"forlindon": 2})
     events = end_turn(game)
     (risen,) = [e for e in events if isinstance(e, adventure.AdventureUprisingRevealed)]
-    assert (risen.territory, risen.armies) == ("forlindon", 4)
+    assert (risen.card, risen.territory, risen.armies) == (kept, "forlindon", 4)
     assert game.state.troops("forlindon") == 6

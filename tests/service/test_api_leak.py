@@ -16,7 +16,8 @@ team's hand, never the other team's); the random bot plays every seat from the
 API's legal actions, seeded, for up to 100 commands, then all but one seat
 resign, which ends the game. Lord of the Rings games besides check the
 adventure cards the same way (the other hands and the pile's order are
-secret; card numbers under adventure keys, a numbering of their own).
+secret; card numbers under adventure keys, a numbering of their own), and
+the territory cards a Local uprising keeps aside, secret to their holder.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from riskcore.audit.record import decode_envelope
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import apply, fold
 from riskcore.model.state import FINISHED, State
+from riskcore.modes import adventure
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 from service.app import create_app
@@ -66,9 +68,10 @@ def secrets_of(state: State, viewer: str | None) -> frozenset[int]:
     if state.phase == FINISHED:
         return frozenset()
     own = state.hand_id(viewer) if viewer else None
+    kept = adventure.UPRISING + viewer if viewer else None  # its Local uprisings' cards
     hidden = set(state.deck)
     for hand, cards in state.hands.items():
-        if hand != own:
+        if hand not in (own, kept):
             hidden.update(cards)
     # A neutral's cards the viewer gave it are the viewer's to know (active neutrals).
     hidden -= set(state.bribes.get(viewer, ())) if viewer else set()
