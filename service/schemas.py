@@ -197,6 +197,7 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
         adventure=_card_number(),
         source=_territory(allow_none=True),
         target=_territory(allow_none=True),
+        shift=_int(allow_none=True),
     ),
     "claim_adventure": _command(
         "claim_adventure", adventure=_card_number(), territory=_territory(allow_none=True)

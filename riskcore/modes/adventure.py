@@ -403,7 +403,9 @@ class AdventurePlayed(Event):
     what it did in ``facts``: ``changes`` ([territory, seat, armies gained or lost]),
     ``revealed_cards`` (territory cards shown and discarded), and the lasting effects
     (``storm``, ``stronghold_off``, ``extra_manoeuvres``, ``second_leader``,
-    ``leader`` [from, to], ``fellowship_step``)."""
+    ``leader`` [from, to], ``fellowship_step``, ``blocked`` [the bridge's ends]),
+    ``called_off`` (the attack a defender answered does not go on) and
+    ``uprising`` (its territory card follows, ``AdventureUprisingKept``)."""
 
     seat: str
     adventure: int

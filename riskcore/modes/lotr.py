@@ -487,7 +487,11 @@ def fortify_command(d: Decision, command: cmd.Fortify) -> None:
 
 
 def _blocked_manoeuvre(s: State, seat: str, source: str, target: str) -> bool:
-    if not adventure.blocked_borders(s) or s.owner.get(source) != seat:
+    """A manoeuvre the seat could make now but for a blocked bridge (any other fault
+    is named by the manoeuvre's own checks)."""
+    if not adventure.blocked_borders(s) or s.phase != FORTIFY or s.current != seat:
+        return False
+    if s.owner.get(source) != seat:
         return False
     reach = s.mode.fortify_reach(s, seat, source)
     return target in reach and target not in adventure.unblocked_reach(s, seat, source, reach)

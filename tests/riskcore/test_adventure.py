@@ -170,6 +170,10 @@ def _broken(change: Mapping[str, Any]) -> dict[str, Any]:
             "unknown territory",
         ),
         ({"kind": "villain"}, "unknown kind"),
+        (
+            {"kind": "power", "moment": "turn_start", "effect": {"block_border": {"kind": "ford"}}},
+            "no border of kind",
+        ),
         ({"source": {"card": "a rumour"}}, "source"),
         ({"copies": 0}, "copies"),
     ],
@@ -931,6 +935,8 @@ def test_you_shall_not_pass_blocks_a_bridge_until_its_players_next_turn() -> Non
     game.reject(dataclasses.replace(play, adventure=second), "border_already_blocked")
     # Its player's own armies stop there too; a bridge elsewhere is open.
     attacking(game, "weather_hills")
+    later = dataclasses.replace(play, adventure=second, source="buckland", target="the_shire")
+    game.reject(later, "adventure_wrong_moment")  # at the start of the turn only
     game.reject(cmd.Attack(seat="p1", source="weather_hills", target="rhudaur"), "border_blocked")
     attacks = {
         (a["command"]["source"], a["command"]["target"]) for a in _actions(game, "p1", "attack")
