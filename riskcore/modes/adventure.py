@@ -723,9 +723,10 @@ def draw(d: Decision, seat: str) -> None:
 def _keep_uprising(d: Decision, seat: str, number: int) -> None:
     """Local uprising: the first territory card from the top naming a territory is
     kept aside, secret (an empty pile is refilled from the discards first, as a draw
-    is); if ``seat`` holds that territory already, it rises at once."""
+    is; a pile of wild cards only gives none); if ``seat`` holds that territory
+    already, it rises at once."""
     s = d.state
-    if not any(_names_territory(s, c) for c in s.deck) and s.discard:
+    if not s.deck and s.discard:
         order = list(s.discard)
         d.rng.shuffle(order)
         d.emit(ev.DeckShuffled(order=tuple(order), reshuffle=True))
