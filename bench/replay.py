@@ -31,6 +31,7 @@ import json
 import os
 import secrets
 import statistics
+import sys
 import tempfile
 import time
 
@@ -134,9 +135,10 @@ def counted_instructions(payloads: list[bytes], text: str) -> dict[str, object]:
         with open(stored, "w", encoding="utf-8") as out:
             json.dump([p.decode() for p in payloads], out)
         paths = {"root": root, "record": record, "payloads": stored}
-        idle = instructions(_COUNTED.format(**paths, work=""))
+        idle = instructions(_COUNTED.format(**paths, work=""), sys.executable)
         per_event = {
-            name: (instructions(_COUNTED.format(**paths, work=work)) - idle) / len(payloads)
+            name: (instructions(_COUNTED.format(**paths, work=work), sys.executable) - idle)
+            / len(payloads)
             for name, work in _WORK.items()
         }
     return {

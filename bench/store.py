@@ -31,9 +31,11 @@ private key prefix that is deleted afterwards):
   estimate: the round trip already holds one XADD's server time).
 * ``--instructions N`` adds ``instructions``: what a private
   ``redis-server`` run under valgrind's callgrind executes per single-event
-  append (N of them, one game), per bare ``XADD`` and per ``PING`` (the
-  round trip's share), and ``ratio_script_to_bare_xadd`` from those counts
-  less the ``PING``'s: the commandstats ratio without the machine's load.
+  append (N of them, one game; without a caller's idempotency key, and with
+  one), per bare ``XADD`` and per ``PING`` (the round trip's share), and
+  ``ratio_script_to_bare_xadd`` (``ratio_script_with_key_to_bare_xadd``) from
+  those counts less the ``PING``'s: the commandstats ratio without the
+  machine's load.
 * ``load_ms``: median time to load a 10,000-event game without a
   snapshot, and with a snapshot 99 events behind the head (the worst case
   with ``snapshot_every=100``). The snapshot is an 8 KB stand-in blob and
@@ -118,11 +120,14 @@ class Appender:
     trip and parsing the reply are all inside the figure.
     """
 
-    def __init__(self, store: EventStore, games: list[str], first_payload: int = 0) -> None:
+    def __init__(
+        self, store: EventStore, games: list[str], first_payload: int = 0, keyed: bool = False
+    ) -> None:
         self.store = store
         self.games = games
         self.heads = dict.fromkeys(games, (0, GENESIS))
         self.next_payload = first_payload
+        self.keyed = keyed  # each append with a caller's idempotency key of its own
 
     def encode(self, appends: int) -> list[bytes]:
         """The next ``appends`` payloads, encoded off the clock."""
@@ -133,11 +138,14 @@ class Appender:
     def run(self, payloads: list[bytes]) -> float:
         """Append ``payloads`` one by one, round-robin over the games; seconds taken."""
         store, games, heads = self.store, self.games, self.heads
+        keys = [f"k{self.next_payload + n}" if self.keyed else None for n in range(len(payloads))]
         began = time.perf_counter()
         for n, body in enumerate(payloads):
             game = games[n % len(games)]
             version, prev = heads[game]
-            result = store.append(game, version, new_events(prev, [body]), prev=prev)
+            result = store.append(
+                game, version, new_events(prev, [body]), prev=prev, idempotency_key=keys[n]
+            )
             heads[game] = (result.last_version, result.head_hash)
         return time.perf_counter() - began
 
@@ -259,10 +267,13 @@ def counted_instructions(appends: int, port: int = 6399) -> dict[str, object]:
             store = EventStore(client, KeySpace("grind"))
             appender = Appender(store, ["solo"])
             appender.run(appender.encode(100))  # the script loaded, the game created
+            keyed = Appender(store, ["keyed"], keyed=True)
+            keyed.run(keyed.encode(100))
             per_op = {}
             _callgrind_dump(server.pid, scratch)  # from here on, count
             operations = {
                 "append": lambda: appender.run(appender.encode(appends)),
+                "append_with_key": lambda: keyed.run(keyed.encode(appends)),
                 "bare_xadd": lambda: [
                     client.xadd("bare", {"p": payload(n), "h": b"h" * 32}) for n in range(appends)
                 ],
@@ -280,6 +291,9 @@ def counted_instructions(appends: int, port: int = 6399) -> dict[str, object]:
         "per_operation": {name: round(n) for name, n in per_op.items()},
         "ratio_script_to_bare_xadd": round(
             (per_op["append"] - ping) / (per_op["bare_xadd"] - ping), 2
+        ),
+        "ratio_script_with_key_to_bare_xadd": round(
+            (per_op["append_with_key"] - ping) / (per_op["bare_xadd"] - ping), 2
         ),
     }
 
@@ -393,6 +407,8 @@ def run(
     store.save_snapshot("long", args.load_events - 99, SNAPSHOT_BLOB, "s1")
     with_snapshot = load_ms(store, "long", "s1")
     stream_bytes = client.memory_usage(keys.events, samples=0) or 0
+    # appends without a caller's key keep no record (service/append.lua): make one
+    Appender(store, ["keyed"], keyed=True).run([payload(0)])
     idem = next(iter(client.scan_iter(f"{prefix}:*:idem:*", count=1000)))
     return {
         "redis_version": client.info("server")["redis_version"],

@@ -1,15 +1,36 @@
 -- Append a batch of events to one game, atomically and idempotently.
 --
--- KEYS: 1 events stream, 2 meta hash, 3 idempotency record, 4 partition outbox
---       stream, and for the first append only: 5 seed, 6 partition game index
--- ARGV: 1 game id, 2 expected version, 3 prev hash (32 bytes),
---       4 request fingerprint, 5 idempotency TTL in ms (0: keep no record),
---       6 seed ('' for none), 7 notification kind ('' for none),
---       8 outbox MAXLEN ~ (0: no trimming),
---       9.. version, payload, hash, version, payload, hash, ...
+-- The store puts one line in front of this file, the constants of its
+-- configuration (so that they cost no argument): MAXLEN, the outbox's
+-- MAXLEN ~ ('0': no trimming), and KEYED_TTL and PRIVATE_TTL, how long an
+-- idempotency record lives in ms, for a caller's key and for the store's
+-- private one.
+--
+-- KEYS: 1 events stream, 2 meta hash, 3 partition outbox stream, then for the
+--       first append only: 4 seed, 5 partition game index, then for modes 'k'
+--       and 'p' only: the idempotency record
+-- ARGV: 1 expected version, 2 prev hash (32 bytes), 3 record mode, followed in
+--       modes 'k' and 'p' by the request fingerprint, 4 game id, a space and the
+--       notification kind (may be empty), 5.. version, payload, hash, ...,
+--       and after them, on a first append that stores one, the seed.
+-- Record modes:
+--   'k' a caller's idempotency key: its record is looked up before anything
+--       else, and written with the append (KEYED_TTL);
+--   'n' none: the store's first send of an append without a caller's key;
+--   'r' a re-send of such an append (the connection dropped before the
+--       reply): refused by a version conflict, it is a replay if its very
+--       events are stored at its versions (the last one's hash commits to
+--       them all and to prev), which is what a record would have said;
+--   'p' a record under the store's private key, looked up only when the
+--       append is refused (a private key is new on every call, so a record
+--       under it can only be there if this very call already ran: then the
+--       version has moved on), kept PRIVATE_TTL: for a Redis Cluster client,
+--       whose own re-sends the store cannot tell from first sends.
 --
 -- Replies (never an error reply for a refusal, so raw bytes can travel):
---   {'ok', first, last, head, replayed}   replayed = 1 for an idempotent retry
+--   0                                   appended: the caller knows the versions
+--                                       and the head, they are its own batch's
+--   {'ok', first, last, head, 1}        an idempotent retry: the original result
 --   {'conflict', current_version}
 --   {'chain', head_hash}
 --   {'idempotency'}
@@ -20,115 +41,139 @@
 -- id not above the stream's top) is the first one.
 --
 -- Why it is written this way (each costs instructions inside Redis, counted
--- with callgrind, see docs/store.md): the caller sends every event's version
--- as a string, since turning a Lua number into a string is a printf; the
--- version is compared as the string the meta hash holds; the idempotency
--- record is one string with PX (one call to write, one to read) where it
--- was a hash and a PEXPIRE; the seed and game index keys travel only with
--- the first append, since every argument costs as much as a small command.
+-- with callgrind, see docs/store.md): every argument costs about as much as
+-- a small command, so the configuration is in the source, the seed and game
+-- index keys travel only with the first append, and a successful append
+-- answers 0 instead of repeating what the caller sent; the caller sends every
+-- event's version as a string, since turning a Lua number into a string is a
+-- printf; the version is compared as the string the meta hash holds; the
+-- idempotency record is one string with PX (one call to write, one to read),
+-- and a private record is read only on the rare path that needs it.
 
-local FIXED = 8
-local find = string.find
-
-local function integer(text)  -- a non-negative integer as Redis parses one
-  return text == '0' or find(text, '^[1-9]%d*$')
-end
+local ARGV, KEYS, call = ARGV, KEYS, redis.call
+local find, sub = string.find, string.sub
 
 -- 1. validate everything
 local n = #ARGV
-if n < FIXED + 3 or (n - FIXED) % 3 ~= 0 then
+local extra = (n - 4) % 3  -- 1: a seed follows the events
+local expected = ARGV[1]
+local creating = expected == '0'
+if n < 7 or extra == 2 then
   return {'malformed', 'the batch must hold one or more version/payload/hash triples'}
 end
-if not (integer(ARGV[2]) and integer(ARGV[5]) and integer(ARGV[8])) then
-  return {'malformed', 'arguments 2, 5 and 8 must be non-negative integers'}
-end
-if #ARGV[3] ~= 32 then return {'malformed', 'prev must be a 32-byte hash'} end
-if #ARGV[4] == 0 then return {'malformed', 'the request fingerprint is empty'} end
-local expected = ARGV[2]
-local creating = expected == '0'
-if ARGV[6] ~= '' and not creating then
+if extra == 1 and not creating then
   return {'malformed', 'a seed is only stored by the first append'}
 end
-if #KEYS ~= (creating and 6 or 4) then
-  return {'malformed', 'the first append names 6 keys, every other one 4'}
+if not (creating or find(expected, '^[1-9]%d*$')) then
+  return {'malformed', 'argument 1 must be a non-negative integer'}
 end
+if #ARGV[2] ~= 32 then return {'malformed', 'prev must be a 32-byte hash'} end
+local mode = ARGV[3]
+local recorded = false
+if mode ~= 'n' and mode ~= 'r' then
+  mode = sub(mode, 1, 1)
+  recorded = (mode == 'k' or mode == 'p') and #ARGV[3] > 1
+  if not recorded then
+    return {'malformed', "argument 3 is 'n', 'r', or 'k' or 'p' and a fingerprint"}
+  end
+end
+if #KEYS ~= (creating and 5 or 3) + (recorded and 1 or 0) then
+  return {'malformed', 'the first append names 5 keys, every other one 3, and a record one more'}
+end
+if (find(ARGV[4], ' ', 1, true) or 1) < 2 then
+  return {'malformed', 'argument 4 is the game id, a space and the kind'}
+end
+local last_hash_at = n - extra
 local next_version = tonumber(expected) + 1
-for i = FIXED + 1, n, 3 do
-  if not find(ARGV[i], '^[1-9]%d*$') or tonumber(ARGV[i]) ~= next_version then
-    return {'malformed', 'event ' .. (i - FIXED + 2) / 3 .. ' needs the next version'}
+for i = 5, last_hash_at, 3 do
+  if tonumber(ARGV[i]) ~= next_version or not find(ARGV[i], '^[1-9]%d*$') then
+    return {'malformed', 'event ' .. (i - 2) / 3 .. ' needs the next version'}
   end
   if #ARGV[i + 1] == 0 or #ARGV[i + 2] ~= 32 then
-    return {'malformed', 'event ' .. (i - FIXED + 2) / 3 .. ' needs a payload and a 32-byte hash'}
+    return {'malformed', 'event ' .. (i - 2) / 3 .. ' needs a payload and a 32-byte hash'}
   end
   next_version = next_version + 1
 end
+local first, last, last_hash = ARGV[5], ARGV[last_hash_at - 2], ARGV[last_hash_at]
 
 -- 2. read the stored state
-local meta = redis.call('HMGET', KEYS[2], 'v', 'h', 'e')
+-- (the epoch only where a record names it, or a first append writes it)
+local meta = recorded and call('HMGET', KEYS[2], 'v', 'h', 'e') or call('HMGET', KEYS[2], 'v', 'h')
 local version = meta[1] or '0'
 local epoch = meta[3] or ''
-local ttl = ARGV[5]
-local keep = ttl ~= '0'
 
--- 3. idempotency first: a retry must succeed even though the version moved.
--- A record from an earlier game with the same id (deleted since) carries an
--- older epoch and is ignored. The record is head hash (32 bytes), then
--- 'epoch first last fingerprint'; a record written before that format is a
--- hash (fields r, e, f, l, h), read as such.
-if keep then
-  local rec = redis.pcall('GET', KEYS[3])
+-- 3. an earlier run of this request. A record from an earlier game with the
+-- same id (deleted since) carries an older epoch and is ignored. The record is
+-- head hash (32 bytes), then 'epoch first last fingerprint'; a record written
+-- before that format is a hash (fields r, e, f, l, h), read as such.
+local function replay()
+  local key, fingerprint = KEYS[#KEYS], sub(ARGV[3], 2)
+  local rec = redis.pcall('GET', key)
   if type(rec) == 'table' then  -- an older record: a hash
-    rec = redis.call('HMGET', KEYS[3], 'r', 'e', 'f', 'l', 'h')
+    rec = call('HMGET', key, 'r', 'e', 'f', 'l', 'h')
     if rec[1] and rec[2] == epoch then
-      if rec[1] == ARGV[4] then return {'ok', rec[3], rec[4], rec[5], 1} end
+      if rec[1] == fingerprint then return {'ok', rec[3], rec[4], rec[5], 1} end
       return {'idempotency'}
     end
   elseif rec then
-    local e, f, l, fingerprint = string.match(rec, '^(%S+) (%d+) (%d+) (.*)$', 33)
+    local e, f, l, stored = string.match(rec, '^(%S+) (%d+) (%d+) (.*)$', 33)
     if e == epoch then
-      if fingerprint == ARGV[4] then
-        return {'ok', tonumber(f), tonumber(l), string.sub(rec, 1, 32), 1}
+      if stored == fingerprint then
+        return {'ok', tonumber(f), tonumber(l), sub(rec, 1, 32), 1}
       end
       return {'idempotency'}
     end
   end
 end
 
+-- A retry must succeed even though the version moved: a caller's key first.
+if mode == 'k' then
+  local found = replay()
+  if found then return found end
+end
+
 -- 4. optimistic concurrency, then the chain link
-if expected ~= version then return {'conflict', tonumber(version)} end
+if expected ~= version then
+  if mode == 'p' then
+    local found = replay()
+    if found then return found end
+  elseif mode == 'r' and tonumber(version) >= tonumber(last) then
+    local stored = call('XRANGE', KEYS[1], last .. '-0', last .. '-0')[1]
+    if stored and stored[2][4] == last_hash then
+      return {'ok', tonumber(first), tonumber(last), last_hash, 1}
+    end
+  end
+  return {'conflict', tonumber(version)}
+end
 local head = meta[2] or string.rep('\0', 32)
-if ARGV[3] ~= head then return {'chain', head} end
+if ARGV[2] ~= head then return {'chain', head} end
 
 -- 5. write
-local first = ARGV[FIXED + 1]
-for i = FIXED + 1, n, 3 do
-  redis.call('XADD', KEYS[1], ARGV[i] .. '-0', 'p', ARGV[i + 1], 'h', ARGV[i + 2])
+for i = 5, last_hash_at, 3 do
+  call('XADD', KEYS[1], ARGV[i] .. '-0', 'p', ARGV[i + 1], 'h', ARGV[i + 2])
 end
-local last, last_hash = ARGV[n - 2], ARGV[n]
+-- One field, 'first last game kind': each field costs the XADD as much as a
+-- short command's argument (entries written before hold g, f, l and k).
+local note = first .. ' ' .. last .. ' ' .. ARGV[4]
 local note_id
-if ARGV[8] == '0' and ARGV[7] == '' then
-  note_id = redis.call('XADD', KEYS[4], '*', 'g', ARGV[1], 'f', first, 'l', last)
-elseif ARGV[8] == '0' then
-  note_id = redis.call('XADD', KEYS[4], '*', 'g', ARGV[1], 'f', first, 'l', last, 'k', ARGV[7])
-elseif ARGV[7] == '' then
-  note_id = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[8], '*',
-    'g', ARGV[1], 'f', first, 'l', last)
+if MAXLEN == '0' then
+  note_id = call('XADD', KEYS[3], '*', 'n', note)
 else
-  note_id = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[8], '*',
-    'g', ARGV[1], 'f', first, 'l', last, 'k', ARGV[7])
+  note_id = call('XADD', KEYS[3], 'MAXLEN', '~', MAXLEN, '*', 'n', note)
 end
 if creating then
   -- The creating notification's id is unique in the partition: it is the
   -- game's epoch, and its millisecond part is the creation time.
   epoch = note_id
-  redis.call('ZADD', KEYS[6], tonumber(string.match(note_id, '^(%d+)')), ARGV[1])
-  if ARGV[6] ~= '' then redis.call('SET', KEYS[5], ARGV[6]) end
-  redis.call('HSET', KEYS[2], 'v', last, 'h', last_hash, 'e', epoch)
+  call('ZADD', KEYS[5], tonumber(string.match(note_id, '^(%d+)')), string.match(ARGV[4], '^[^ ]+'))
+  if extra == 1 then call('SET', KEYS[4], ARGV[n]) end
+  call('HSET', KEYS[2], 'v', last, 'h', last_hash, 'e', epoch)
 else
-  redis.call('HSET', KEYS[2], 'v', last, 'h', last_hash)
+  call('HSET', KEYS[2], 'v', last, 'h', last_hash)
 end
-if keep then
-  redis.call('SET', KEYS[3], last_hash .. epoch .. ' ' .. first .. ' ' .. last .. ' ' .. ARGV[4],
-    'PX', ttl)
+if recorded then
+  call('SET', KEYS[#KEYS],
+    last_hash .. epoch .. ' ' .. first .. ' ' .. last .. ' ' .. sub(ARGV[3], 2),
+    'PX', mode == 'k' and KEYED_TTL or PRIVATE_TTL)
 end
-return {'ok', tonumber(first), tonumber(last), last_hash, 0}
+return 0

@@ -12,8 +12,12 @@ one Redis Cluster slot and every script touches exactly one slot::
     <prefix>:{p<N>}:game:<id>:idem:<key> string with a TTL: one idempotency record (a hash
                                          when written before 2026-12-01, still read);
                                          <key> is seat:<seat>:<client's key> or
-                                         server:<seat>:<the server's own key>
-    <prefix>:{p<N>}:outbox               stream: one notification per append
+                                         server:<seat>:<the server's own key>; an
+                                         append without a key keeps none (on Redis
+                                         Cluster: one under the store's auto-<hex> key)
+    <prefix>:{p<N>}:outbox               stream: one notification per append, one field
+                                         n = "<first> <last> <game id> <kind>" (fields
+                                         g, f, l, k before 2026-12-01, still read)
     <prefix>:{p<N>}:games                sorted set: game ids by creation time (ms)
 
 The API's own records (``service.lobby``, ``service.ratelimit``), in the same slot as the game::

@@ -7,6 +7,7 @@ runner, :class:`HeldConnectionScript`; why is measured in bench/store.py.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import weakref
@@ -28,10 +29,14 @@ __all__ = ["HeldConnectionScript", "register"]
 Client = redis.Redis | RedisCluster
 
 
-def register(client: Client, name: str) -> Any:
-    """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT."""
+def register(client: Client, name: str, prelude: str = "") -> Any:
+    """Register a packaged Lua script; redis-py runs it by EVALSHA and reloads on NOSCRIPT.
+
+    ``prelude`` goes in front of the file: constants of the caller's
+    configuration, which then cost the script no argument on each call.
+    """
     source = resources.files("service").joinpath(name).read_text(encoding="utf-8")
-    return client.register_script(source)
+    return client.register_script(prelude + source)
 
 
 class _Held:
@@ -86,8 +91,8 @@ class HeldConnectionScript:
     client's pool for its lifetime (the pool gets it back when the thread
     ends), packs the command once with hiredis, and keeps what the generic
     path gives: the pool's check that an idle connection is still open, the
-    connection's retry policy around a dropped connection (safe,
-    since every append carries an idempotency key), health checks
+    connection's retry policy around a dropped connection (a re-send
+    may carry other arguments: the store marks it as one), health checks
     (``send_packed_command`` does them), and NOSCRIPT answered by loading
     the script and sending it again. Forked children take new connections.
     A Redis Cluster client routes by slot, so there the registered script is
@@ -98,8 +103,8 @@ class HeldConnectionScript:
     (twice the threads is plenty).
     """
 
-    def __init__(self, client: Client, name: str) -> None:
-        self._script = register(client, name)
+    def __init__(self, client: Client, name: str, prelude: str = "") -> None:
+        self._script = register(client, name, prelude)
         self._pool = None if isinstance(client, RedisCluster) else client.connection_pool
         self._local = threading.local()
 
@@ -108,16 +113,25 @@ class HeldConnectionScript:
         """The script's SHA-1, as ``EVALSHA`` and ``SCRIPT EXISTS`` know it."""
         return str(self._script.sha)
 
-    def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    def __call__(
+        self, keys: Sequence[str], args: Sequence[Any], resend: Sequence[Any] | None = None
+    ) -> Any:
+        """Run the script; after a dropped connection, send ``resend`` (default: ``args``)."""
         if self._pool is None:
             return self._script(keys=keys, args=args)
         held = self._held()
         connection = held.connection
         _drop_if_stale(connection)
-        packed = held.pack("EVALSHA", self._script.sha, len(keys), *keys, *args)
-        return connection.retry.call_with_retry(
-            lambda: self._run(connection, packed), lambda _: connection.disconnect()
-        )
+        sha = self._script.sha
+        packed = held.pack("EVALSHA", sha, len(keys), *keys, *args)
+        attempts = itertools.count()
+
+        def send() -> Any:
+            if next(attempts) and resend is not None:  # a retry after a dropped connection
+                return self._run(connection, held.pack("EVALSHA", sha, len(keys), *keys, *resend))
+            return self._run(connection, packed)
+
+        return connection.retry.call_with_retry(send, lambda _: connection.disconnect())
 
     def _held(self) -> _Held:
         held: _Held | None = getattr(self._local, "held", None)

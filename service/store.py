@@ -12,9 +12,12 @@ against one Redis or a Redis Cluster:
 * no half-written batch: the whole append (events, version, head hash,
   idempotency record, seed, outbox notification) is one script that checks
   every argument before its first write;
-* safe retries: an idempotency key replays the original result; appends
-  without one get a private key, so the Redis client's own reconnect-retry
-  (redis-py retries dropped connections) cannot apply a batch twice;
+* safe retries: an idempotency key replays the original result; an append
+  without one that the Redis client re-sends after a dropped connection
+  (redis-py retries them) is sent as a re-send, which replays if its own
+  events are stored, so it cannot apply a batch twice nor report a false
+  conflict (on Redis Cluster, whose client re-sends unseen, a private
+  idempotency key does that);
 * a hash chain: each entry stores its payload ``p`` and hash ``h``. The
   previous hash is *not* stored again: it is the previous entry's ``h``,
   so reads fetch one extra entry to fill ``StoredEvent.prev``. That keeps an
@@ -89,6 +92,9 @@ MAX_FINGERPRINT = 64
 # fingerprint, epoch, first and last version, head hash); they stay readable.
 _RECORD = re.compile(rb"(.{32})(\S+) (\d+) (\d+) (.*)\Z", re.DOTALL)
 _HASH_RECORD = ["r", "e", "f", "l", "h"]
+# The store's private idempotency keys (_PrivateKeys), told to a caller only by
+# AppendOutcomeUnknown.
+_PRIVATE_KEY = re.compile(r"auto-[0-9a-f]{24}")
 
 
 # Named tuples, not dataclasses: a load builds thousands of StoredEvents and
@@ -151,7 +157,15 @@ class Notification(NamedTuple):
 
     @classmethod
     def from_entry(cls, entry_id: bytes, fields: dict[bytes, bytes]) -> Notification:
-        """Parse an outbox stream entry as returned by XRANGE or XREADGROUP."""
+        """Parse an outbox stream entry as returned by XRANGE or XREADGROUP.
+
+        append.lua writes one field, ``n``: ``first last game kind``; entries
+        written before hold the fields ``g``, ``f``, ``l`` and ``k`` (optional).
+        """
+        packed = fields.get(b"n")
+        if packed is not None:
+            first, last, game, kind = packed.decode().split(" ", 3)
+            return cls(entry_id.decode(), game, int(first), int(last), kind)
         return cls(
             id=entry_id.decode(),
             game_id=fields[b"g"].decode(),
@@ -215,7 +229,11 @@ class EventStore:
         self._outbox_maxlen = outbox_maxlen or 0
         self._max_batch = max_batch
         self._max_payload = max_payload_bytes
-        self._append = HeldConnectionScript(client, "append.lua")
+        self._private_records = isinstance(client, RedisCluster)
+        ttls = f"'{self._outbox_maxlen}', '{self._ttl_ms}', '{max(self._auto_ttl_ms, 0)}'"
+        self._append = HeldConnectionScript(
+            client, "append.lua", f"local MAXLEN, KEYED_TTL, PRIVATE_TTL = {ttls}\n"
+        )
         self._snapshot = register(client, "snapshot.lua")
         self._delete = register(client, "delete.lua")
 
@@ -248,26 +266,39 @@ class EventStore:
         """
         keys = self.keys.game(game_id)
         self._check_batch(expected_version, events, prev, seed, kind, hashed)
-        key, idem_key, ttl_ms = self._idempotency(keys, idempotency_key)
-        if fingerprint is None:
-            fingerprint = _fingerprint(expected_version, events)
-        elif type(fingerprint) is not bytes or not 0 < len(fingerprint) <= MAX_FINGERPRINT:
+        if fingerprint is not None and (
+            type(fingerprint) is not bytes or not 0 < len(fingerprint) <= MAX_FINGERPRINT
+        ):
             raise MalformedAppend(
                 f"fingerprint must be 1..{MAX_FINGERPRINT} bytes: {fingerprint!r:.80}"
             )
-        args: list[Any] = [game_id, expected_version, prev, fingerprint, ttl_ms]
-        args += [seed or b"", kind, self._outbox_maxlen]
+        key, record_key, mode, resend = self._idempotency(keys, idempotency_key)
+        if record_key is not None:
+            mode += fingerprint or _fingerprint(expected_version, events)
+        tail: list[Any] = [f"{game_id} {kind}"]
         for version, event in enumerate(events, expected_version + 1):
-            args += (version, *event)
-        script_keys = [keys.events, keys.meta, idem_key, keys.outbox]
+            tail += (version, *event)
+        script_keys = [keys.events, keys.meta, keys.outbox]
         if expected_version == 0:  # only the first append writes the seed and the index
             script_keys += (keys.seed, keys.games)
+            if seed is not None:
+                tail.append(seed)
+        if record_key is not None:
+            script_keys.append(record_key)
         try:
-            reply = self._append(keys=script_keys, args=args)
+            reply = self._append(
+                script_keys,
+                [expected_version, prev, mode, *tail],
+                None if resend is None else [expected_version, prev, resend, *tail],
+            )
         except (redis.ConnectionError, redis.TimeoutError) as error:
-            raise AppendOutcomeUnknown(game_id, key, error) from error
+            reported = key or (None if resend is None else _private_key())
+            raise AppendOutcomeUnknown(game_id, reported, error) from error
         except OutOfMemoryError as error:  # refused before the script's first write
             raise StoreFull(f"game {game_id!r}: Redis refused the append: {error}") from error
+        if reply == 0:  # appended: the versions and the head are the batch's own
+            last = expected_version + len(events)
+            return AppendResult(expected_version + 1, last, events[-1][1], False)
         return _append_result(reply, game_id, expected_version, prev, key)
 
     def _check_batch(
@@ -338,14 +369,29 @@ class EventStore:
             raise IdempotencyMismatch(game_id, idempotency_key)
         return AppendResult(int(first), int(last), head, True)
 
-    def _idempotency(self, keys: GameKeys, key: str | None) -> tuple[str | None, str, int]:
-        """The key to report, its Redis key, and the record TTL (0 = keep no record)."""
+    def _idempotency(
+        self, keys: GameKeys, key: str | None
+    ) -> tuple[str | None, str | None, bytes, bytes | None]:
+        """The key to report, its record's Redis key (None: no record), the script's
+        record mode (append.lua), and the mode of a re-send (None: as the first send).
+
+        Without a caller's key, a standalone Redis gets no record at all: the held
+        connection re-sends a dropped append in mode ``r``, which a version conflict
+        turns into a replay if the batch's own events are stored. A Redis Cluster
+        client re-sends by itself, unseen, so there the store's private key
+        keeps a record. A caller's key of the private form is a caller retrying an
+        append whose outcome it was told is unknown: a re-send.
+        """
         if key is not None:
-            return key, keys.idempotency(key), self._ttl_ms
+            if _PRIVATE_KEY.fullmatch(key) and not self._private_records:
+                return key, None, b"r", None
+            return key, keys.idempotency(key), b"k", None
         if self._auto_ttl_ms <= 0:
-            return None, keys.idempotency_prefix, 0
-        key = _private_key()
-        return key, keys.idempotency(key), self._auto_ttl_ms
+            return None, None, b"n", None
+        if self._private_records:
+            key = _private_key()
+            return key, keys.idempotency(key), b"p", None
+        return None, None, b"n", b"r"
 
     # -- reading -------------------------------------------------------------
 

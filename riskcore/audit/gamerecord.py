@@ -49,6 +49,7 @@ from riskcore.errors import RecordError
 from riskcore.protocol.codec import (
     CODEC_VERSION,
     canonical,
+    canonical_text,
     event_from_dict,
     event_to_dict,
 )
@@ -116,7 +117,7 @@ def record_lines(
     """Lines of a record: the header, the event lines (``event_lines``), the seed."""
     yield json.dumps(header, sort_keys=True, ensure_ascii=False)
     for line in lines:
-        yield json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        yield canonical_text(line)  # json.dumps(sort_keys, compact, ensure_ascii=False)
     if seed is not None:
         yield json.dumps({"seed": seed})
 

