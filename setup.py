@@ -42,6 +42,13 @@ COMPILED = (
     "riskcore/modes/*.py",
     "riskcore/views/*.py",
     "riskcore/bots/random_bot.py",
+    "riskcore/bots/heuristic.py",
+    "riskcore/bots/features.py",
+    "riskcore/bots/evaluate.py",
+    "riskcore/bots/allies.py",
+    "riskcore/bots/losses.py",
+    "riskcore/bots/mission_progress.py",
+    "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
 )
 # What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
