@@ -21,7 +21,8 @@ from setuptools import setup
 
 # What the compiled build compiles: the modules a game runs through on every
 # command (deciding, applying, listing legal actions, the modes' hooks, the
-# random bot's choices and views).
+# random bot's choices and views), and the heuristic bot, which plays the
+# strong bot's rollouts.
 COMPILED = (
     "riskcore/protocol/events.py",
     "riskcore/protocol/commands.py",
@@ -69,9 +70,12 @@ LEFT_PURE = {
         "boundary instead of the clear RuleOptionError"
     ),
     "riskcore/engine/registry.py": "GameMode imported only for the type checker, as state.py",
-    "riskcore/audit/ riskcore/tournament.py riskcore/bots/ (but random_bot)": (
-        "not on the engine's path per command (records, tournaments; the heuristic and "
-        "strong bots hold frozen parameters that are copied); the next candidates"
+    "riskcore/audit/ riskcore/tournament.py": (
+        "not on the engine's path per command (records, tournaments)"
+    ),
+    "riskcore/bots/strong.py riskcore/bots/levels.py riskcore/bots/base.py": (
+        "the search's own loop costs little beside its rollouts (the heuristic, compiled), "
+        "and tests subclass StrongBot"
     ),
     "riskcore/protocol/{declared,frozen,upcasters,legacy}.py, riskcore/engine/snapshot.py": (
         "run at import or on old records only: nothing to gain"
