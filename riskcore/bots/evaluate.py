@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from riskcore.bots import mission_progress
 from riskcore.model.state import State
+from riskcore.protocol.frozen import copied_by_constructor
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class Weights:
     mission: float = 0.0
 
 
+copied_by_constructor(Weights)  # the strong bot's weights go to worker processes
 DEFAULT_WEIGHTS = Weights()
 
 

@@ -55,6 +55,7 @@ from riskcore.model.state import (
     SETUP_PLACE,
 )
 from riskcore.modes.lotr import SETUP_LEADER
+from riskcore.protocol.frozen import copied_by_constructor
 from riskcore.rules.cards import sets_in_hand
 from riskcore.rules.odds import win_probability
 from riskcore.views.seatview import SeatView
@@ -78,6 +79,9 @@ class Params:
     forward_bias: float = 12.0  # occupy: weight of the pressure on the new territory
     defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
     marker_cost: float = 8.0  # active neutrals: an uninvolved neutral going to the opponent
+
+
+copied_by_constructor(Params)  # bots with their parameters go to worker processes
 
 
 @dataclass(frozen=True, slots=True)

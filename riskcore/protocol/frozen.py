@@ -52,8 +52,16 @@ def fast_init(cls: T) -> T:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]
-    # Copied and pickled through the same constructor: a compiled class's own
-    # state restorer assigns each field, which a frozen class refuses.
+    return copied_by_constructor(cls)
+
+
+def copied_by_constructor(cls: T) -> T:
+    """Copy and pickle a frozen dataclass through its constructor.
+
+    A compiled class's own state restorer assigns each field, which a frozen
+    class refuses: without this, the compiled build could not hand a bot's
+    frozen parameters to a worker process, nor copy an event.
+    """
     copyreg.pickle(cls, _reduce)
     return cls
 

@@ -77,3 +77,22 @@ def test_fast_init_refuses_what_it_could_not_build_the_same_way() -> None:
     for cls in (Checked, Computed):
         with pytest.raises(TypeError):
             fast_init(cls)
+
+
+def test_bots_with_their_frozen_parameters_pickle_and_copy() -> None:
+    """``bench/bots.py`` and ``risk simulate --workers`` hand bots to worker
+    processes by pickling them; on the compiled build a frozen class's own state
+    restorer refuses to assign its fields, so they go through the constructor."""
+    import copy
+
+    from riskcore.bots.evaluate import Weights
+    from riskcore.bots.heuristic import HeuristicBot, Params
+    from riskcore.bots.strong import SearchConfig, StrongBot
+
+    heuristic = HeuristicBot(Params(min_win=0.55))
+    strong = StrongBot(SearchConfig(iterations=7, weights=Weights(income_turns=2.5)))
+    assert copy.deepcopy(heuristic).policy.params == Params(min_win=0.55)
+    assert pickle.loads(pickle.dumps(heuristic)).policy.params == Params(min_win=0.55)
+    again = pickle.loads(pickle.dumps(strong))
+    assert again.config.weights == Weights(income_turns=2.5) and again.config.iterations == 7
+    assert copy.deepcopy(Params(kill_weight=0.7)) == Params(kill_weight=0.7)
