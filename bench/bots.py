@@ -8,6 +8,8 @@
     python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-ms 500   # 4 players
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
+    python bench/bots.py --mode secret_missions --bots heuristic,heuristic:missions=false
+    python bench/bots.py --mode two_player_active --bots heuristic,heuristic:bribes=false
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -84,7 +86,24 @@ class Timed:
 
 
 def make_bot(name: str, config: SearchConfig) -> Any:
-    return StrongBot(config) if name == "strong" else get_bot(name)
+    """A bot by name; ``heuristic:missions=false;bribes=false`` passes options
+    (``true``/``false``, numbers or words) to a bot other than the strong one."""
+    if name == "strong":
+        return StrongBot(config)
+    base, _, given = name.partition(":")
+    options = dict(_option(o) for o in given.split(";") if o) if given else {}
+    return get_bot(base, options)
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, _, raw = text.partition("=")
+    words = {"true": True, "false": False}
+    if raw in words:
+        return key, words[raw]
+    try:
+        return key, float(raw) if "." in raw else int(raw)
+    except ValueError:
+        return key, raw
 
 
 Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None]
