@@ -116,7 +116,7 @@ class Position:
         self._pressure: dict[str, int] = {}
         self._enemies: dict[str, list[str]] = {}
         self._dominant: bool | None = None
-        self._aims: Aims | None | bool = False  # False: not read yet
+        self._aims: Aims | bool | None = False  # False: not read yet
 
     def _tally(self) -> dict[str, dict[str, int]]:
         count: dict[str, dict[str, int]] = {g: {} for g in self.info.groups}

@@ -82,6 +82,8 @@ class Params:
     missions: bool = True  # steer toward the seat's open missions (False: the old, blind bot)
     mission: float = 3.0  # a territory its mission wants, or one of the seat to destroy
     mission_done: float = 25.0  # doing a mission that is not the last (the mission game)
+    mission_bonus: float = 10.0  # added to the bonus of a continent a mission wants
+    focus: bool = True  # raise only the wanted continent nearest done
     bribes: bool = True  # active neutrals: bribe with spare cards (False: never)
 
 
@@ -206,7 +208,7 @@ class HeuristicPolicy:
                 continue
             bonus = pos.info.groups[group].bonus
             if self.params.missions and pos.aims is not None and group in pos.aims.continents():
-                bonus += self.params.mission_done / 4  # a mission's continent: keep it
+                bonus += self.params.mission_bonus  # a mission's continent: keep it
             for t in pos.info.entrances[group]:
                 missing = round(self.params.defend_share * pos.pressure(t)) - pos.troops[t] + 1
                 if missing > 0 and (best is None or bonus * missing > best[0]):
@@ -389,6 +391,8 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     info = pos.info
     group = info.group_of[target]
     bonus = info.groups[group].bonus
+    if params.missions and pos.aims is not None and group in _wanted(pos.aims, params):
+        bonus += params.mission_bonus  # a continent a mission wants counts for more
     size = info.size(group)
     mine = pos.held(group, pos.me)
     enemy = pos.owner[target] or ""  # "" for a territory nobody controls
@@ -415,6 +419,10 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     return value
 
 
+def _wanted(aims: Aims, params: Params) -> frozenset[str]:
+    return aims.focus() if params.focus else aims.continents()
+
+
 def mission_worth(aims: Aims, target: str, holder: str | None, params: Params) -> float:
     """What taking ``target`` brings toward the seat's open missions, in armies.
 
@@ -428,8 +436,8 @@ def mission_worth(aims: Aims, target: str, holder: str | None, params: Params) -
         return WIN_VALUE if aims.last else params.mission_done
     value = 0.0
     for goal in aims.goals:
-        if target in goal.wanted:
-            value += params.mission * (1 + 1 / len(goal.wanted))
+        if target in goal.named:
+            value += params.mission * (1 + 1 / len(goal.named))
         if goal.destroy is not None and holder == goal.destroy:
             value += params.mission * (1 + 2 / max(1, goal.destroy_left))
         if (goal.count and goal.least <= 1) or goal.conquests:

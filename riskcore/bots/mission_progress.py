@@ -87,6 +87,8 @@ class Goal:
 
     wanted: frozenset[str]  # named territories and those of wanted continents not held
     continents: frozenset[str]  # the continents it wants whole (named, and the best others)
+    named: frozenset[str]  # the named territories not held
+    focus: str | None  # the wanted continent not held with fewest territories missing
     count: int  # territories still short of ``territories`` (0: none wanted or done)
     least: int  # the armies each counted territory needs (``min_armies``)
     conquests: int  # conquests still to make this turn (0: none wanted or done)
@@ -106,6 +108,10 @@ class Aims:
 
     def continents(self) -> frozenset[str]:
         return frozenset().union(*(g.continents for g in self.goals))
+
+    def focus(self) -> frozenset[str]:
+        """The continents to take next: per goal, the wanted one missing fewest."""
+        return frozenset(g.focus for g in self.goals if g.focus is not None)
 
     def colours(self) -> frozenset[str]:
         return frozenset(g.destroy for g in self.goals if g.destroy is not None)
@@ -147,7 +153,8 @@ def _read(
     board = view.board
     groups = {g.id: g.territories for g in board.groups}
     named = set(goal.get("continents", ()))
-    wanted: set[str] = set(goal.get("named", ()))
+    named_territories = set(goal.get("named", ())) - held
+    wanted = set(named_territories)
     more = goal.get("more_continents", 0)
     if more:  # the other continents nearest done, smaller first on ties
         others = sorted(
@@ -170,6 +177,12 @@ def _read(
     return Goal(
         wanted=frozenset(wanted - held),
         continents=frozenset(named),
+        named=frozenset(named_territories),
+        focus=min(
+            (c for c in named if groups[c] - held),
+            key=lambda c: (len(groups[c] - held), c),
+            default=None,
+        ),
         count=max(0, count - enough),
         least=least,
         conquests=conquests,
