@@ -8,6 +8,7 @@ blue, p2 red, n1 the yellow neutral, n2 the black one, as in the book's examples
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -32,6 +33,7 @@ from riskcore.modes.neutral_rules import (
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
+from riskcore.views.seatview import SeatView
 from riskcore.views.view import redact, view
 from tests.riskcore.helpers import ALL_CARDS, Game, ScriptedRng, cards_with, position, split
 from tests.riskcore.test_properties import check_invariants
@@ -524,6 +526,32 @@ def test_a_record_verifies_and_a_tampered_marker_roll_is_caught() -> None:
     verdict = verify_text(_rechained(objs))
     assert not verdict.ok and verdict.divergence is not None
     assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
+
+
+def test_a_bots_guessed_worlds_keep_the_cards_it_gave() -> None:
+    """ "Du ger ett eller flera av dina RISK-kort till en neutral här": the giver knows
+    which cards the neutral holds from it, so the strong bot's determinised worlds
+    (``SeatView.determinize``, ``ActiveNeutrals.deal_unseen``) keep them in that
+    neutral's hand, dealing only the rest of the unseen cards around them; every
+    hand keeps its size and no card is dealt twice."""
+    game = board()
+    bribe(game, "n1", SET[0])
+    bribe(game, "n2", SET[1])
+    real = game.state
+    for seed in range(20):
+        world = SeatView(real, "p1").determinize(random.Random(seed))
+        assert SET[0] in world.hands["n1"] and SET[1] in world.hands["n2"]
+        assert {h: len(c) for h, c in world.hands.items()} == {
+            h: len(c) for h, c in real.hands.items()
+        }
+        dealt = [c for cards in world.hands.values() for c in cards] + world.deck
+        assert len(dealt) == len(set(dealt))
+        assert sorted(dealt) == sorted([c for h in real.hands.values() for c in h] + real.deck)
+    # p2 gave nothing: in its worlds the neutrals' cards are a guess, not p1's bribes.
+    guesses = {
+        tuple(SeatView(real, "p2").determinize(random.Random(s)).hands["n1"]) for s in range(20)
+    }
+    assert len(guesses) > 1
 
 
 def test_bots_play_the_mode_to_its_end() -> None:
