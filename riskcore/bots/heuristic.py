@@ -381,6 +381,8 @@ def fronts(pos: Position, least: int = 2) -> dict[str, list[str]]:
         if troops[source] >= least:
             for target in pos.enemies_near(source):
                 found.setdefault(target, []).append(source)
+    if not found and pos.view.rules.neutrals == "active":
+        return allies.breaches(pos, least)
     return found
 
 

@@ -590,6 +590,34 @@ def test_heuristic_bots_attack_through_a_wall_of_neutrals() -> None:
     assert result.winners
 
 
+def test_a_side_walled_in_by_its_own_ally_attacks_through_it() -> None:
+    """ "De här trupperna kan angripa din motståndare eller andra neutrala eller
+    allierade härar": red (p2) holds all but Australia; its ally yellow (n1) holds
+    Indonesia and New Guinea between it and blue's last two territories. No enemy
+    touches red's own territories, and its ally's attacks wait for two to one, so
+    red's own armies attack the ally's Indonesia from Siam (a heuristic with 186,932
+    armies so walled in never attacked, and its game stalled)."""
+    import random as rnd
+
+    from riskcore.views.seatview import SeatView as View
+
+    owners = split(
+        {"p1": ["western_australia", "eastern_australia"], "n1": ["indonesia", "new_guinea"]},
+        "p2",
+    )
+    card = cards_with("cavalry")[0]
+    counts = {"siam": 20, "western_australia": 5, "eastern_australia": 5}
+    game = position(owners, counts, hands={"p2": [card]}, mode=MODE, first="p2", n=2)
+    bribe(game, "n1", card)
+    assert game.state.alliances["n1"] == "p2"
+    bot = get_bot("heuristic")
+    while game.state.phase != ATTACK:
+        view = View(game.state, "p2")
+        game.body("p2", bot.choose(view, legal_actions(game.state, "p2"), rnd.Random(0)))
+    body = bot.choose(View(game.state, "p2"), legal_actions(game.state, "p2"), rnd.Random(0))
+    assert (body["type"], body["source"], body["target"]) == ("blitz", "siam", "indonesia")
+
+
 def test_a_side_far_ahead_attacks_uninvolved_neutrals_unpriced() -> None:
     """The marker price keeps a bot off uninvolved neutrals while the game is even;
     a side with three times the opponent side's armies pays no such price (a
