@@ -106,13 +106,13 @@ def _option(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None]
+Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None, int | None]
 
 
 def play(job: Job) -> dict[str, Any] | None:
     """One game; ``labels`` name what each seat counts for (its bot, or its side).
     None, unplayed, once the run's ``deadline`` (epoch seconds) has passed."""
-    index, order, labels, seed, config, mode, deadline = job
+    index, order, labels, seed, config, mode, deadline, cap = job
     if deadline is not None and time.time() > deadline:
         return None
     bots = [Timed(make_bot(name, config)) for name in order]
@@ -123,6 +123,7 @@ def play(job: Job) -> dict[str, Any] | None:
         game_id=f"bench-{index}",
         mode=mode,
         rules=mode_named(mode).rule_set(),
+        **({} if cap is None else {"max_commands": cap}),
     )
     seats = list(result.seats)
     winner = labels[seats.index(result.winners[0])] if result.winners else None
@@ -241,6 +242,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         help="minutes: start no game after this, report the games played",
     )
+    parser.add_argument(
+        "--max-commands", type=int, default=None, help="end a game unfinished after this many"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -286,7 +290,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     deadline = None if args.stop_after is None else time.time() + 60 * args.stop_after
     jobs: list[Job] = [
-        (i, *rotations[i % len(rotations)], args.seed, config, args.mode, deadline)
+        (
+            i,
+            *rotations[i % len(rotations)],
+            args.seed,
+            config,
+            args.mode,
+            deadline,
+            args.max_commands,
+        )
         for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []
