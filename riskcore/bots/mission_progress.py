@@ -18,6 +18,11 @@ averaged:
 A claimed mission counts 1. The strong bot's evaluation mixes this in, so
 rollouts that bring a mission nearer score higher before it is done
 (``evaluate.Weights.mission``).
+
+``aims`` reads the same goals from a ``SeatView`` as what is still missing
+(territories, counts, conquests, the seat to destroy), for the heuristic,
+which steers its attacks, placements and guarding by them and prices a
+conquest that does a mission (``riskcore.bots.heuristic.mission_worth``).
 """
 
 from __future__ import annotations
