@@ -8,6 +8,8 @@
     python bench/bots.py --mode mission_game --bots heuristic,random,random --games 201
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-ms 500   # 4 players
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
+    python bench/bots.py --mode secret_missions --bots heuristic,heuristic:missions=false
+    python bench/bots.py --mode two_player_active --bots heuristic,heuristic:bribes=false
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -84,16 +86,33 @@ class Timed:
 
 
 def make_bot(name: str, config: SearchConfig) -> Any:
-    return StrongBot(config) if name == "strong" else get_bot(name)
+    """A bot by name; ``heuristic:missions=false;bribes=false`` passes options
+    (``true``/``false``, numbers or words) to a bot other than the strong one."""
+    if name == "strong":
+        return StrongBot(config)
+    base, _, given = name.partition(":")
+    options = dict(_option(o) for o in given.split(";") if o) if given else {}
+    return get_bot(base, options)
 
 
-Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None]
+def _option(text: str) -> tuple[str, Any]:
+    key, _, raw = text.partition("=")
+    words = {"true": True, "false": False}
+    if raw in words:
+        return key, words[raw]
+    try:
+        return key, float(raw) if "." in raw else int(raw)
+    except ValueError:
+        return key, raw
+
+
+Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None, int | None]
 
 
 def play(job: Job) -> dict[str, Any] | None:
     """One game; ``labels`` name what each seat counts for (its bot, or its side).
     None, unplayed, once the run's ``deadline`` (epoch seconds) has passed."""
-    index, order, labels, seed, config, mode, deadline = job
+    index, order, labels, seed, config, mode, deadline, cap = job
     if deadline is not None and time.time() > deadline:
         return None
     bots = [Timed(make_bot(name, config)) for name in order]
@@ -104,6 +123,7 @@ def play(job: Job) -> dict[str, Any] | None:
         game_id=f"bench-{index}",
         mode=mode,
         rules=mode_named(mode).rule_set(),
+        **({} if cap is None else {"max_commands": cap}),
     )
     seats = list(result.seats)
     winner = labels[seats.index(result.winners[0])] if result.winners else None
@@ -222,6 +242,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         help="minutes: start no game after this, report the games played",
     )
+    parser.add_argument(
+        "--max-commands", type=int, default=None, help="end a game unfinished after this many"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
@@ -267,7 +290,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     deadline = None if args.stop_after is None else time.time() + 60 * args.stop_after
     jobs: list[Job] = [
-        (i, *rotations[i % len(rotations)], args.seed, config, args.mode, deadline)
+        (
+            i,
+            *rotations[i % len(rotations)],
+            args.seed,
+            config,
+            args.mode,
+            deadline,
+            args.max_commands,
+        )
         for i in range(args.games)
     ]
     results: list[dict[str, Any]] = []

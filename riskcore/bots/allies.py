@@ -88,6 +88,27 @@ def walled_off(pos: Position, targets: Iterable[str]) -> bool:
     return all(marker_risk(pos, t) > 0 for t in targets)
 
 
+def breaches(pos: Position, least: int = 2) -> dict[str, list[str]]:
+    """Its own allies' territories next to its own ones holding ``least`` armies, with
+    those sources: what its own armies may attack when no enemy touches them.
+
+    Measured: a heuristic bot with 186,932 armies walled in by its own ally (Siam
+    next to its ally's Indonesia, the opponent's last two territories behind it in
+    Australia) never attacked: an ally is a friend, its territories no border, and
+    the ally's own attacks wait for two to one, which one die of reinforcement a
+    turn never reaches. Its own armies may attack an ally ("andra neutrala eller
+    allierade härar"); taking the ally's territory opens the way (the marker die
+    may cost the alliance, but a walled-in side has no other move)."""
+    mine = set(allies(pos.view))
+    found: dict[str, list[str]] = {}
+    for source in pos.mine:
+        if pos.troops[source] >= least:
+            for target in pos.info.neighbours[source]:
+                if pos.owner.get(target) in mine:
+                    found.setdefault(target, []).append(source)
+    return found
+
+
 def bribe(view: SeatView) -> Body:
     """One spare card to the neutral that gains most from it, or the end of the phase."""
     hand = view.my_hand()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from riskcore.boards.board import Board, Group
+from riskcore.bots.mission_progress import Aims, aims
 from riskcore.views.seatview import SeatView
 
 # Progressive card values make a card worth about this many armies on average
@@ -82,6 +83,7 @@ class Position:
     """
 
     __slots__ = (
+        "_aims",
         "_cards",
         "_count",
         "_dominant",
@@ -114,6 +116,7 @@ class Position:
         self._pressure: dict[str, int] = {}
         self._enemies: dict[str, list[str]] = {}
         self._dominant: bool | None = None
+        self._aims: Aims | bool | None = False  # False: not read yet
 
     def _tally(self) -> dict[str, dict[str, int]]:
         count: dict[str, dict[str, int]] = {g: {} for g in self.info.groups}
@@ -157,6 +160,13 @@ class Position:
             view = self.view
             self._cards = {p: view.card_count(p) for p in view.players()}
         return self._cards
+
+    @property
+    def aims(self) -> Aims | None:
+        """The seat's open missions (the mission games), read once per decision."""
+        if self._aims is False:
+            self._aims = aims(self.view)
+        return self._aims  # type: ignore[return-value]
 
     # Single territories ---------------------------------------------------
 

@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from riskcore.bots import adventure, allies
 from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position, joined_to
 from riskcore.bots.losses import attack_odds
+from riskcore.bots.mission_progress import Aims
 from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
     ATTACK,
@@ -79,6 +80,12 @@ class Params:
     forward_bias: float = 12.0  # occupy: weight of the pressure on the new territory
     defend_share: float = 0.8  # fraction of the enemy pressure a held entrance should match
     marker_cost: float = 8.0  # active neutrals: an uninvolved neutral going to the opponent
+    missions: bool = True  # steer toward the seat's open missions (False: the old, blind bot)
+    mission: float = 3.0  # a territory its mission wants, or one of the seat to destroy
+    mission_done: float = 25.0  # doing a mission that is not the last (the mission game)
+    mission_bonus: float = 10.0  # added to the bonus of a continent a mission wants
+    focus: bool = True  # raise only the wanted continent nearest done
+    bribes: bool = True  # active neutrals: bribe with spare cards (False: never)
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -133,7 +140,7 @@ class HeuristicPolicy:
         if phase == SETUP_LEADER:
             return {"type": "place_leader", "territory": leader_spot(pos)}
         if phase == allies.BRIBE:
-            return allies.bribe(view)
+            return allies.bribe(view) if self.params.bribes else {"type": "end_phase"}
         if phase == allies.REINFORCE_ALLIES:
             return allies.reinforce(pos)
         return {"type": "end_phase"}
@@ -186,7 +193,12 @@ class HeuristicPolicy:
         return {"type": "place_armies", "territory": territory, "count": count}
 
     def placement(self, pos: Position, reserve: int) -> tuple[str, int]:
-        """Where to put armies next, and how many: defend held continents, then attack."""
+        """Where to put armies next, and how many: finish a mission the reserve can
+        finish, defend held continents, then attack."""
+        if self.params.missions and pos.aims is not None:
+            short = stack_up(pos, pos.aims, reserve)
+            if short is not None:
+                return short
         need = self._defence_need(pos)
         if need is not None:
             territory, missing = need
@@ -198,7 +210,9 @@ class HeuristicPolicy:
         for group, holder in pos.held_groups.items():
             if holder != pos.me:
                 continue
-            bonus = pos.info.groups[group].bonus
+            bonus: float = pos.info.groups[group].bonus
+            if self.params.missions and pos.aims is not None and group in pos.aims.continents():
+                bonus += self.params.mission_bonus  # a mission's continent: keep it
             for t in pos.info.entrances[group]:
                 missing = round(self.params.defend_share * pos.pressure(t)) - pos.troops[t] + 1
                 if missing > 0 and (best is None or bonus * missing > best[0]):
@@ -371,6 +385,8 @@ def fronts(pos: Position, least: int = 2) -> dict[str, list[str]]:
         if troops[source] >= least:
             for target in pos.enemies_near(source):
                 found.setdefault(target, []).append(source)
+    if not found and pos.view.rules.neutrals == "active":
+        return allies.breaches(pos, least)
     return found
 
 
@@ -380,7 +396,9 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     finished or broken continent, and an eliminated player's cards."""
     info = pos.info
     group = info.group_of[target]
-    bonus = info.groups[group].bonus
+    bonus: float = info.groups[group].bonus
+    if params.missions and pos.aims is not None and group in _wanted(pos.aims, params):
+        bonus += params.mission_bonus  # a continent a mission wants counts for more
     size = info.size(group)
     mine = pos.held(group, pos.me)
     enemy = pos.owner[target] or ""  # "" for a territory nobody controls
@@ -402,7 +420,52 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
         value += 3.0 + 1.5 * cards * card
     elif left <= 4:
         value += cards * card / left
+    if params.missions and pos.aims is not None:
+        value += mission_worth(pos.aims, target, pos.owner[target], params)
     return value
+
+
+def _wanted(aims: Aims, params: Params) -> frozenset[str]:
+    return aims.focus() if params.focus else aims.continents()
+
+
+def mission_worth(aims: Aims, target: str, holder: str | None, params: Params) -> float:
+    """What taking ``target`` brings toward the seat's open missions, in armies.
+
+    A conquest that does a mission is worth the game when that mission wins it
+    (the one secret mission; the last of the four graded ones) and
+    ``mission_done`` otherwise; short of that, a territory a mission wants (or
+    one of the seat it must destroy) is worth ``mission`` armies more, more as
+    the part nears done, and any conquest a little while the mission counts
+    territories or conquests in a turn."""
+    if aims.completes(target, holder):
+        return WIN_VALUE if aims.last else params.mission_done
+    value = 0.0
+    for goal in aims.goals:
+        if target in goal.named:
+            value += params.mission * (1 + 1 / len(goal.named))
+        if goal.destroy is not None and holder == goal.destroy:
+            value += params.mission * (1 + 2 / max(1, goal.destroy_left))
+        if (goal.count and goal.least <= 1) or goal.conquests:
+            value += params.mission / 2
+    return value
+
+
+def stack_up(pos: Position, aims: Aims, reserve: int) -> tuple[str, int] | None:
+    """Armies to place to finish a mission of territories each holding enough
+    armies ("Hold 18 territories, each with at least 2 armies"), when this
+    reserve does it and nothing else of that mission is missing: the own
+    territories nearest the count, the shortest first."""
+    for goal in aims.goals:
+        if not goal.count or goal.least <= 1 or goal.wanted or goal.conquests or goal.destroy:
+            continue
+        short = sorted(
+            (goal.least - pos.troops[t], t) for t in pos.mine if pos.troops[t] < goal.least
+        )[: goal.count]
+        if len(short) == goal.count and sum(d for d, _ in short) <= reserve:
+            missing, territory = short[0]
+            return territory, missing
+    return None
 
 
 def score_worth(pos: Position, target: str, mode_state: dict[str, Any]) -> float:
@@ -596,8 +659,17 @@ class HeuristicBot:
     name = "heuristic"
     version = "1"
 
-    def __init__(self, params: Params | None = None) -> None:
-        self.policy = HeuristicPolicy(params)
+    def __init__(
+        self, params: Params | None = None, missions: bool | None = None, bribes: bool | None = None
+    ) -> None:
+        """``missions=False``: blind to its missions (claims a done one, steers to none);
+        ``bribes=False``: never bribes. The old behaviours, kept for the ablations."""
+        chosen = params or Params()
+        if missions is not None:
+            chosen = replace(chosen, missions=bool(missions))
+        if bribes is not None:
+            chosen = replace(chosen, bribes=bool(bribes))
+        self.policy = HeuristicPolicy(chosen)
 
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:
         if not actions:

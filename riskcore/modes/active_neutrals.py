@@ -19,6 +19,7 @@ how neutral armies play.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -317,6 +318,25 @@ class ActiveNeutrals(TwoPlayer):
         """A card only for a conquest with the player's own armies."""
         if d.state.mode_data.get("own_conquest"):
             turns.draw_card(d, seat)
+
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        """Keep the cards ``seat`` gave each neutral in that neutral's hand, and deal
+        the rest of the unseen cards around them (``SeatView.determinize`` dealt
+        every hand it cannot see at random, so a bot's guessed worlds forgot its
+        own bribes: a card it gave could turn up in the opponent's hand)."""
+        given = set(real.bribes.get(seat, ()))
+        known = {n: [c for c in real.hands.get(n, []) if c in given] for n in nr.neutrals(real)}
+        kept = {c for cards in known.values() for c in cards}
+        own = {seat, real.hand_id(seat)}
+        others = [h for h in state.hands if h not in own]
+        pool = [c for h in others for c in state.hands[h] if c not in kept]
+        pool += [c for c in state.deck if c not in kept]
+        rng.shuffle(pool)
+        for hand_id in others:
+            mine = known.get(hand_id, [])
+            count = len(real.hands[hand_id]) - len(mine)
+            state.hands[hand_id], pool = mine + pool[:count], pool[count:]
+        state.deck = pool
 
     # What viewers see -----------------------------------------------------------
 

@@ -8,6 +8,7 @@ blue, p2 red, n1 the yellow neutral, n2 the black one, as in the book's examples
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -32,6 +33,7 @@ from riskcore.modes.neutral_rules import (
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
+from riskcore.views.seatview import SeatView
 from riskcore.views.view import redact, view
 from tests.riskcore.helpers import ALL_CARDS, Game, ScriptedRng, cards_with, position, split
 from tests.riskcore.test_properties import check_invariants
@@ -526,6 +528,32 @@ def test_a_record_verifies_and_a_tampered_marker_roll_is_caught() -> None:
     assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
 
 
+def test_a_bots_guessed_worlds_keep_the_cards_it_gave() -> None:
+    """ "Du ger ett eller flera av dina RISK-kort till en neutral här": the giver knows
+    which cards the neutral holds from it, so the strong bot's determinised worlds
+    (``SeatView.determinize``, ``ActiveNeutrals.deal_unseen``) keep them in that
+    neutral's hand, dealing only the rest of the unseen cards around them; every
+    hand keeps its size and no card is dealt twice."""
+    game = board()
+    bribe(game, "n1", SET[0])
+    bribe(game, "n2", SET[1])
+    real = game.state
+    for seed in range(20):
+        world = SeatView(real, "p1").determinize(random.Random(seed))
+        assert SET[0] in world.hands["n1"] and SET[1] in world.hands["n2"]
+        assert {h: len(c) for h, c in world.hands.items()} == {
+            h: len(c) for h, c in real.hands.items()
+        }
+        dealt = [c for cards in world.hands.values() for c in cards] + world.deck
+        assert len(dealt) == len(set(dealt))
+        assert sorted(dealt) == sorted([c for h in real.hands.values() for c in h] + real.deck)
+    # p2 gave nothing: in its worlds the neutrals' cards are a guess, not p1's bribes.
+    guesses = {
+        tuple(SeatView(real, "p2").determinize(random.Random(s)).hands["n1"]) for s in range(20)
+    }
+    assert len(guesses) > 1
+
+
 def test_bots_play_the_mode_to_its_end() -> None:
     """The heuristic and strong bots finish games of the mode (and bribe in them)."""
     for names in (("heuristic", "random"), ("strong", "heuristic")):
@@ -560,6 +588,34 @@ def test_heuristic_bots_attack_through_a_wall_of_neutrals() -> None:
     bots = [get_bot("heuristic"), get_bot("heuristic")]
     result = play_game(bots, seed=b"hh-0", game_id="hh-0", mode=MODE, max_commands=3000)
     assert result.winners
+
+
+def test_a_side_walled_in_by_its_own_ally_attacks_through_it() -> None:
+    """ "De här trupperna kan angripa din motståndare eller andra neutrala eller
+    allierade härar": red (p2) holds all but Australia; its ally yellow (n1) holds
+    Indonesia and New Guinea between it and blue's last two territories. No enemy
+    touches red's own territories, and its ally's attacks wait for two to one, so
+    red's own armies attack the ally's Indonesia from Siam (a heuristic with 186,932
+    armies so walled in never attacked, and its game stalled)."""
+    import random as rnd
+
+    from riskcore.views.seatview import SeatView as View
+
+    owners = split(
+        {"p1": ["western_australia", "eastern_australia"], "n1": ["indonesia", "new_guinea"]},
+        "p2",
+    )
+    card = cards_with("cavalry")[0]
+    counts = {"siam": 20, "western_australia": 5, "eastern_australia": 5}
+    game = position(owners, counts, hands={"p2": [card]}, mode=MODE, first="p2", n=2)
+    bribe(game, "n1", card)
+    assert game.state.alliances["n1"] == "p2"
+    bot = get_bot("heuristic")
+    while game.state.phase != ATTACK:
+        view = View(game.state, "p2")
+        game.body("p2", bot.choose(view, legal_actions(game.state, "p2"), rnd.Random(0)))
+    body = bot.choose(View(game.state, "p2"), legal_actions(game.state, "p2"), rnd.Random(0))
+    assert (body["type"], body["source"], body["target"]) == ("blitz", "siam", "indonesia")
 
 
 def test_a_side_far_ahead_attacks_uninvolved_neutrals_unpriced() -> None:

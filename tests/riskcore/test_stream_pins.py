@@ -46,9 +46,10 @@ PINS = {
     ),
     # Re-pinned (issue 19): the heuristic attacks uninvolved neutrals unpriced when
     # walled off or far ahead (riskcore/bots/allies.py), which ended stalled games;
-    # game_created v5 (adventure_deck) as every pin.
+    # game_created v5 (adventure_deck) as every pin. Re-pinned (issue 15): walled in
+    # by its own ally, the heuristic's own armies attack the ally (allies.breaches).
     ("two_player_active", "heuristic", b"pin-8"): (
-        "29aad07d38044772fedf4efef9720a533f6eba6b7cca402ff372a35de6bde11d"
+        "a2cb5f4781aef67c33c460fe1042f7f722936f3624988dba0569c7e16603c305"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
