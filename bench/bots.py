@@ -37,6 +37,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
@@ -46,6 +47,7 @@ from riskcore.bots import get_bot
 from riskcore.bots.strong import SearchConfig, StrongBot
 from riskcore.engine.legal import Action
 from riskcore.engine.registry import mode_named
+from riskcore.modes.missions import MissionClaimed
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
 
@@ -127,10 +129,13 @@ def play(job: Job) -> dict[str, Any] | None:
     )
     seats = list(result.seats)
     winner = labels[seats.index(result.winners[0])] if result.winners else None
+    claimed = Counter(e.seat for e in result.events if isinstance(e, MissionClaimed))
     return {
         "index": index,
         "order": labels,
         "winner": winner,
+        "reason": result.reason,
+        "claims": [claimed[seat] for seat in seats],  # missions claimed, by seat
         "turns": result.turns,
         "seconds": time.perf_counter() - start,
         "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
@@ -153,7 +158,12 @@ def summarise(
             "win_rate": round(wins / games, 4) if games else 0.0,
             "ci95": [round(low, 4), round(high, 4)],
             "seats_per_game": seats / games if games else 0,
+            # how its wins came (conquest, missions, the score ...)
+            "wins_by": dict(Counter(r["reason"] for r in results if r["winner"] == name)),
         }
+        claims = [c for r in results for label, c in zip(r["order"], r["claims"]) if label == name]
+        if any(claims):  # the mission game: missions claimed per seat and game
+            bots[name]["missions_claimed_per_seat"] = round(statistics.fmean(claims), 3)
     times = [t for r in results for t in r["strong_ms"]]
     searched = [t for t in times if t > SEARCHED_MS]
     report: dict[str, Any] = {
