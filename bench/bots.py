@@ -161,7 +161,12 @@ def summarise(
             # how its wins came (conquest, missions, the score ...)
             "wins_by": dict(Counter(r["reason"] for r in results if r["winner"] == name)),
         }
-        claims = [c for r in results for label, c in zip(r["order"], r["claims"]) if label == name]
+        claims = [
+            c
+            for r in results
+            for label, c in zip(r["order"], r["claims"], strict=True)
+            if label == name
+        ]
         if any(claims):  # the mission game: missions claimed per seat and game
             bots[name]["missions_claimed_per_seat"] = round(statistics.fmean(claims), 3)
     times = [t for r in results for t in r["strong_ms"]]
