@@ -210,7 +210,7 @@ class HeuristicPolicy:
         for group, holder in pos.held_groups.items():
             if holder != pos.me:
                 continue
-            bonus: float = pos.info.groups[group].bonus
+            bonus = float(pos.info.groups[group].bonus)
             if self.params.missions and pos.aims is not None and group in pos.aims.continents():
                 bonus += self.params.mission_bonus  # a mission's continent: keep it
             for t in pos.info.entrances[group]:
@@ -396,7 +396,7 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     finished or broken continent, and an eliminated player's cards."""
     info = pos.info
     group = info.group_of[target]
-    bonus: float = info.groups[group].bonus
+    bonus = float(info.groups[group].bonus)
     if params.missions and pos.aims is not None and group in _wanted(pos.aims, params):
         bonus += params.mission_bonus  # a continent a mission wants counts for more
     size = info.size(group)
