@@ -73,6 +73,13 @@ class SearchConfig:
     turn_time: float | None = None  # seconds per own turn, spread over its decisions
     turn_rollouts: int | None = None  # rollouts per own turn (reproducible)
     turn_share: float = 0.35  # of what is left of a turn's budget, one decision's part
+    # The placing of reinforcements' part instead (None: ``turn_share``) and its
+    # candidates (None: ``candidates``): the search changes the heuristic's
+    # placing about half the time, its attacks and moves one time in ten.
+    place_share: float | None = None
+    place_candidates: int | None = None
+    # The phases whose decisions are searched (the others keep the heuristic's).
+    searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Fewest rollouts per option worth a search: a decision whose part of the
     # turn's budget buys fewer keeps the heuristic's choice (the paired test
@@ -114,18 +121,19 @@ class TurnBudget:
         if turn != self.turn:
             self.turn, self.rollouts, self.seconds = turn, 0, 0.0
 
-    def iterations(self, config: SearchConfig, options: int) -> int:
-        """Rollouts per option this decision may use (< ``min_search``: do not search)."""
+    def iterations(self, config: SearchConfig, options: int, part: float) -> int:
+        """Rollouts per option a decision whose ``part`` of the turn's rest is
+        that may use (< ``min_search``: do not search)."""
         allowed = config.iterations
         if config.turn_rollouts is not None:
             left = (config.turn_rollouts - self.rollouts) // options
-            share = int(left * config.turn_share)
+            share = int(left * part)
             # A part too small for a search takes the least search the rest allows.
             allowed = min(allowed, share if share >= config.min_search else left)
             allowed = min(allowed, max(share, config.min_search))
         return allowed
 
-    def seconds_left(self, config: SearchConfig, least: float) -> float | None:
+    def seconds_left(self, config: SearchConfig, least: float, part: float) -> float | None:
         """Seconds this decision may think (None: no time bound); ``least``, the
         time of the least search, is granted when the turn's rest allows it."""
         limits = []
@@ -133,7 +141,7 @@ class TurnBudget:
             limits.append(config.time_budget)
         if config.turn_time is not None:
             left = config.turn_time - self.seconds
-            limits.append(min(left, max(left * config.turn_share, least)))
+            limits.append(min(left, max(left * part, least)))
         return min(limits) if limits else None
 
 
@@ -180,10 +188,13 @@ class StrongBot:
         an option only luckier than the heuristic's, and worse on average.
         """
         config = self.config
-        iterations = self.budget.iterations(config, len(options))
+        part = config.turn_share
+        if view.phase == REINFORCE and config.place_share is not None:
+            part = config.place_share
+        iterations = self.budget.iterations(config, len(options), part)
         round_cost = self.rollout_seconds * len(options)
         least = config.min_search
-        seconds = self.budget.seconds_left(config, least * round_cost)
+        seconds = self.budget.seconds_left(config, least * round_cost, part)
         if iterations < least or (seconds is not None and seconds < least * round_cost):
             return options[0]
         done = 0
@@ -273,7 +284,9 @@ def candidates(
     """The heuristic's choice first, then the alternatives worth a rollout."""
     phase = view.phase
     limit = config.candidates
-    if view.current != view.seat or limit < 2:
+    if phase == REINFORCE and config.place_candidates is not None:
+        limit = config.place_candidates
+    if view.current != view.seat or limit < 2 or phase not in config.searched:
         return [chosen]
     if phase == ATTACK:
         others = attack_options(policy, view, config.clear_win)
