@@ -152,6 +152,7 @@ def summarise(
             "turn_share": args.turn_share,
             "place_share": args.place_share,
             "place_candidates": args.place_candidates,
+            "place_iterations": args.place_iterations,
             "searched": args.searched,
             "min_search": args.min_search,
             "clear_win": args.clear_win,
@@ -213,8 +214,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
-    parser.add_argument("--place-share", type=float, default=None)
-    parser.add_argument("--place-candidates", type=int, default=None)
+    parser.add_argument("--place-share", type=float, default=SearchConfig().place_share)
+    parser.add_argument("--place-candidates", type=int, default=SearchConfig().place_candidates)
+    parser.add_argument("--place-iterations", type=int, default=SearchConfig().place_iterations)
     parser.add_argument(
         "--searched", default=None, help="phases searched (default reinforce,attack,occupy)"
     )
@@ -270,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         turn_share=args.turn_share,
         place_share=args.place_share,
         place_candidates=args.place_candidates,
+        place_iterations=args.place_iterations,
         searched=SearchConfig().searched
         if args.searched is None
         else frozenset(p.strip() for p in args.searched.split(",") if p.strip()),

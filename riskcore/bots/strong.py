@@ -73,11 +73,14 @@ class SearchConfig:
     turn_time: float | None = None  # seconds per own turn, spread over its decisions
     turn_rollouts: int | None = None  # rollouts per own turn (reproducible)
     turn_share: float = 0.35  # of what is left of a turn's budget, one decision's part
-    # The placing of reinforcements' part instead (None: ``turn_share``) and its
-    # candidates (None: ``candidates``): the search changes the heuristic's
-    # placing about half the time, its attacks and moves one time in ten.
-    place_share: float | None = None
-    place_candidates: int | None = None
+    # The placing of reinforcements: its part of a turn's rest (None: ``turn_share``),
+    # its candidates (None: ``candidates``) and, with a budget per turn, its cap
+    # of rollouts per option (None: ``iterations``). The search changes the
+    # heuristic's placing about half the time, its attacks and moves one time
+    # in ten, so the placing is given more (docs/bots.md, 2026-12-01 evening).
+    place_share: float | None = 0.6
+    place_candidates: int | None = 4
+    place_iterations: int | None = 64
     # The phases whose decisions are searched (the others keep the heuristic's).
     searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
@@ -121,10 +124,13 @@ class TurnBudget:
         if turn != self.turn:
             self.turn, self.rollouts, self.seconds = turn, 0, 0.0
 
-    def iterations(self, config: SearchConfig, options: int, part: float) -> int:
+    def iterations(
+        self, config: SearchConfig, options: int, part: float, cap: int | None = None
+    ) -> int:
         """Rollouts per option a decision whose ``part`` of the turn's rest is
-        that may use (< ``min_search``: do not search)."""
-        allowed = config.iterations
+        that may use, at most ``cap`` (None: ``iterations``; < ``min_search``:
+        do not search)."""
+        allowed = config.iterations if cap is None else cap
         if config.turn_rollouts is not None:
             left = (config.turn_rollouts - self.rollouts) // options
             share = int(left * part)
@@ -188,10 +194,12 @@ class StrongBot:
         an option only luckier than the heuristic's, and worse on average.
         """
         config = self.config
-        part = config.turn_share
-        if view.phase == REINFORCE and config.place_share is not None:
-            part = config.place_share
-        iterations = self.budget.iterations(config, len(options), part)
+        part, cap = config.turn_share, None
+        if view.phase == REINFORCE:
+            part = config.turn_share if config.place_share is None else config.place_share
+            per_turn = config.turn_rollouts is not None or config.turn_time is not None
+            cap = config.place_iterations if per_turn else None
+        iterations = self.budget.iterations(config, len(options), part, cap)
         round_cost = self.rollout_seconds * len(options)
         least = config.min_search
         seconds = self.budget.seconds_left(config, least * round_cost, part)

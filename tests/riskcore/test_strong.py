@@ -19,11 +19,13 @@ from tests.riskcore.test_bots import _midgame, _placing
 
 def test_a_decisions_part_of_the_turn_sets_its_rollouts() -> None:
     """Of 160 rollouts a turn and 4 options, a 0.6 part buys 24 an option; 0.35
-    buys 14; the per-decision cap (``iterations``) still binds."""
+    buys 14; the per-decision cap (``iterations``, or the placing's own) binds."""
     config = SearchConfig(turn_rollouts=160, iterations=64)
     assert TurnBudget().iterations(config, 4, 0.6) == 24
     assert TurnBudget().iterations(config, 4, 0.35) == 14
-    assert TurnBudget().iterations(SearchConfig(turn_rollouts=160), 4, 0.6) == 16
+    per_turn = SearchConfig(turn_rollouts=160)
+    assert TurnBudget().iterations(per_turn, 4, 0.6) == 16
+    assert TurnBudget().iterations(per_turn, 4, 0.6, per_turn.place_iterations) == 24
 
 
 def test_placing_takes_its_own_number_of_candidates() -> None:
