@@ -21,9 +21,7 @@ that were merely lucky, and measured weaker than the heuristic alone.
 Cheap or settled decisions (claims, setup placing, trades, defence,
 fortify) are the heuristic's. The effort is an iteration budget (rollouts
 per candidate and decision) and, optionally, a budget per own *turn* that
-the bot spreads over the turn's decisions (``TurnBudget``), the placing of
-reinforcements first and most (its search changes the heuristic's choice
-about half the time, that of an attack or a move one time in ten): in rollouts
+the bot spreads over the turn's decisions (``TurnBudget``): in rollouts
 (``turn_rollouts``), so a game replays identically from its seed, or in
 seconds (``turn_time``), which depends on the machine and so does not.
 A time budget per decision (``time_budget``) is kept as well.
@@ -79,10 +77,11 @@ class SearchConfig:
     # its candidates (None: ``candidates``) and, with a budget per turn, its cap
     # of rollouts per option (None: ``iterations``). The search changes the
     # heuristic's placing about half the time, its attacks and moves one time
-    # in ten, so the placing is given more (docs/bots.md, 2026-12-01 evening).
-    place_share: float | None = 0.6
-    place_candidates: int | None = 4
-    place_iterations: int | None = 64
+    # in ten; 0.6, 4 and 64 were measured and not kept as defaults: no gain
+    # at the same CPU a turn (docs/bots.md, 2026-12-01 evening).
+    place_share: float | None = None
+    place_candidates: int | None = None
+    place_iterations: int | None = None
     # The phases whose decisions are searched (the others keep the heuristic's).
     searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)

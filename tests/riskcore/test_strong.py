@@ -25,7 +25,7 @@ def test_a_decisions_part_of_the_turn_sets_its_rollouts() -> None:
     assert TurnBudget().iterations(config, 4, 0.35) == 14
     per_turn = SearchConfig(turn_rollouts=160)
     assert TurnBudget().iterations(per_turn, 4, 0.6) == 16
-    assert TurnBudget().iterations(per_turn, 4, 0.6, per_turn.place_iterations) == 24
+    assert TurnBudget().iterations(per_turn, 4, 0.6, 64) == 24
 
 
 def test_placing_takes_its_own_number_of_candidates() -> None:
