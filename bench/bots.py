@@ -185,6 +185,10 @@ def summarise(
             "turn_rollouts": args.turn_rollouts,
             "horizon": args.horizon,
             "turn_share": args.turn_share,
+            "place_share": args.place_share,
+            "place_candidates": args.place_candidates,
+            "place_iterations": args.place_iterations,
+            "searched": args.searched,
             "min_search": args.min_search,
             "clear_win": args.clear_win,
             "clock": args.clock,
@@ -245,6 +249,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
+    parser.add_argument("--place-share", type=float, default=SearchConfig().place_share)
+    parser.add_argument("--place-candidates", type=int, default=SearchConfig().place_candidates)
+    parser.add_argument("--place-iterations", type=int, default=SearchConfig().place_iterations)
+    parser.add_argument(
+        "--searched", default=None, help="phases searched (default reinforce,attack,occupy)"
+    )
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
     parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)
     parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
@@ -298,6 +308,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         turn_rollouts=args.turn_rollouts,
         horizon=args.horizon,
         turn_share=args.turn_share,
+        place_share=args.place_share,
+        place_candidates=args.place_candidates,
+        place_iterations=args.place_iterations,
+        searched=SearchConfig().searched
+        if args.searched is None
+        else frozenset(p.strip() for p in args.searched.split(",") if p.strip()),
         min_search=args.min_search,
         clear_win=args.clear_win,
         clock=args.clock,

@@ -73,6 +73,17 @@ class SearchConfig:
     turn_time: float | None = None  # seconds per own turn, spread over its decisions
     turn_rollouts: int | None = None  # rollouts per own turn (reproducible)
     turn_share: float = 0.35  # of what is left of a turn's budget, one decision's part
+    # The placing of reinforcements: its part of a turn's rest (None: ``turn_share``),
+    # its candidates (None: ``candidates``) and, with a budget per turn, its cap
+    # of rollouts per option (None: ``iterations``). The search changes the
+    # heuristic's placing about half the time, its attacks and moves one time
+    # in ten; 0.6, 4 and 64 were measured and not kept as defaults: no gain
+    # at the same CPU a turn (docs/bots.md, 2026-12-01 evening).
+    place_share: float | None = None
+    place_candidates: int | None = None
+    place_iterations: int | None = None
+    # The phases whose decisions are searched (the others keep the heuristic's).
+    searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Fewest rollouts per option worth a search: a decision whose part of the
     # turn's budget buys fewer keeps the heuristic's choice (the paired test
@@ -114,18 +125,22 @@ class TurnBudget:
         if turn != self.turn:
             self.turn, self.rollouts, self.seconds = turn, 0, 0.0
 
-    def iterations(self, config: SearchConfig, options: int) -> int:
-        """Rollouts per option this decision may use (< ``min_search``: do not search)."""
-        allowed = config.iterations
+    def iterations(
+        self, config: SearchConfig, options: int, part: float, cap: int | None = None
+    ) -> int:
+        """Rollouts per option a decision whose ``part`` of the turn's rest is
+        that may use, at most ``cap`` (None: ``iterations``; < ``min_search``:
+        do not search)."""
+        allowed = config.iterations if cap is None else cap
         if config.turn_rollouts is not None:
             left = (config.turn_rollouts - self.rollouts) // options
-            share = int(left * config.turn_share)
+            share = int(left * part)
             # A part too small for a search takes the least search the rest allows.
             allowed = min(allowed, share if share >= config.min_search else left)
             allowed = min(allowed, max(share, config.min_search))
         return allowed
 
-    def seconds_left(self, config: SearchConfig, least: float) -> float | None:
+    def seconds_left(self, config: SearchConfig, least: float, part: float) -> float | None:
         """Seconds this decision may think (None: no time bound); ``least``, the
         time of the least search, is granted when the turn's rest allows it."""
         limits = []
@@ -133,7 +148,7 @@ class TurnBudget:
             limits.append(config.time_budget)
         if config.turn_time is not None:
             left = config.turn_time - self.seconds
-            limits.append(min(left, max(left * config.turn_share, least)))
+            limits.append(min(left, max(left * part, least)))
         return min(limits) if limits else None
 
 
@@ -180,10 +195,15 @@ class StrongBot:
         an option only luckier than the heuristic's, and worse on average.
         """
         config = self.config
-        iterations = self.budget.iterations(config, len(options))
+        part, cap = config.turn_share, None
+        if view.phase == REINFORCE:
+            part = config.turn_share if config.place_share is None else config.place_share
+            per_turn = config.turn_rollouts is not None or config.turn_time is not None
+            cap = config.place_iterations if per_turn else None
+        iterations = self.budget.iterations(config, len(options), part, cap)
         round_cost = self.rollout_seconds * len(options)
         least = config.min_search
-        seconds = self.budget.seconds_left(config, least * round_cost)
+        seconds = self.budget.seconds_left(config, least * round_cost, part)
         if iterations < least or (seconds is not None and seconds < least * round_cost):
             return options[0]
         done = 0
@@ -273,7 +293,9 @@ def candidates(
     """The heuristic's choice first, then the alternatives worth a rollout."""
     phase = view.phase
     limit = config.candidates
-    if view.current != view.seat or limit < 2:
+    if phase == REINFORCE and config.place_candidates is not None:
+        limit = config.place_candidates
+    if view.current != view.seat or limit < 2 or phase not in config.searched:
         return [chosen]
     if phase == ATTACK:
         others = attack_options(policy, view, config.clear_win)

@@ -1,0 +1,66 @@
+"""The strong bot's search budget (issue 19; DESIGN.md §2 "Bots"): where a turn's
+rollouts go. Placing reinforcements may take its own part of a turn's budget and
+its own number of candidates; the phases searched are a setting. Strength is
+measured by ``bench/bots.py`` (docs/bots.md), not asserted here."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from riskcore.bots import get_bot
+from riskcore.bots.heuristic import HeuristicPolicy
+from riskcore.bots.strong import SearchConfig, StrongBot, TurnBudget, candidates
+from riskcore.model.state import ATTACK, OCCUPY, REINFORCE
+from riskcore.simulate import play_game
+from riskcore.views.seatview import SeatView
+from tests.riskcore.test_bots import _midgame, _placing
+
+
+def test_a_decisions_part_of_the_turn_sets_its_rollouts() -> None:
+    """Of 160 rollouts a turn and 4 options, a 0.6 part buys 24 an option; 0.35
+    buys 14; the per-decision cap (``iterations``, or the placing's own) binds."""
+    config = SearchConfig(turn_rollouts=160, iterations=64)
+    assert TurnBudget().iterations(config, 4, 0.6) == 24
+    assert TurnBudget().iterations(config, 4, 0.35) == 14
+    per_turn = SearchConfig(turn_rollouts=160)
+    assert TurnBudget().iterations(per_turn, 4, 0.6) == 16
+    assert TurnBudget().iterations(per_turn, 4, 0.6, 64) == 24
+
+
+def test_placing_takes_its_own_number_of_candidates() -> None:
+    state = _placing(_midgame(b"clock"))
+    seat = state.current
+    assert seat is not None
+    view = SeatView(state, seat)
+    policy = HeuristicPolicy()
+    chosen = policy.body(view)
+    assert chosen["type"] == "place_armies"
+    three = candidates(policy, view, chosen, SearchConfig(place_candidates=None))
+    four = candidates(policy, view, chosen, SearchConfig(place_candidates=4))
+    assert len(three) == 3 and len(four) == 4
+    assert four[:3] == three and all(o["type"] == "place_armies" for o in four)
+    only_attacks = SearchConfig(searched=frozenset({ATTACK}))
+    assert candidates(policy, view, chosen, only_attacks) == [chosen]
+
+
+class PhaseRollouts(StrongBot):
+    """Counts the rollouts spent on each phase's decisions."""
+
+    def __init__(self, config: SearchConfig) -> None:
+        super().__init__(config)
+        self.spent: dict[str, int] = {}
+
+    def choose(self, view: SeatView, actions: Any, rng: random.Random) -> dict[str, Any]:
+        before = self.budget.rollouts if view.turn == self.budget.turn else 0
+        body = super().choose(view, actions, rng)
+        if view.current == view.seat:
+            self.spent[view.phase] = self.spent.get(view.phase, 0) + self.budget.rollouts - before
+        return body
+
+
+def test_only_the_phases_named_are_searched() -> None:
+    bot = PhaseRollouts(SearchConfig(turn_rollouts=24, searched=frozenset({REINFORCE})))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"phases", game_id="ph")
+    assert bot.spent.get(REINFORCE, 0) > 0
+    assert bot.spent.get(ATTACK, 0) == 0 and bot.spent.get(OCCUPY, 0) == 0
