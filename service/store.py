@@ -78,8 +78,9 @@ S = TypeVar("S")
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Events one append takes at most: one command's batch goes whole, and a blitz between
-# stacks of thousands of armies is ~1,500 battles, each an event.
+# Events one append takes at most: one command's batch goes whole, and a blitz, the
+# longest command, fights at most the rule option ``blitz_battles`` (≤ 5,000) battles,
+# each an event.
 MAX_BATCH = 10_000
 
 

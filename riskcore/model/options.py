@@ -24,6 +24,11 @@ PROGRESSIVE_VALUES = (4, 6, 8, 10, 12, 15)
 # docs/rules.md, fixed values: three infantry 4, cavalry 6, artillery 8, mixed 10.
 FIXED_VALUES = {"infantry": 4, "cavalry": 6, "artillery": 8, "creature": 8, "mixed": 10}
 MAX_STARTING_ARMIES = 200
+# A blitz is one command, appended in one piece: between stacks of tens of thousands of
+# armies it would be more battles (one event each) than the store takes at once, so it
+# fights at most this many and the attacker blitzes again to go on (docs/rules.md).
+BLITZ_BATTLES = 1000
+MAX_BLITZ_BATTLES = 5000
 # The adventure decks a Lord of the Rings game may name: the data files shipped.
 ADVENTURE_DECKS = tuple(
     sorted(p.stem for p in (Path(__file__).parents[1] / "modes" / "decks").glob("adventure-*.json"))
@@ -127,6 +132,12 @@ class RuleSet:
     )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
+    )
+    blitz_battles: int = _count(
+        BLITZ_BATTLES,
+        (0, MAX_BLITZ_BATTLES),
+        "battles one blitz command fights at most (the attacker blitzes again to go on);"
+        " 0 has no bound, as games recorded before the option do",
     )
 
     def __post_init__(self) -> None:

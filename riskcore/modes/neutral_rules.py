@@ -367,8 +367,7 @@ def blitz(d: Decision, command: cmd.Blitz) -> None:
     floor = command.stop_at
     if armies[(source, army)] <= floor:
         raise violation("too_few_armies", f"{source!r} already has {floor} or fewer armies")
-    while s.phase == ATTACK and armies[(source, army)] > floor:
-        battle.battle(d, army, source, target, min(3, armies[(source, army)] - 1), None)
+    battle.fight_blitz(d, army, source, target, floor)
     roll_markers(d, seat, army, defender)
 
 

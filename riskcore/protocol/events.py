@@ -122,8 +122,9 @@ register_event(
     "game_created",
     # 2: the mode by name, and each seat's starting armies; 3: record_format, and
     # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them);
-    # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``
-    version=5,
+    # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``;
+    # 6: rules name ``blitz_battles``
+    version=6,
     tuples=("seats",),
 )
 

@@ -75,6 +75,15 @@ def _game_created_options_since_v5(data: dict[str, Any]) -> dict[str, Any]:
 _OPTIONS_SINCE_V5 = {"adventure_deck": "none"}
 
 
+@upcaster("game_created", 5)
+def _game_created_options_since_v6(data: dict[str, Any]) -> dict[str, Any]:
+    """v5 games came before a blitz had a bound on its battles: none (0)."""
+    return {**data, "v": 6, "rules": {**_OPTIONS_SINCE_V6, **data["rules"]}}
+
+
+_OPTIONS_SINCE_V6 = {"blitz_battles": 0}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

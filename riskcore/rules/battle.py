@@ -142,8 +142,9 @@ def attack(d: Decision, command: Attack) -> None:
 
 
 def blitz(d: Decision, command: Blitz) -> None:
-    """Battles with the most dice until the target falls or the source is at
-    ``stop_at``: the events are exactly those of the battles it stands for."""
+    """Battles with the most dice until the target falls, the source is at
+    ``stop_at`` or the rule option ``blitz_battles`` is reached: the events are
+    exactly those of the battles it stands for."""
     s = d.state
     check_attack(s, command.seat, command.source, command.target)
     if command.stop_at < 1:
@@ -158,8 +159,18 @@ def blitz(d: Decision, command: Blitz) -> None:
     floor = command.stop_at
     if armies[(source, seat)] <= floor:  # ``troops``: the seat holds the source
         raise violation("too_few_armies", f"{source!r} already has {floor} or fewer armies")
-    while s.phase == ATTACK and armies[(source, seat)] > floor:
-        battle(d, seat, source, target, min(3, armies[(source, seat)] - 1), None)
+    fight_blitz(d, seat, source, target, floor)
+
+
+def fight_blitz(d: Decision, army: str, source: str, target: str, floor: int) -> None:
+    """``army``'s battles with the most dice from ``source`` until ``target`` falls,
+    ``source`` is down to ``floor`` or ``blitz_battles`` battles are fought."""
+    s = d.state
+    armies = s.armies
+    left = s.rules.blitz_battles or -1  # 0: no bound (games recorded before the option)
+    while s.phase == ATTACK and armies[(source, army)] > floor and left != 0:
+        battle(d, army, source, target, min(3, armies[(source, army)] - 1), None)
+        left -= 1
 
 
 def defend(d: Decision, command: Defend) -> None:

@@ -18,6 +18,7 @@ from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, DEFEND, FINISHED, OCCUPY, REINFORCE
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
+from riskcore.protocol.codec import event_from_dict, event_to_dict
 from riskcore.rules.odds import compare_dice
 from tests.riskcore.helpers import (
     SEED,
@@ -287,6 +288,45 @@ def test_blitz_stops_at_the_threshold() -> None:
             assert left > stop_at - 2  # a battle costs at most 2
             before = left + battles[-1].attacker_losses
             assert before > stop_at
+
+
+def test_blitz_fights_at_most_the_rule_options_battles_and_goes_on_when_sent_again() -> None:
+    """A blitz is one command and is appended whole, so between huge stacks it stops after
+    ``blitz_battles`` battles (docs/rules.md, "Blitz"); blitzing again goes on where it
+    stopped, and the battles are those the attacks would have been."""
+    rules = RuleSet(blitz_battles=3)
+    game = ready({"brazil": 40}, {"north_africa": 40}, rules=rules)
+    rng = ScriptedRng([], seed=b"bounded")
+    rng.faces = [1 + (k * 5) % 6 for k in range(400)]
+    blitz = cmd.Blitz(seat="p1", source="brazil", target="north_africa")
+    first = game.do(blitz, rng)
+    assert len(first) == 3 and all(isinstance(e, ev.BattleResolved) for e in first)
+    assert game.state.phase == ATTACK
+    second = game.do(blitz, rng)
+    assert len(second) == 3
+    stepped = ready({"brazil": 40}, {"north_africa": 40}, rules=rules)
+    again = ScriptedRng([], seed=b"bounded")
+    again.faces = [1 + (k * 5) % 6 for k in range(400)]
+    attack = cmd.Attack(seat="p1", source="brazil", target="north_africa")
+    assert [e for _ in range(6) for e in stepped.do(attack, again)] == first + second
+    assert stepped.state == game.state
+
+
+def test_a_blitz_is_bounded_unless_its_game_was_recorded_before_the_bound() -> None:
+    """New games bound a blitz (at 1,000 battles unless the game says otherwise); games
+    recorded before the option (game_created v5) upcast to 0, no bound, and replay as
+    they were played."""
+    assert RuleSet().blitz_battles == 1000
+    blitz = cmd.Blitz(seat="p1", source="brazil", target="north_africa")
+    bounded = ready({"brazil": 90}, {"north_africa": 90}, rules=RuleSet(blitz_battles=5))
+    assert len(bounded.do(blitz)) == 5
+    unbounded = ready({"brazil": 90}, {"north_africa": 90}, rules=RuleSet(blitz_battles=0))
+    assert len(unbounded.do(blitz)) > 25  # 90 armies a side: 30 battles at the least
+    old = event_to_dict(bounded.events[0])
+    assert old["type"] == "game_created"
+    rules = {k: v for k, v in old["rules"].items() if k != "blitz_battles"}
+    created = event_from_dict({**old, "v": 5, "rules": rules})
+    assert isinstance(created, ev.GameCreated) and created.rules["blitz_battles"] == 0
 
 
 def test_blitz_refusals() -> None:

@@ -219,6 +219,7 @@ def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
         "mission_deck": "graded-house-v1",
         "one_die_vs_one": False,
         "adventure_deck": "none",
+        "blitz_battles": 0,
     }
     assert [s["armies"] for s in created.seats] == [36, 36, 24]
     turn = event_from_dict(

@@ -33,6 +33,7 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "one_die_vs_one": False,
         "adventure_deck": "none",
         "starting_armies": 0,
+        "blitz_battles": 1000,
     }
 
 
@@ -52,6 +53,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "mission_deck": ["graded-house-v1"],
         "adventure_deck": ["none", "adventure-northern-v1"],
         "starting_armies": [0, 1, 200],
+        "blitz_battles": [0, 1, 5000],
     }
     for name, values in choices.items():
         for value in values:

@@ -55,7 +55,7 @@ def test_a_game_played_in_runs_verifies_command_by_command(games: GameService) -
     """Every stored command, decided again at its version with the revealed seed, gives
     exactly the events stored after it (riskcore.audit.verify), as if each had been
     appended alone; snapshots crossed inside a run are kept too."""
-    game = games.create(seats=HUMANS).info.game_id
+    game = games.create(seats=HUMANS, seed=b"runs-1", game_id="runs-1").info.game_id
     chooser = Random(7)
     runs = 0
     while (loaded := games.load_cached(game)).state.phase != FINISHED:
@@ -79,7 +79,7 @@ def test_a_run_stops_before_a_command_that_would_pass_its_bound_of_events(
     """A blitz can make hundreds of events, more than a run may hold (and than the store
     takes at once): the command that would pass ``max_events`` is left for the next run,
     which decides it again; a run's first command is taken whole, whatever its size."""
-    game = games.create(seats=HUMANS).info.game_id
+    game = games.create(seats=HUMANS, seed=b"runs-2", game_id="runs-2").info.game_id
     chooser = Random(11)
     bound, cut = 12, 0
     while (loaded := games.load_cached(game)).state.phase != FINISHED:

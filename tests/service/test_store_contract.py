@@ -13,6 +13,7 @@ import pytest
 import redis as redis_lib
 
 from riskcore.audit.chain import GENESIS, chain, event_hash, verify_chain
+from riskcore.model.options import MAX_BLITZ_BATTLES
 from service.keys import KeySpace
 from service.store import AppendResult, EventStore, NewEvent, StoredEvent, new_events
 from service.store_errors import (
@@ -250,6 +251,15 @@ def test_a_batch_is_written_whole_with_one_notification(store: EventStore) -> No
     assert [(n.game_id, n.first_version, n.last_version, n.kind) for n in notes] == [
         (GAME, 1, 5, "p2")
     ]
+
+
+def test_the_longest_blitz_a_game_may_fight_fits_one_append(store: EventStore) -> None:
+    """A command is appended in one piece; a blitz is the longest one, bounded by the
+    rule option ``blitz_battles`` (docs/rules.md, "Blitz"): its most battles, one event
+    each, with a conquest's and an elimination's events after them, go in at once."""
+    size = MAX_BLITZ_BATTLES + 16
+    result = store.append(GAME, 0, new_events(GENESIS, body("blitz", size)), prev=GENESIS)
+    assert result.last_version == size == store.version(GAME)
 
 
 def _good() -> list[NewEvent]:
