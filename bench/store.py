@@ -12,6 +12,11 @@ private key prefix that is deleted afterwards):
 * ``append_100_games_per_s``: the same, round-robin over 100 games.
 * ``append_100_games_threads_per_s``: one process whose ``--threads``
   threads append at once, each to its own share of 100 games.
+* ``append_100_games_processes_per_s``: the same with one process per
+  writer (``--threads`` of them), each with its own client: a thread's
+  Python work holds the interpreter lock that the other threads wait for,
+  a process's does not; ``ratio_100_games_processes_to_script_limit``
+  divides it by 1 / the script's time, as for the threads.
 * ``raw_xadd_per_s``: what ``redis-benchmark -q -n 100000 XADD <key> '*' f v``
   reaches on the same server, with its default 50 connections and with one
   (``raw_xadd_one_connection_per_s``), and the ratios to our append rates
@@ -54,6 +59,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -63,6 +69,7 @@ import tempfile
 import threading
 import time
 import uuid
+from typing import Any
 
 import redis
 
@@ -168,6 +175,50 @@ def threaded_rate(appenders: list[Appender], appends: int) -> float:
     for thread in threads:
         thread.join()
     return share * len(appenders) / (time.perf_counter() - began)
+
+
+def _process_writer(appender: Appender, share: int, start: Any, out: Any) -> None:
+    """One writer process: its own client and store (a forked child must not use the
+    parent's connections), its games' heads carried over from the parent."""
+    store = appender.store
+    client = redis.Redis(
+        connection_pool=redis.ConnectionPool(**store.client.get_connection_kwargs())
+    )
+    appender.store = EventStore(client, store.keys)
+    payloads = appender.encode(share)
+    start.wait()
+    began = time.perf_counter()
+    appender.run(payloads)
+    out.put((began, time.perf_counter(), appender.heads, appender.next_payload))
+
+
+def process_rate(appenders: list[Appender], appends: int) -> float:
+    """Appends/s of one process per writer, each appending to its own games at once.
+
+    The span runs from the first writer's start to the last one's end
+    (``perf_counter`` is the system's monotonic clock, shared by processes);
+    the games' heads come back to the parent for the next round.
+    """
+    share = appends // len(appenders)
+    context = multiprocessing.get_context("fork")
+    start, out = context.Barrier(len(appenders)), context.Queue()
+    workers = [
+        context.Process(target=_process_writer, args=(a, share, start, out)) for a in appenders
+    ]
+    for worker in workers:
+        worker.start()
+    spans = []
+    for _ in workers:
+        began, ended, heads, next_payload = out.get()
+        spans.append((began, ended))
+        for appender in appenders:
+            if set(heads) == set(appender.games):
+                appender.heads, appender.next_payload = heads, next_payload
+    for worker in workers:
+        worker.join()
+        if worker.exitcode:
+            raise RuntimeError(f"a writer process failed: {worker.exitcode}")
+    return share * len(appenders) / (max(e for _, e in spans) - min(b for b, _ in spans))
 
 
 def build_game(store: EventStore, game: str, events: int, batch: int = 100) -> None:
@@ -328,6 +379,10 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         Appender(store, [f"t{t}-{n}" for n in range(100 // args.threads)], 10**6 * (t + 1))
         for t in range(args.threads)
     ]
+    processes = [
+        Appender(store, [f"w{t}-{n}" for n in range(100 // args.threads)], 10**6 * (t + 1))
+        for t in range(args.threads)
+    ]
     rounds: dict[str, list[float]] = collections.defaultdict(list)
     script_stats = [0, 0]
     xadd_stats = [0, 0]
@@ -336,6 +391,7 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         rounds["one_game"].append(per_round / solo.run(solo.encode(per_round)))
         rounds["100_games"].append(per_round / hundred.run(hundred.encode(per_round)))
         rounds["100_games_threads"].append(threaded_rate(threads, per_round))
+        rounds["100_games_processes"].append(process_rate(processes, per_round))
         _add_delta(script_stats, before, _command_stats(store, "evalsha"))
         raw = raw_xadd(url, prefix, 50, 100_000)
         before = _command_stats(store, "xadd")
@@ -344,7 +400,7 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         if raw and raw_one:  # ratios within the round, beside the appends just measured
             rounds["raw"].append(raw)
             rounds["raw_one_connection"].append(raw_one)
-            for name in ("one_game", "100_games", "100_games_threads"):
+            for name in ("one_game", "100_games", "100_games_threads", "100_games_processes"):
                 rounds[f"ratio_{name}_to_raw"].append(rounds[name][-1] / raw)
             rounds["ratio_one_game_to_raw_one_connection"].append(rounds["one_game"][-1] / raw_one)
     calls, usec = script_stats
@@ -357,14 +413,15 @@ def append_rates(store: EventStore, url: str, prefix: str, args: argparse.Namesp
         found["ratio_script_to_bare_xadd_us"] = round(script_us / xadd_us, 2)
     found["rounds"] = args.rounds
     found["threads"] = args.threads
-    for name in ("one_game", "100_games", "100_games_threads"):
+    for name in ("one_game", "100_games", "100_games_threads", "100_games_processes"):
         found[f"append_{name}_per_s"] = round(statistics.median(rounds[name]))
     if script_us:
         limit = 1e6 / script_us
         found["script_limit_per_s"] = round(limit)
-        found["ratio_100_games_threads_to_script_limit"] = round(
-            statistics.median(rounds["100_games_threads"]) / limit, 3
-        )
+        for name in ("threads", "processes"):
+            found[f"ratio_100_games_{name}_to_script_limit"] = round(
+                statistics.median(rounds[f"100_games_{name}"]) / limit, 3
+            )
     if rounds["raw"]:
         raw = statistics.median(rounds["raw"])
         raw_one = statistics.median(rounds["raw_one_connection"])
