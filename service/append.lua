@@ -9,10 +9,11 @@
 -- KEYS: 1 events stream, 2 meta hash, 3 partition outbox stream, then for the
 --       first append only: 4 seed, 5 partition game index, then for modes 'k'
 --       and 'p' only: the idempotency record
--- ARGV: 1 expected version, 2 prev hash (32 bytes), 3 record mode, followed in
---       modes 'k' and 'p' by the request fingerprint, 4 game id, a space and the
---       notification kind (may be empty), 5.. version, payload, hash, ...,
---       and after them, on a first append that stores one, the seed.
+-- ARGV: 1 prev hash (32 bytes), the record mode (one byte), and in modes 'k'
+--       and 'p' the request fingerprint; 2 game id, a space and the
+--       notification kind (may be empty); 3.. version, payload, hash, ...,
+--       and after them, on a first append that stores one, the seed. The
+--       first event's version is the expected version plus one.
 -- Record modes:
 --   'k' a caller's idempotency key: its record is looked up before anything
 --       else, and written with the append (KEYED_TTL);
@@ -46,55 +47,59 @@
 -- index keys travel only with the first append, and a successful append
 -- answers 0 instead of repeating what the caller sent; the caller sends every
 -- event's version as a string, since turning a Lua number into a string is a
--- printf; the version is compared as the string the meta hash holds; the
--- idempotency record is one string with PX (one call to write, one to read),
--- and a private record is read only on the rare path that needs it.
+-- printf; the idempotency record is one string with PX (one call to write,
+-- one to read), and a private record is read only on the rare path that
+-- needs it. Each ARGV element costs Redis its parsing, a Lua string and a
+-- slot in a table grown by doubling, so the expected version is not sent
+-- (it is the first event's version less one: one tonumber, a strtod, is
+-- cheaper) and the record mode rides on the prev hash (read with byte and a
+-- plain find, which make no string); the replay function is a closure, made
+-- (and collected) on every run, so it is made only in the modes that need it.
 
 local ARGV, KEYS, call = ARGV, KEYS, redis.call
-local find, sub = string.find, string.sub
+local find, sub, byte = string.find, string.sub, string.byte
 
 -- 1. validate everything
 local n = #ARGV
-local extra = (n - 4) % 3  -- 1: a seed follows the events
-local expected = ARGV[1]
-local creating = expected == '0'
-if n < 7 or extra == 2 then
+local extra = (n - 2) % 3  -- 1: a seed follows the events
+local first = ARGV[3]
+local creating = first == '1'
+if n < 5 or extra == 2 then
   return {'malformed', 'the batch must hold one or more version/payload/hash triples'}
 end
 if extra == 1 and not creating then
   return {'malformed', 'a seed is only stored by the first append'}
 end
-if not (creating or find(expected, '^[1-9]%d*$')) then
-  return {'malformed', 'argument 1 must be a non-negative integer'}
-end
-if #ARGV[2] ~= 32 then return {'malformed', 'prev must be a 32-byte hash'} end
-local mode = ARGV[3]
-local recorded = false
-if mode ~= 'n' and mode ~= 'r' then
-  mode = sub(mode, 1, 1)
-  recorded = (mode == 'k' or mode == 'p') and #ARGV[3] > 1
-  if not recorded then
-    return {'malformed', "argument 3 is 'n', 'r', or 'k' or 'p' and a fingerprint"}
+local head_arg = ARGV[1]
+-- the record mode, as a byte: n 110, r 114, k 107, p 112
+local mode = byte(head_arg, 33)
+local recorded = #head_arg > 33
+if not (mode == 110 or mode == 114) or recorded then
+  if not ((mode == 107 or mode == 112) and recorded) then
+    return {'malformed', "argument 1 is a 32-byte prev hash, then 'n', 'r', or 'k' or 'p' and a fingerprint"}
   end
 end
 if #KEYS ~= (creating and 5 or 3) + (recorded and 1 or 0) then
   return {'malformed', 'the first append names 5 keys, every other one 3, and a record one more'}
 end
-if (find(ARGV[4], ' ', 1, true) or 1) < 2 then
-  return {'malformed', 'argument 4 is the game id, a space and the kind'}
+if (find(ARGV[2], ' ', 1, true) or 1) < 2 then
+  return {'malformed', 'argument 2 is the game id, a space and the kind'}
 end
 local last_hash_at = n - extra
-local next_version = tonumber(expected) + 1
-for i = 5, last_hash_at, 3 do
-  if tonumber(ARGV[i]) ~= next_version or not find(ARGV[i], '^[1-9]%d*$') then
-    return {'malformed', 'event ' .. (i - 2) / 3 .. ' needs the next version'}
+-- Versions: canonical integers (XADD's parsing of an id would not insist on
+-- that), each the one before plus one (tonumber is a strtod: not for the first).
+local first_version = tonumber(first)
+local next_version = first_version
+for i = 3, last_hash_at, 3 do
+  if not find(ARGV[i], '^[1-9]%d*$') or (i > 3 and tonumber(ARGV[i]) ~= next_version) then
+    return {'malformed', 'event ' .. i / 3 .. ' needs the next version'}
   end
   if #ARGV[i + 1] == 0 or #ARGV[i + 2] ~= 32 then
-    return {'malformed', 'event ' .. (i - 2) / 3 .. ' needs a payload and a 32-byte hash'}
+    return {'malformed', 'event ' .. i / 3 .. ' needs a payload and a 32-byte hash'}
   end
   next_version = next_version + 1
 end
-local first, last, last_hash = ARGV[5], ARGV[last_hash_at - 2], ARGV[last_hash_at]
+local last, last_hash = ARGV[last_hash_at - 2], ARGV[last_hash_at]
 
 -- 2. read the stored state
 -- (the epoch only where a record names it, or a first append writes it)
@@ -106,8 +111,9 @@ local epoch = meta[3] or ''
 -- same id (deleted since) carries an older epoch and is ignored. The record is
 -- head hash (32 bytes), then 'epoch first last fingerprint'; a record written
 -- before that format is a hash (fields r, e, f, l, h), read as such.
-local function replay()
-  local key, fingerprint = KEYS[#KEYS], sub(ARGV[3], 2)
+-- (a closure is made on each run: only for the modes that keep a record)
+local replay = recorded and function()
+  local key, fingerprint = KEYS[#KEYS], sub(head_arg, 34)
   local rec = redis.pcall('GET', key)
   if type(rec) == 'table' then  -- an older record: a hash
     rec = call('HMGET', key, 'r', 'e', 'f', 'l', 'h')
@@ -127,17 +133,17 @@ local function replay()
 end
 
 -- A retry must succeed even though the version moved: a caller's key first.
-if mode == 'k' then
+if mode == 107 then  -- 'k'
   local found = replay()
   if found then return found end
 end
 
 -- 4. optimistic concurrency, then the chain link
-if expected ~= version then
-  if mode == 'p' then
+if tonumber(version) + 1 ~= first_version then
+  if mode == 112 then  -- 'p'
     local found = replay()
     if found then return found end
-  elseif mode == 'r' and tonumber(version) >= tonumber(last) then
+  elseif mode == 114 and tonumber(version) >= tonumber(last) then  -- 'r'
     local stored = call('XRANGE', KEYS[1], last .. '-0', last .. '-0')[1]
     if stored and stored[2][4] == last_hash then
       return {'ok', tonumber(first), tonumber(last), last_hash, 1}
@@ -145,18 +151,19 @@ if expected ~= version then
   end
   return {'conflict', tonumber(version)}
 end
+-- the chain link: the prev hash that starts argument 1 is the stored head
 local head = meta[2] or string.rep('\0', 32)
-if ARGV[2] ~= head then return {'chain', head} end
+if find(head_arg, head, 1, true) ~= 1 then return {'chain', head} end
 
 -- 5. write
 -- An explicit XADD id without a sequence part is '<version>-0': the version
 -- goes as it came, no concatenation.
-for i = 5, last_hash_at, 3 do
+for i = 3, last_hash_at, 3 do
   call('XADD', KEYS[1], ARGV[i], 'p', ARGV[i + 1], 'h', ARGV[i + 2])
 end
 -- One field, 'first last game kind': each field costs the XADD as much as a
 -- short command's argument (entries written before hold g, f, l and k).
-local note = first .. ' ' .. last .. ' ' .. ARGV[4]
+local note = first .. ' ' .. last .. ' ' .. ARGV[2]
 -- The outbox is trimmed (approximately, whole nodes) by the appends whose last
 -- version ends in 0, about one in ten: three arguments and the trim check
 -- less on the others, and the cap moves by a few entries at most.
@@ -170,7 +177,7 @@ if creating then
   -- The creating notification's id is unique in the partition: it is the
   -- game's epoch, and its millisecond part is the creation time.
   epoch = note_id
-  call('ZADD', KEYS[5], tonumber(string.match(note_id, '^(%d+)')), string.match(ARGV[4], '^[^ ]+'))
+  call('ZADD', KEYS[5], tonumber(string.match(note_id, '^(%d+)')), string.match(ARGV[2], '^[^ ]+'))
   if extra == 1 then call('SET', KEYS[4], ARGV[n]) end
   call('HSET', KEYS[2], 'v', last, 'h', last_hash, 'e', epoch)
 else
@@ -178,7 +185,7 @@ else
 end
 if recorded then
   call('SET', KEYS[#KEYS],
-    last_hash .. epoch .. ' ' .. first .. ' ' .. last .. ' ' .. sub(ARGV[3], 2),
-    'PX', mode == 'k' and KEYED_TTL or PRIVATE_TTL)
+    last_hash .. epoch .. ' ' .. first .. ' ' .. last .. ' ' .. sub(head_arg, 34),
+    'PX', mode == 107 and KEYED_TTL or PRIVATE_TTL)
 end
 return 0

@@ -289,8 +289,8 @@ class EventStore:
         try:
             reply = self._append(
                 script_keys,
-                [expected_version, prev, mode, *tail],
-                None if resend is None else [expected_version, prev, resend, *tail],
+                [prev + mode, *tail],
+                None if resend is None else [prev + resend, *tail],
             )
         except (redis.ConnectionError, redis.TimeoutError) as error:
             reported = key or (None if resend is None else _private_key())

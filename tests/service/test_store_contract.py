@@ -296,21 +296,31 @@ def test_malformed_appends_are_refused_before_anything_is_written(
 
 
 SCRIPT_MALFORMED = {
-    "no events": lambda a: a[:4],
+    "no events": lambda a: a[:2],
     "a partial triple": lambda a: a[:-1],
     "short hash in the last event": lambda a: [*a[:-1], a[-1][:31]],
-    "empty payload in the middle": lambda a: [*a[:8], b"", *a[9:]],
-    "non-numeric version": lambda a: [b"1e3", *a[1:]],
-    "a version with a leading zero": lambda a: [b"00", *a[1:]],
-    "an event out of sequence": lambda a: [*a[:7], b"3", *a[8:]],
-    "a non-numeric event version": lambda a: [*a[:7], b"2.0", *a[8:]],
-    "short prev": lambda a: [a[0], b"x", *a[2:]],
-    "seed after the first append": lambda a: [b"2", *a[1:], b"seed"],
-    "an unknown record mode": lambda a: [*a[:2], b"xfp", *a[3:]],
-    "a caller's key without a fingerprint": lambda a: [*a[:2], b"k", *a[3:]],
-    "no record mode with a fingerprint": lambda a: [*a[:2], b"nfp", *a[3:]],
-    "no game id before the kind": lambda a: [*a[:3], b" p2", *a[4:]],
-    "no space between game id and kind": lambda a: [*a[:3], GAME.encode(), *a[4:]],
+    "empty payload in the middle": lambda a: [*a[:6], b"", *a[7:]],
+    "non-numeric version": lambda a: [*a[:2], b"1e0", *a[3:]],
+    "a version with a leading zero": lambda a: [*a[:2], b"01", *a[3:]],
+    "an event out of sequence": lambda a: [*a[:5], b"3", *a[6:]],
+    "a non-numeric event version": lambda a: [*a[:5], b"2.0", *a[6:]],
+    "short prev": lambda a: [b"x" + a[0][32:], *a[1:]],
+    "no prev": lambda a: [a[0][32:], *a[1:]],
+    "seed after the first append": lambda a: [
+        *a[:2],
+        b"2",
+        *a[3:5],
+        b"3",
+        *a[6:8],
+        b"4",
+        *a[9:],
+        b"seed",
+    ],
+    "an unknown record mode": lambda a: [GENESIS + b"xfp", *a[1:]],
+    "a caller's key without a fingerprint": lambda a: [GENESIS + b"k", *a[1:]],
+    "no record mode with a fingerprint": lambda a: [GENESIS + b"nfp", *a[1:]],
+    "no game id before the kind": lambda a: [a[0], b" p2", *a[2:]],
+    "no space between game id and kind": lambda a: [a[0], GAME.encode(), *a[2:]],
 }
 
 
@@ -318,7 +328,7 @@ def _script_call(store: EventStore) -> tuple[list[str], list[bytes]]:
     """A first append of three events with a caller's key, built by hand as another
     client would (append.lua says what each argument is)."""
     keys = store.keys.game(GAME)
-    args: list[bytes] = [b"0", GENESIS, b"kfp", GAME.encode() + b" "]
+    args: list[bytes] = [GENESIS + b"kfp", GAME.encode() + b" "]
     for version, event in enumerate(_good(), 1):
         args += (b"%d" % version, *event)
     return [keys.events, keys.meta, keys.outbox, keys.seed, keys.games, keys.idempotency("k")], args
@@ -551,7 +561,7 @@ def test_a_recreated_game_does_not_replay_the_deleted_games_keys(store: EventSto
 
 def _private_call(store: EventStore, mode: bytes, events: list[NewEvent]) -> list[bytes]:
     """The script's arguments for ``events`` after version 1, in record mode ``mode``."""
-    args = [b"1", store.read(GAME, 1, 1)[0].hash, mode, GAME.encode() + b" "]
+    args = [store.read(GAME, 1, 1)[0].hash + mode, GAME.encode() + b" "]
     for version, event in enumerate(events, 2):
         args += (b"%d" % version, *event)
     return args
@@ -612,4 +622,5 @@ def test_a_private_record_replays_only_after_a_refusal(
     assert 0 < redis.pttl(record) <= 60_000
     grow(store, GAME, 1)
     assert store._append(script_keys, args) == [b"ok", 2, 2, mine[-1].hash, 1]
-    assert store._append(script_keys, [*args[:2], b"pother", *args[3:]]) == [b"idempotency"]
+    other = [args[0][:32] + b"pother", *args[1:]]
+    assert store._append(script_keys, other) == [b"idempotency"]
