@@ -164,11 +164,12 @@ end
 -- One field, 'first last game kind': each field costs the XADD as much as a
 -- short command's argument (entries written before hold g, f, l and k).
 local note = first .. ' ' .. last .. ' ' .. ARGV[2]
--- The outbox is trimmed (approximately, whole nodes) by the appends whose last
--- version ends in 0, about one in ten: three arguments and the trim check
--- less on the others, and the cap moves by a few entries at most.
+-- The outbox is trimmed (approximately: whole nodes) by a game's first append,
+-- by every batch of more than one event, and by a single event whose version
+-- ends in 0: three arguments and the trim check less on nine single-event
+-- appends in ten. Between two trims a game adds at most nine notifications.
 local note_id
-if MAXLEN == '0' or string.byte(last, -1) ~= 48 then
+if MAXLEN == '0' or not (creating or last_hash_at ~= 5 or byte(last, -1) == 48) then
   note_id = call('XADD', KEYS[3], '*', 'n', note)
 else
   note_id = call('XADD', KEYS[3], 'MAXLEN', '~', MAXLEN, '*', 'n', note)

@@ -535,6 +535,20 @@ def test_outbox_is_capped_approximately(redis: redis_lib.Redis, key_prefix: str)
     assert store.version(GAME) == 400
 
 
+def test_outbox_is_capped_however_the_appends_fall(redis: redis_lib.Redis, key_prefix: str) -> None:
+    """Only some appends trim (append.lua): short games, whose versions never end
+    in 0, and batches whose last versions never do, still keep the outbox capped."""
+    store = EventStore(redis, KeySpace(key_prefix, partitions=1), outbox_maxlen=10)
+    for game in range(80):
+        grow(store, f"short{game}", 5)
+    assert 10 <= redis.xlen(store.keys.outbox(0)) < 400
+    redis.delete(store.keys.outbox(0))
+    grow(store, GAME, 1, size=5)
+    grow(store, GAME, 200, size=10)  # last versions 15, 25, ...
+    assert 10 <= redis.xlen(store.keys.outbox(0)) < 200
+    assert store.version(GAME) == 2005
+
+
 def test_games_are_listed_oldest_first_and_deleted_by_the_operator(store: EventStore) -> None:
     for game in ("zeta", "alpha", "mid"):
         grow(store, game, 1)
