@@ -209,7 +209,7 @@ def process_rate(appenders: list[Appender], appends: int) -> float:
         worker.start()
     spans = []
     for _ in workers:
-        began, ended, heads, next_payload = out.get()
+        began, ended, heads, next_payload = out.get(timeout=600)  # a writer that died
         spans.append((began, ended))
         for appender in appenders:
             if set(heads) == set(appender.games):
