@@ -198,6 +198,7 @@ def summarise(
             "horizon": args.horizon,
             "rounds": args.rounds,
             "power": args.power,
+            "versus": args.versus,
             "turn_share": args.turn_share,
             "place_share": args.place_share,
             "place_candidates": args.place_candidates,
@@ -274,6 +275,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--power", type=float, default=SearchConfig().power, help="strengths' power in the score"
     )
+    parser.add_argument(
+        "--versus", choices=("all", "leader"), default="all", help="the score's rivals"
+    )
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
     parser.add_argument("--place-share", type=float, default=SearchConfig().place_share)
     parser.add_argument("--place-candidates", type=int, default=SearchConfig().place_candidates)
@@ -338,6 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         horizon=args.horizon,
         rounds=args.rounds,
         power=args.power,
+        versus=args.versus,
         turn_share=args.turn_share,
         place_share=args.place_share,
         place_candidates=args.place_candidates,

@@ -95,6 +95,10 @@ class SearchConfig:
     # taken (1: the plain share): above 1, being the strongest counts for more
     # than the share says, as a game that only one seat wins rewards it.
     power: float = 1.0
+    # Whom the score weighs its strength against: "all" its rivals together (the
+    # share), or "leader", the strongest rival alone: a rival growing on a third
+    # one's ruin (in 3-player games, taking its cards) then counts in full.
+    versus: str = "all"
     # Fewest rollouts per option worth a search: a decision whose part of the
     # turn's budget buys fewer keeps the heuristic's choice (the paired test
     # needs 2 at least; a few more make it able to tell options apart).
@@ -285,13 +289,16 @@ class StrongBot:
 def score(state: State, seat: str, config: SearchConfig) -> float:
     """``evaluate``, with the strengths raised to ``config.power`` (alone, not in teams)."""
     power = config.power
-    if power == 1.0 or state.winners or state.winner is not None or not state.is_active(seat):
+    plain = power == 1.0 and config.versus == "all"
+    if plain or state.winners or state.winner is not None or not state.is_active(seat):
         return evaluate(state, seat, config.weights)
     if state.seats[seat].team or config.weights.mission:
         return evaluate(state, seat, config.weights)
-    values = strengths(state, config.weights)
-    total = sum(max(v, 0.0) ** power for v in values.values())
-    return max(values[seat], 0.0) ** power / total if total > 0 else 0.0
+    values = {p: max(v, 0.0) ** power for p, v in strengths(state, config.weights).items()}
+    rivals = [v for p, v in values.items() if p != seat]
+    against = max(rivals, default=0.0) if config.versus == "leader" else sum(rivals)
+    total = values[seat] + against
+    return values[seat] / total if total > 0 else 0.0
 
 
 def _settled(scores: list[list[float]]) -> bool:

@@ -93,15 +93,20 @@ def test_rounds_play_a_rollout_past_the_next_own_turn() -> None:
 
 
 def test_power_sharpens_the_share() -> None:
-    """Power 1 is ``evaluate``; power 2 is the share of the squared strengths."""
-    state = _midgame(b"clock")
+    """Power 1 is ``evaluate``; power 2 is the share of the squared strengths;
+    ``versus="leader"`` weighs the seat's strength against the strongest rival's."""
+    state = _midgame(b"mid")  # three players in: the leader is not all the rivals
     seat = state.current
-    assert seat is not None
+    assert seat is not None and len(state.active_players()) == 3
     plain = score(state, seat, SearchConfig())
     assert plain == evaluate(state, seat)
     values = strengths(state)
     squared = values[seat] ** 2 / sum(v**2 for v in values.values())
     assert score(state, seat, SearchConfig(power=2.0)) == pytest.approx(squared)
+    leader = max(v for p, v in values.items() if p != seat)
+    versus = score(state, seat, SearchConfig(versus="leader"))
+    assert versus == pytest.approx(values[seat] / (values[seat] + leader))
+    assert versus > plain
 
 
 def test_hunting_searches_an_attack_on_a_small_rival() -> None:
