@@ -119,6 +119,7 @@ class SearchConfig:
 
 
 CLOCKS = {"wall": time.monotonic, "cpu": time.thread_time}
+VERSUS = ("all", "leader")
 
 
 @dataclass(slots=True)
@@ -419,6 +420,10 @@ def strong_bot(
     turn_rollouts: int | None = None,
     horizon: int | None = None,
     clock: str | None = None,
+    rounds: int | None = None,
+    power: float | None = None,
+    versus: str | None = None,
+    hunt: int | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -429,6 +434,8 @@ def strong_bot(
     and decision, both reproducible from the seed. ``horizon``: how many of
     the rivals' turns a rollout plays after its own (default: all of them).
     ``clock``: "wall" (default) or "cpu", what the time budgets count.
+    ``rounds``, ``power``, ``versus`` and ``hunt``: the 3-player levers of
+    ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -447,7 +454,25 @@ def strong_bot(
         if clock not in CLOCKS:
             raise ValueError(f"clock must be one of {sorted(CLOCKS)}: {clock!r}")
         config = replace(config, clock=clock)
+    if rounds is not None:
+        config = replace(config, rounds=_whole("rounds", rounds))
+    if hunt is not None:
+        config = replace(config, hunt=_whole("hunt", hunt))
+    if power is not None:
+        if not isinstance(power, (int, float)) or isinstance(power, bool) or power <= 0:
+            raise ValueError(f"power must be a positive number: {power!r}")
+        config = replace(config, power=float(power))
+    if versus is not None:
+        if versus not in VERSUS:
+            raise ValueError(f"versus must be one of {sorted(VERSUS)}: {versus!r}")
+        config = replace(config, versus=versus)
     return StrongBot(config)
+
+
+def _whole(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{name} must be a whole number: {value!r}")
+    return value
 
 
 def _positive(name: str, value: object) -> int:

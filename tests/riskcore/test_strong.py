@@ -137,3 +137,13 @@ def test_hunting_searches_an_attack_on_a_small_rival() -> None:
     duel = _midgame(b"clock")
     assert duel.current is not None and len(duel.active_players()) == 2
     assert hunt_options(SeatView(duel, duel.current), len(board.territory_names)) == []
+
+
+def test_the_three_player_levers_are_bot_options() -> None:
+    bot = get_bot("strong", {"rounds": 1, "power": 2, "versus": "leader", "hunt": 4})
+    assert isinstance(bot, StrongBot)
+    config = bot.config
+    assert (config.rounds, config.power, config.versus, config.hunt) == (1, 2.0, "leader", 4)
+    for bad in ({"rounds": -1}, {"power": 0}, {"versus": "all-out"}, {"hunt": "4"}):
+        with pytest.raises(ValueError):
+            get_bot("strong", bad)
