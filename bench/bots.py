@@ -24,7 +24,9 @@ decision of the turn summed; p50, p99) in wall-clock and CPU seconds, and
 ``load_average`` the machine's load when the run started and ended: a time
 budget (``--turn-ms``, ``--time-budget``) buys fewer rollouts on a busy
 machine, unless ``--clock cpu``; a rollout budget (``--turn-rollouts``,
-``--budget``) plays the same games on any machine.
+``--budget``) plays the same games on any machine. ``first_out`` counts each
+game's first elimination (``strong>heuristic``: the strong bot put a heuristic
+out) and who then won.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from riskcore.bots.strong import SearchConfig, StrongBot
 from riskcore.engine.legal import Action
 from riskcore.engine.registry import mode_named
 from riskcore.modes.missions import MissionClaimed
+from riskcore.protocol.events import PlayerEliminated
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
 
@@ -130,12 +133,16 @@ def play(job: Job) -> dict[str, Any] | None:
     seats = list(result.seats)
     winner = labels[seats.index(result.winners[0])] if result.winners else None
     claimed = Counter(e.seat for e in result.events if isinstance(e, MissionClaimed))
+    label = dict(zip(seats, labels, strict=True))
+    out = [e for e in result.events if isinstance(e, PlayerEliminated) and e.player in label]
     return {
         "index": index,
         "order": labels,
         "winner": winner,
         "reason": result.reason,
         "claims": [claimed[seat] for seat in seats],  # missions claimed, by seat
+        # who put whom out first ("strong>heuristic"), None when nobody was
+        "first_out": f"{label.get(out[0].seat)}>{label[out[0].player]}" if out else None,
         "turns": result.turns,
         "seconds": time.perf_counter() - start,
         "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
@@ -170,6 +177,11 @@ def summarise(
         if any(claims):  # the mission game: missions claimed per seat and game
             bots[name]["missions_claimed_per_seat"] = round(statistics.fmean(claims), 3)
     times = [t for r in results for t in r["strong_ms"]]
+    first_out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        entry = first_out.setdefault(str(r["first_out"]), {"games": 0, "wins": Counter()})
+        entry["games"] += 1
+        entry["wins"][str(r["winner"])] += 1
     searched = [t for t in times if t > SEARCHED_MS]
     report: dict[str, Any] = {
         "games": games,
@@ -184,6 +196,9 @@ def summarise(
             "turn_ms": args.turn_ms,
             "turn_rollouts": args.turn_rollouts,
             "horizon": args.horizon,
+            "rounds": args.rounds,
+            "power": args.power,
+            "versus": args.versus,
             "turn_share": args.turn_share,
             "place_share": args.place_share,
             "place_candidates": args.place_candidates,
@@ -191,10 +206,16 @@ def summarise(
             "searched": args.searched,
             "min_search": args.min_search,
             "clear_win": args.clear_win,
+            "hunt": args.hunt,
             "clock": args.clock,
             "mission_weight": args.mission_weight,
         },
         "bots": bots,
+        # The first elimination of each game (eliminator>eliminated) and who then won:
+        # in 3-player games a heuristic putting the other out first mostly wins.
+        "first_out": {
+            k: {"games": v["games"], "wins": dict(v["wins"])} for k, v in first_out.items()
+        },
         "unfinished": sum(1 for r in results if r["winner"] is None),
         "mean_turns": round(statistics.fmean(r["turns"] for r in results), 2),
         "max_turns": max(r["turns"] for r in results),
@@ -248,6 +269,15 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--turn-rollouts", type=int, default=None, help="rollouts per own turn (reproducible)"
     )
     parser.add_argument("--horizon", type=int, default=None, help="rivals' turns a rollout plays")
+    parser.add_argument(
+        "--rounds", type=int, default=SearchConfig().rounds, help="own turns rolled past the next"
+    )
+    parser.add_argument(
+        "--power", type=float, default=SearchConfig().power, help="strengths' power in the score"
+    )
+    parser.add_argument(
+        "--versus", choices=("all", "leader"), default="all", help="the score's rivals"
+    )
     parser.add_argument("--turn-share", type=float, default=SearchConfig().turn_share)
     parser.add_argument("--place-share", type=float, default=SearchConfig().place_share)
     parser.add_argument("--place-candidates", type=int, default=SearchConfig().place_candidates)
@@ -257,6 +287,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
     parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)
+    parser.add_argument(
+        "--hunt", type=int, default=SearchConfig().hunt, help="search attacks on rivals this small"
+    )
     parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
@@ -307,6 +340,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         turn_time=None if args.turn_ms is None else args.turn_ms / 1000,
         turn_rollouts=args.turn_rollouts,
         horizon=args.horizon,
+        rounds=args.rounds,
+        power=args.power,
+        versus=args.versus,
         turn_share=args.turn_share,
         place_share=args.place_share,
         place_candidates=args.place_candidates,
@@ -316,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         else frozenset(p.strip() for p in args.searched.split(",") if p.strip()),
         min_search=args.min_search,
         clear_win=args.clear_win,
+        hunt=args.hunt,
         clock=args.clock,
         weights=replace(SearchConfig().weights, mission=args.mission_weight),
     )

@@ -37,16 +37,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
+from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, strengths
 from riskcore.bots.features import Position
 from riskcore.bots.heuristic import (
     Body,
     HeuristicPolicy,
     Params,
     fallback,
+    fronts,
     mission_to_claim,
     pick,
 )
+from riskcore.bots.losses import attack_odds
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
@@ -61,6 +63,8 @@ MAX_ROLLOUT_COMMANDS = 400
 # choice leads every alternative by SETTLED standard errors.
 MIN_ITERATIONS = 6
 SETTLED = 2.0
+# A hunting attack (``SearchConfig.hunt``) is searched only at this chance or more.
+HUNT_WIN = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,16 @@ class SearchConfig:
     # The phases whose decisions are searched (the others keep the heuristic's).
     searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
+    # Own turns a rollout plays past the next one (0: it ends where its next turn begins).
+    rounds: int = 0
+    # The evaluation's strengths are raised to this power before the share is
+    # taken (1: the plain share): above 1, being the strongest counts for more
+    # than the share says, as a game that only one seat wins rewards it.
+    power: float = 1.0
+    # Whom the score weighs its strength against: "all" its rivals together (the
+    # share), or "leader", the strongest rival alone: a rival growing on a third
+    # one's ruin (in 3-player games, taking its cards) then counts in full.
+    versus: str = "all"
     # Fewest rollouts per option worth a search: a decision whose part of the
     # turn's budget buys fewer keeps the heuristic's choice (the paired test
     # needs 2 at least; a few more make it able to tell options apart).
@@ -93,6 +107,11 @@ class SearchConfig:
     # which sure attack goes first changes little, and the rollouts are
     # better spent where the outcome is in doubt (> 1: search every attack).
     clear_win: float = 2.0
+    # With three players or more, an attack on a rival down to this many
+    # territories or fewer is one of the alternatives searched (0: none): in
+    # 3-player games the seat that eliminates a rival takes its cards and
+    # mostly wins, and a heuristic rival doing it first is the usual loss.
+    hunt: int = 0
     # What the time budgets count: "wall" seconds (what a player waits), or
     # "cpu", this thread's processor time, which a busy machine does not eat
     # into (for measuring the bot on a shared machine; a player waits longer).
@@ -100,6 +119,7 @@ class SearchConfig:
 
 
 CLOCKS = {"wall": time.monotonic, "cpu": time.thread_time}
+VERSUS = ("all", "leader")
 
 
 @dataclass(slots=True)
@@ -243,13 +263,17 @@ class StrongBot:
         last = None if self.config.horizon is None else start + self.config.horizon
         body: Body | None = first
         turn, index = state.turn, 0
-        for _ in range(MAX_ROLLOUT_COMMANDS):
+        rounds = self.config.rounds
+        cap = MAX_ROLLOUT_COMMANDS * (1 + rounds)
+        for _ in range(cap):
             acting = state.mode.waiting_for(state)
             if state.phase == FINISHED or acting is None:
                 break
             if body is None:
                 if state.current == seat and state.turn > start and state.phase == REINFORCE:
-                    break
+                    if rounds == 0:
+                        break
+                    rounds, start = rounds - 1, state.turn
                 if last is not None and state.turn > last:
                     break
                 body = self.policy.body(SeatView(state, acting))
@@ -260,7 +284,22 @@ class StrongBot:
             step(state, acting, body, GameRng(seed, f"rollout/{turn}", index))
             index += 1
             body = None
-        return evaluate(state, seat, self.config.weights)
+        return score(state, seat, self.config)
+
+
+def score(state: State, seat: str, config: SearchConfig) -> float:
+    """``evaluate``, with the strengths raised to ``config.power`` (alone, not in teams)."""
+    power = config.power
+    plain = power == 1.0 and config.versus == "all"
+    if plain or state.winners or state.winner is not None or not state.is_active(seat):
+        return evaluate(state, seat, config.weights)
+    if state.seats[seat].team or config.weights.mission:
+        return evaluate(state, seat, config.weights)
+    values = {p: max(v, 0.0) ** power for p, v in strengths(state, config.weights).items()}
+    rivals = [v for p, v in values.items() if p != seat]
+    against = max(rivals, default=0.0) if config.versus == "leader" else sum(rivals)
+    total = values[seat] + against
+    return values[seat] / total if total > 0 else 0.0
 
 
 def _settled(scores: list[list[float]]) -> bool:
@@ -299,6 +338,8 @@ def candidates(
         return [chosen]
     if phase == ATTACK:
         others = attack_options(policy, view, config.clear_win)
+        if others and config.hunt:
+            others[1:1] = hunt_options(view, config.hunt)
     elif phase == REINFORCE and chosen["type"] == "place_armies":
         others = placement_options(policy, view)
     elif phase == OCCUPY:
@@ -328,6 +369,25 @@ def attack_options(policy: HeuristicPolicy, view: SeatView, clear_win: float = 2
     if view.rules.defender_chooses_dice:
         return []  # one battle per decision there: too fine-grained to search
     return options
+
+
+def hunt_options(view: SeatView, most: int) -> list[Body]:
+    """The all-out attack likeliest to win on a rival down to ``most`` territories."""
+    pos = Position(view)
+    if len(pos.cards) < 3:
+        return []  # a duel: the heuristic already plays for the rival's end
+    weak = {p for p in pos.cards if p != pos.me and 0 < pos.territories.get(p, 0) <= most}
+    best: tuple[float, str, str] | None = None
+    for target, sources in fronts(pos).items():
+        if pos.owner[target] not in weak:
+            continue
+        source = max(sources, key=lambda s: pos.troops[s])
+        win = attack_odds(pos.troops[source] - 1, pos.troops[target], 0)[0]
+        if best is None or win > best[0]:
+            best = (win, source, target)
+    if best is None or best[0] < HUNT_WIN:
+        return []
+    return [{"type": "blitz", "source": best[1], "target": best[2], "stop_at": 1}]
 
 
 def occupy_options(view: SeatView) -> list[Body]:
@@ -360,6 +420,10 @@ def strong_bot(
     turn_rollouts: int | None = None,
     horizon: int | None = None,
     clock: str | None = None,
+    rounds: int | None = None,
+    power: float | None = None,
+    versus: str | None = None,
+    hunt: int | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -370,6 +434,8 @@ def strong_bot(
     and decision, both reproducible from the seed. ``horizon``: how many of
     the rivals' turns a rollout plays after its own (default: all of them).
     ``clock``: "wall" (default) or "cpu", what the time budgets count.
+    ``rounds``, ``power``, ``versus`` and ``hunt``: the 3-player levers of
+    ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -388,7 +454,25 @@ def strong_bot(
         if clock not in CLOCKS:
             raise ValueError(f"clock must be one of {sorted(CLOCKS)}: {clock!r}")
         config = replace(config, clock=clock)
+    if rounds is not None:
+        config = replace(config, rounds=_whole("rounds", rounds))
+    if hunt is not None:
+        config = replace(config, hunt=_whole("hunt", hunt))
+    if power is not None:
+        if not isinstance(power, (int, float)) or isinstance(power, bool) or power <= 0:
+            raise ValueError(f"power must be a positive number: {power!r}")
+        config = replace(config, power=float(power))
+    if versus is not None:
+        if versus not in VERSUS:
+            raise ValueError(f"versus must be one of {sorted(VERSUS)}: {versus!r}")
+        config = replace(config, versus=versus)
     return StrongBot(config)
+
+
+def _whole(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{name} must be a whole number: {value!r}")
+    return value
 
 
 def _positive(name: str, value: object) -> int:

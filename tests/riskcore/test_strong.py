@@ -8,9 +8,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from riskcore.bots import get_bot
+from riskcore.bots.evaluate import evaluate, strengths
 from riskcore.bots.heuristic import HeuristicPolicy
-from riskcore.bots.strong import SearchConfig, StrongBot, TurnBudget, candidates
+from riskcore.bots.strong import (
+    SearchConfig,
+    StrongBot,
+    TurnBudget,
+    candidates,
+    hunt_options,
+    score,
+)
 from riskcore.model.state import ATTACK, OCCUPY, REINFORCE
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
@@ -64,3 +74,76 @@ def test_only_the_phases_named_are_searched() -> None:
     play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"phases", game_id="ph")
     assert bot.spent.get(REINFORCE, 0) > 0
     assert bot.spent.get(ATTACK, 0) == 0 and bot.spent.get(OCCUPY, 0) == 0
+
+
+def test_rounds_play_a_rollout_past_the_next_own_turn() -> None:
+    """``rounds=1`` rolls out one more round: it ends where the seat's second turn
+    after this one begins, ``rounds=0`` where the next one does."""
+    state = _placing(_midgame(b"clock"))
+    seat = state.current
+    assert seat is not None
+    first = HeuristicPolicy().body(SeatView(state, seat))
+    ends = []
+    for rounds in (0, 1):
+        world = state.copy()
+        StrongBot(SearchConfig(rounds=rounds)).rollout(world, seat, first, b"r" * 8)
+        assert world.current == seat and world.phase == REINFORCE
+        ends.append(world.turn)
+    assert state.turn < ends[0] < ends[1]
+
+
+def test_power_sharpens_the_share() -> None:
+    """Power 1 is ``evaluate``; power 2 is the share of the squared strengths;
+    ``versus="leader"`` weighs the seat's strength against the strongest rival's."""
+    state = _midgame(b"mid")  # three players in: the leader is not all the rivals
+    seat = state.current
+    assert seat is not None and len(state.active_players()) == 3
+    plain = score(state, seat, SearchConfig())
+    assert plain == evaluate(state, seat)
+    values = strengths(state)
+    squared = values[seat] ** 2 / sum(v**2 for v in values.values())
+    assert score(state, seat, SearchConfig(power=2.0)) == pytest.approx(squared)
+    leader = max(v for p, v in values.items() if p != seat)
+    versus = score(state, seat, SearchConfig(versus="leader"))
+    assert versus == pytest.approx(values[seat] / (values[seat] + leader))
+    assert versus > plain
+
+
+def test_hunting_searches_an_attack_on_a_small_rival() -> None:
+    """``hunt``: the all-out attack likeliest to win on a rival with that many
+    territories or fewer, from the biggest own stack next to it; none when no
+    rival is that small, and none in a duel (the heuristic plays for the end there)."""
+    state = _midgame(b"mid").copy()
+    seat = state.current
+    assert seat is not None and len(state.active_players()) == 3
+    board, owner = state.board, state.owner
+    base, target = next(
+        (t, n)
+        for t in board.territory_names
+        if owner[t] == seat
+        for n in board.territory_names
+        if owner[n] not in (seat, None) and board.adjacent(t, n)
+    )
+    state.gain(base, seat, 60)  # a stack that wins there
+    view = SeatView(state, seat)
+    assert hunt_options(view, 0) == []
+    small = sum(1 for t in board.territory_names if owner[t] == owner[target])
+    found = hunt_options(view, small)
+    assert len(found) == 1
+    attack = found[0]
+    assert attack["type"] == "blitz" and attack["stop_at"] == 1
+    assert attack["source"] == base or state.troops(attack["source"]) >= state.troops(base)
+    assert owner[attack["target"]] not in (seat, None)
+    duel = _midgame(b"clock")
+    assert duel.current is not None and len(duel.active_players()) == 2
+    assert hunt_options(SeatView(duel, duel.current), len(board.territory_names)) == []
+
+
+def test_the_three_player_levers_are_bot_options() -> None:
+    bot = get_bot("strong", {"rounds": 1, "power": 2, "versus": "leader", "hunt": 4})
+    assert isinstance(bot, StrongBot)
+    config = bot.config
+    assert (config.rounds, config.power, config.versus, config.hunt) == (1, 2.0, "leader", 4)
+    for bad in ({"rounds": -1}, {"power": 0}, {"versus": "all-out"}, {"hunt": "4"}):
+        with pytest.raises(ValueError):
+            get_bot("strong", bad)
