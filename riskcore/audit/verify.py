@@ -20,6 +20,11 @@ Checks, in order, stopping at the first failure and naming where it is:
    die, draw and shuffle follows from the committed seed — and the final
    state is the one the record ends in.
 
+A finished game of today's events in the server's layout (``_replayable``)
+is checked with the same strictness and less work: the chain hashes each
+payload's own text, and the replay compares bytes (``_replay_texts``), which
+proves that text canonical, decoded and equal to the replayed event at once.
+
 The ``Verdict``'s ``status`` is ``verified`` when everything was checked,
 ``not_final`` when the chain holds but the seed is not revealed yet (a
 running game, or a record cut before its end: dice, draws and most secrets
