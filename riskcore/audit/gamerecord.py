@@ -73,6 +73,9 @@ class RecordEntry:
     line: int
     secret: dict[str, Any] | None = None
     salt: str | None = None
+    # The payload's own JSON text in its line, when the line is in the server's
+    # layout (``_server_line``); None for a line laid out otherwise.
+    text: str | None = None
 
     def payload_bytes(self) -> bytes:
         """The bytes the chain hashed."""
@@ -184,6 +187,12 @@ def parse_record(text: str) -> GameRecord:
     record = GameRecord(header)
     withheld = header.get("redacted") is True
     for number, line in lines[1:]:
+        entry = _server_line(number, line) if line.startswith(_SERVER_LINE) else None
+        if entry is not None:
+            if record.seed is not None:
+                raise RecordError(f"line {number}: event after the seed trailer")
+            record.entries.append(entry)
+            continue
         obj = _json_line(number, line)
         if "seed" in obj and "payload" not in obj:
             record.seed = _text(obj, "seed", number)
@@ -218,6 +227,65 @@ def _json_line(number: int, line: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise RecordError(f"line {number}: expected a JSON object")
     return obj
+
+
+_SERVER_LINE = '{"hash":'
+
+
+def _server_line(number: int, line: str) -> RecordEntry | None:
+    """The entry of a line in the layout the server writes (``record_lines``:
+    keys sorted, no whitespace), or None for any other line.
+
+    Each value is read by the scanner where the layout puts it, so the entry
+    is the one ``json.loads`` reads from the line, and the payload's own text
+    is kept beside it: the chain can hash it without encoding the payload
+    again (``riskcore.audit.verify``). Anything else (another key, a space, a
+    value of the wrong kind) is left to the general path and its messages.
+    """
+    try:
+        digest, i = _SCAN(line, 8)
+        if not line.startswith(',"n":', i):
+            return None
+        version, i = _SCAN(line, i + 5)
+        if not line.startswith(',"payload":', i):
+            return None
+        start = i + 11
+        payload, i = _SCAN(line, start)
+        text = line[start:i]
+        if not line.startswith(',"prev":', i):
+            return None
+        prev, i = _SCAN(line, i + 8)
+        salt_hex: Any = None
+        secret: Any = None
+        if line.startswith(',"salt":', i):
+            salt_hex, i = _SCAN(line, i + 8)
+            if type(salt_hex) is not str:  # a salt given must be text, even null is not
+                return None
+        if line.startswith(',"secret":', i):
+            secret, i = _SCAN(line, i + 10)
+    except (StopIteration, ValueError):
+        return None
+    if (
+        i != len(line) - 1
+        or line[i] != "}"
+        or type(version) is not int
+        or type(digest) is not str
+        or type(prev) is not str
+        or type(payload) is not dict
+        or type(payload.get("e")) is not dict
+        or not (secret is None or type(secret) is dict)
+    ):
+        return None
+    return RecordEntry(
+        version=version,
+        hash=digest,
+        prev=prev,
+        payload=payload,
+        line=number,
+        secret=secret,
+        salt=salt_hex,
+        text=text,
+    )
 
 
 def _entry(obj: dict[str, Any], number: int, may_withhold: bool) -> RecordEntry:

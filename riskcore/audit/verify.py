@@ -20,6 +20,11 @@ Checks, in order, stopping at the first failure and naming where it is:
    die, draw and shuffle follows from the committed seed — and the final
    state is the one the record ends in.
 
+A finished game of today's events in the server's layout (``_replayable``)
+is checked with the same strictness and less work: the chain hashes each
+payload's own text, and the replay compares bytes (``_replay_texts``), which
+proves that text canonical, decoded and equal to the replayed event at once.
+
 The ``Verdict``'s ``status`` is ``verified`` when everything was checked,
 ``not_final`` when the chain holds but the seed is not revealed yet (a
 running game, or a record cut before its end: dice, draws and most secrets
@@ -31,20 +36,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from riskcore.audit.chain import GENESIS, event_hash
 from riskcore.audit.gamerecord import HEADER_FACTS, GameRecord, RecordEntry, parse_record
 from riskcore.audit.record import Envelope, envelope_from_dict
-from riskcore.audit.sealing import hidden, matches, salt, secret_fields
+from riskcore.audit.sealing import hidden, matches, public_event, salt, secret_fields
 from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RiskError
 from riskcore.model.options import RuleSet
 from riskcore.model.state import State
 from riskcore.protocol import events as ev
-from riskcore.protocol.codec import CODEC_VERSION, event_to_dict
+from riskcore.protocol.codec import CODEC_VERSION, EVENT_CLASSES, canonical_text, event_to_dict
 from riskcore.protocol.commands import command_from_dict
+from riskcore.protocol.declared import field_names
 from riskcore.protocol.dice import GameRng, commitment
 from riskcore.protocol.legacy import DERIVED
 
@@ -111,27 +118,37 @@ def verify_record(
     try:
         _structure(record)
         verdict.checks["structure"] = "passed"
-        verdict.checks["chain"] = _chain(record)
+        # A finished game of today's events is replayed byte for byte (``_replay_texts``),
+        # which lets the chain hash each payload's own text; any other record is
+        # checked the way it always was, step by step.
+        by_text = _replayable(record)
+        verdict.checks["chain"] = _chain(record, by_text)
         verdict.head = record.entries[-1].hash
         if heads:
             _anchor(record, heads)
             verdict.checks["anchor"] = "passed"
-        envelopes = _decode(record)
+        envelopes = _decode_ends(record) if by_text else _decode(record)
         verdict.checks["decode"] = "passed"
-        _header(record, envelopes)
+        created = envelopes[0].event
+        assert isinstance(created, ev.GameCreated)
+        _header(record, created)
         verdict.checks["header"] = "passed"
-        seed = _seed(record, envelopes)
+        seed = _seed(record, envelopes[-1])
         if seed is None:
             verdict.checks["commitment"] = "skipped: the game has not ended, no seed revealed"
         else:
-            _commitment(envelopes, seed)
+            _commitment(created, seed)
             verdict.checks["commitment"] = "passed"
-        verdict.checks["secrets"] = _secrets(record, envelopes, seed)
+        verdict.checks["secrets"] = _secrets(record, created, seed)
         if seed is None:
             verdict.checks["replay"] = "skipped: needs the revealed seed"
             verdict.status = NOT_FINAL
             return verdict
-        verdict.winner = _replay(record, envelopes, seed, progress).winner
+        if by_text:
+            state = _replay_texts(record, created, seed, progress)
+        else:
+            state = _replay(record, envelopes, seed, progress)
+        verdict.winner = state.winner
         verdict.checks["replay"] = "passed"
     except _Failed as failure:
         verdict.checks[failure.divergence.check] = "failed"
@@ -196,7 +213,20 @@ def _complete(record: GameRecord) -> None:
         raise _fail("structure", "the header does not say whether the record is complete")
 
 
-def _chain(record: GameRecord) -> str:
+def _chain(record: GameRecord, by_text: bool = False) -> str:
+    """Every ``prev`` and ``hash``; ``by_text``: over each payload's own text where
+    its line kept it (``RecordEntry.text``), else over its canonical encoding.
+
+    Hashing the text is the same check, once the text is known to be the
+    canonical encoding of its payload: then the two are the same bytes. That
+    is proven later, for every event, by the replay (``_replay_texts``), whose
+    byte-for-byte comparison encodes the replayed envelope canonically anyway;
+    an event whose text hashes right but is not canonical fails there as a
+    ``chain`` divergence, with the hash the canonical bytes give. So the
+    payload is encoded once per event, not once for the chain and again for
+    the replay. A text that does not hash right is encoded here and checked
+    the usual way (a record written in another layout).
+    """
     withheld = next((entry for entry in record.entries if entry.hash is None), None)
     if withheld is not None:
         raise _fail(
@@ -206,28 +236,51 @@ def _chain(record: GameRecord) -> str:
             field="hash",
         )
     prev = GENESIS
+    prev_hex = GENESIS.hex()
+    sha256 = hashlib.sha256
     for entry in record.entries:
-        if entry.prev != prev.hex():
+        if entry.prev != prev_hex:
             raise _fail(
                 "chain",
                 f"event {entry.version} does not follow the event before it",
                 version=entry.version,
                 field="prev",
-                expected=prev.hex(),
+                expected=prev_hex,
                 found=entry.prev,
             )
-        digest = event_hash(prev, entry.payload_bytes())
-        if entry.hash != digest.hex():
-            raise _fail(
-                "chain",
-                f"event {entry.version} was altered after it was hashed",
-                version=entry.version,
-                field="hash",
-                expected=digest.hex(),
-                found=entry.hash,
-            )
+        text = entry.text if by_text else None
+        digest = sha256(prev + text.encode()).digest() if text is not None else b""
+        prev_hex = digest.hex()
+        if prev_hex != entry.hash:
+            digest = event_hash(prev, entry.payload_bytes())
+            prev_hex = digest.hex()
+            if entry.hash != prev_hex:
+                raise _altered(entry, prev_hex)
         prev = digest
     return "passed"
+
+
+def _altered(entry: RecordEntry, expected: str) -> _Failed:
+    return _fail(
+        "chain",
+        f"event {entry.version} was altered after it was hashed",
+        version=entry.version,
+        field="hash",
+        expected=expected,
+        found=entry.hash,
+    )
+
+
+def _hashed_canonically(entry: RecordEntry) -> None:
+    """The chain's own rule for an event whose text the replay did not match byte
+    for byte: its recorded hash must be that of its payload's canonical encoding
+    (``_chain`` may have hashed the text, which is only the same check for a
+    canonical text; its ``prev`` is the hash before it, checked there)."""
+    if entry.text is None:
+        return  # ``_chain`` hashed the canonical encoding
+    expected = event_hash(bytes.fromhex(entry.prev or ""), entry.payload_bytes()).hex()
+    if expected != entry.hash:
+        raise _altered(entry, expected)
 
 
 def _anchor(record: GameRecord, heads: list[str]) -> None:
@@ -246,25 +299,67 @@ def _anchor(record: GameRecord, heads: list[str]) -> None:
 
 
 def _decode(record: GameRecord) -> list[Envelope]:
-    envelopes = []
-    for entry in record.entries:
-        try:
-            envelopes.append(envelope_from_dict(entry.envelope()))
-        except RiskError as error:
-            raise _fail("decode", error.message, version=entry.version, field="payload") from None
+    envelopes = [_envelope(entry) for entry in record.entries]
     if not isinstance(envelopes[0].event, ev.GameCreated):
         raise _fail("decode", "the first event is not game_created", version=1, field="e.type")
     return envelopes
 
 
+def _envelope(entry: RecordEntry) -> Envelope:
+    try:
+        return envelope_from_dict(entry.envelope())
+    except RiskError as error:
+        raise _fail("decode", error.message, version=entry.version, field="payload") from None
+
+
+def _decode_ends(record: GameRecord) -> list[Envelope]:
+    """The first and last envelopes only, for a record ``_replayable`` chose.
+
+    Every other event is decoded by its replay instead: one whose text is the
+    canonical encoding of the replayed envelope decodes to the replayed event
+    (the codec's encoding round-trips); any other is decoded in full there,
+    and one that does not decode fails as ``decode`` at its version. Which
+    event types and schema versions the record holds ``_replayable`` has
+    checked for all of them already.
+    """
+    first = _envelope(record.entries[0])
+    if not isinstance(first.event, ev.GameCreated):
+        raise _fail("decode", "the first event is not game_created", version=1, field="e.type")
+    return [first, _envelope(record.entries[-1])]
+
+
+def _replayable(record: GameRecord) -> bool:
+    """Whether the record can be replayed byte for byte (``_replay_texts``): a
+    finished game (its last event reveals the seed) whose every event is of a
+    type this engine knows at its current schema version, in an envelope of
+    plain fields. Anything else (an old record to upcast, an odd envelope, a
+    running game) goes the step-by-step way, which names every fault as it did.
+    Only reads the parsed dicts: nothing here fails a record."""
+    entries = record.entries
+    last = entries[-1].payload["e"]
+    if last.get("type") != ev.GameFinished.TYPE or type(last.get("seed")) is not str:
+        return False
+    classes = EVENT_CLASSES
+    for entry in entries:
+        payload = entry.payload
+        event = payload["e"]
+        cls = classes.get(event.get("type"))
+        if (
+            cls is None
+            or event.get("v", 1) != cls.VERSION
+            or type(payload.get("t")) is not int
+            or type(payload.get("a")) is not str
+        ):
+            return False
+    return True
+
+
 _MISSING = object()
 
 
-def _header(record: GameRecord, envelopes: list[Envelope]) -> None:
+def _header(record: GameRecord, created: ev.GameCreated) -> None:
     """The header repeats the first event's facts: each must be that event's, as
     recorded or as upcast (headers of old records copied the old event's form)."""
-    created = envelopes[0].event
-    assert isinstance(created, ev.GameCreated)
     recorded = record.entries[0].payload["e"]
     upcast = event_to_dict(created)
     for key in HEADER_FACTS:
@@ -290,8 +385,8 @@ def _header(record: GameRecord, envelopes: list[Envelope]) -> None:
         )
 
 
-def _seed(record: GameRecord, envelopes: list[Envelope]) -> str | None:
-    last = envelopes[-1].event
+def _seed(record: GameRecord, last_envelope: Envelope) -> str | None:
+    last = last_envelope.event
     revealed = last.seed if isinstance(last, ev.GameFinished) else None
     if record.seed is not None and revealed is not None and record.seed != revealed:
         raise _fail(
@@ -304,9 +399,7 @@ def _seed(record: GameRecord, envelopes: list[Envelope]) -> str | None:
     return revealed
 
 
-def _commitment(envelopes: list[Envelope], seed: str) -> None:
-    created = envelopes[0].event
-    assert isinstance(created, ev.GameCreated)
+def _commitment(created: ev.GameCreated, seed: str) -> None:
     try:
         found = commitment(bytes.fromhex(seed))
     except ValueError:
@@ -322,10 +415,8 @@ def _commitment(envelopes: list[Envelope], seed: str) -> None:
         )
 
 
-def _secrets(record: GameRecord, envelopes: list[Envelope], seed: str | None) -> str:
+def _secrets(record: GameRecord, created: ev.GameCreated, seed: str | None) -> str:
     """Every secret given is the one committed to (format 2); with the seed, all are."""
-    created = envelopes[0].event
-    assert isinstance(created, ev.GameCreated)
     sealed = created.record_format >= 2
     seed_bytes = bytes.fromhex(seed) if seed is not None else None
     checked = 0
@@ -414,14 +505,10 @@ def _salt(record: GameRecord, entry: RecordEntry, seed: bytes | None) -> bytes |
         raise _fail("secrets", "a salt is not hex", version=entry.version) from None
 
 
-def _replay(
-    record: GameRecord, envelopes: list[Envelope], seed_hex: str, progress: Progress | None
-) -> State:
-    created = envelopes[0].event
-    assert isinstance(created, ev.GameCreated)
-    seed = bytes.fromhex(seed_hex)
+def _opening(created: ev.GameCreated, seed: bytes) -> list[ev.Event]:
+    """The opening events the first event's facts and the seed give."""
     try:
-        opening = new_game(
+        return new_game(
             game_id=created.game_id,
             players=[s["name"] for s in created.seats if s["kind"] == "player"],
             seed=seed,
@@ -433,6 +520,105 @@ def _replay(
         )
     except RiskError as error:
         raise _fail("replay", f"cannot set the game up again: {error.message}", version=1) from None
+
+
+def _replay_texts(
+    record: GameRecord, created: ev.GameCreated, seed_hex: str, progress: Progress | None
+) -> State:
+    """``_replay`` for a record ``_replayable`` chose, comparing bytes, not objects.
+
+    Each replayed event, in the envelope the record gives it, is encoded
+    canonically and compared with the payload's own text (``_match``): equal
+    bytes prove at once that the recorded event is the replayed one, that the
+    text the chain hashed is canonical (``_chain``), and that the payload
+    decodes (``_decode_ends``), so the recorded events are never decoded
+    (nor folded: ``state`` has applied every one of them).
+    """
+    seed = bytes.fromhex(seed_hex)
+    opening = _opening(created, seed)
+    entries = record.entries
+    _match(opening, entries, 0)
+    state = fold(opening)
+    index = len(opening)
+    while index < len(entries):
+        payload = entries[index].payload
+        actor = str(payload["a"])  # as ``envelope_from_dict`` reads it
+        batch = _decide_again(state, index + 1, payload.get("c"), actor, seed)
+        _match(batch, entries, index)  # the next batch must start with a command
+        index += len(batch)
+        if progress is not None:
+            progress(len(batch))
+    return state
+
+
+def _match(replayed: list[ev.Event], entries: list[RecordEntry], start: int) -> None:
+    end = len(entries)
+    for offset, event in enumerate(replayed):
+        index = start + offset
+        if index >= end:
+            raise _fail(
+                "replay",
+                "the record ends before the events its last command causes",
+                version=index + 1,
+                expected=event.TYPE,
+            )
+        entry = entries[index]
+        if entry.text is None or _encoded(event, entry) != entry.text:
+            _match_decoded(event, entry, index)
+
+
+def _encoded(event: ev.Event, entry: RecordEntry) -> str | None:
+    """The canonical text of ``event`` in ``entry``'s envelope, its secret fields
+    hidden where the record commits to them; None when the secret values the
+    record gives are not the event's."""
+    cls = type(event)
+    payload = entry.payload
+    if cls.SECRET and "x" in payload:
+        data = event_to_dict(event)
+        secret = {name: data[name] for name in cls.SECRET if name in data}
+        if secret != entry.secret:
+            return None
+        data = public_event(data, secret)
+    else:
+        data = _wire(event)
+    return canonical_text({**payload, "e": data})
+
+
+def _wire(event: ev.Event) -> dict[str, Any]:
+    """``event_to_dict(event)`` up to tuples left as tuples, which encode as the
+    lists that function makes: the same canonical bytes, built in C."""
+    cls = type(event)
+    parts = _WIRE.get(cls)
+    if parts is None:
+        names = field_names(cls)
+        parts = _WIRE[cls] = (names, attrgetter(*names) if len(names) > 1 else None)
+    names, getter = parts
+    data: dict[str, Any] = {"type": cls.TYPE, "v": cls.VERSION}
+    if getter is not None:
+        data.update(zip(names, getter(event), strict=True))
+    else:
+        data.update((name, getattr(event, name)) for name in names)
+    return data
+
+
+_WIRE: dict[type[ev.Event], tuple[tuple[str, ...], Callable[[Any], Any] | None]] = {}
+
+
+def _match_decoded(event: ev.Event, entry: RecordEntry, index: int) -> None:
+    """An event whose text is not the replayed one's canonical encoding: checked as
+    ``_replay`` checks every event (a record in another layout, a payload with a
+    key the codec ignores...), after the chain's rule for its canonical bytes."""
+    _hashed_canonically(entry)
+    _differ(event, _envelope(entry).event, index, ())
+
+
+def _replay(
+    record: GameRecord, envelopes: list[Envelope], seed_hex: str, progress: Progress | None
+) -> State:
+    created = envelopes[0].event
+    assert isinstance(created, ev.GameCreated)
+    seed = bytes.fromhex(seed_hex)
+    opening = _opening(created, seed)
     legacy = _legacy_facts(record, envelopes)
     _compare(opening, envelopes, 0, legacy)
     state = fold(opening)
@@ -442,7 +628,8 @@ def _replay(
     shadow = _recorded_fold(envelopes[: len(opening)]) if legacy else None
     index = len(opening)
     while index < len(envelopes):
-        batch = _decide_again(state, envelopes[index], seed)  # applied to ``state`` too
+        envelope = envelopes[index]
+        batch = _decide_again(state, envelope.version, envelope.command, envelope.actor, seed)
         _compare(batch, envelopes, index, legacy)  # the next batch must start with a command
         if shadow is not None:
             _follow_record(shadow, envelopes, index, len(batch))
@@ -498,15 +685,16 @@ def _follow_record(shadow: State, envelopes: list[Envelope], start: int, count: 
         ) from None
 
 
-def _decide_again(state: State, envelope: Envelope, seed: bytes) -> list[ev.Event]:
-    """The events the envelope's command gives, applied to ``state`` as they are made.
+def _decide_again(
+    state: State, version: int, command: Any, actor: str, seed: bytes
+) -> list[ev.Event]:
+    """The events event ``version``'s command gives, applied to ``state`` as they are made.
 
     ``execute`` rather than ``decide`` and ``apply``: the replay owns its
     state, so it need not be copied for every command; a refused command
     changes nothing, and the replay stops there anyway.
     """
-    version = envelope.version
-    if envelope.command is None:
+    if command is None:
         raise _fail(
             "replay",
             f"event {version} starts a batch but records no command",
@@ -515,14 +703,14 @@ def _decide_again(state: State, envelope: Envelope, seed: bytes) -> list[ev.Even
         )
     rng = GameRng(seed, state.game_id, state.version, state.player_seeds)
     try:
-        return execute(state, command_from_dict(envelope.command, envelope.actor), rng)
+        return execute(state, command_from_dict(command, actor), rng)
     except RiskError as error:
         raise _fail(
             "replay",
             f"the command of event {version} is refused when replayed: {error.message}",
             version=version,
             field="c",
-            found=envelope.command,
+            found=command,
         ) from None
 
 
@@ -541,22 +729,27 @@ def _compare(
         recorded = envelopes[index].event
         if event == recorded and index not in legacy:
             continue  # equal events have equal fields: the comparison below would pass
-        expected = event_to_dict(event)
-        found = event_to_dict(recorded)
-        # A fact an old event left to the engine cannot be compared here; the
-        # states are compared after its batch instead (``_replay``).
-        for key in legacy.get(index, ()):
-            expected[key] = DERIVED
-        if expected != found:
-            key = next(
-                (k for k in sorted(set(expected) | set(found)) if expected.get(k) != found.get(k)),
-                "e",
-            )
-            raise _fail(
-                "replay",
-                f"event {index + 1} is not what its command gives when replayed",
-                version=index + 1,
-                field=f"e.{key}",
-                expected=expected.get(key),
-                found=found.get(key),
-            )
+        _differ(event, recorded, index, legacy.get(index, ()))
+
+
+def _differ(event: ev.Event, recorded: ev.Event, index: int, derived: Iterable[str]) -> None:
+    """Fail, naming the first field that differs, unless the two are the same event."""
+    expected = event_to_dict(event)
+    found = event_to_dict(recorded)
+    # A fact an old event left to the engine cannot be compared here; the
+    # states are compared after its batch instead (``_replay``).
+    for key in derived:
+        expected[key] = DERIVED
+    if expected != found:
+        key = next(
+            (k for k in sorted(set(expected) | set(found)) if expected.get(k) != found.get(k)),
+            "e",
+        )
+        raise _fail(
+            "replay",
+            f"event {index + 1} is not what its command gives when replayed",
+            version=index + 1,
+            field=f"e.{key}",
+            expected=expected.get(key),
+            found=found.get(key),
+        )

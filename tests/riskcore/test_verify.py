@@ -299,3 +299,90 @@ def test_a_record_whose_events_do_not_fold_is_a_divergence_not_a_crash(
     objs[i]["payload"]["e"]["seat"] = "derived"
     verdict = verify_text(_rechained(objs))
     assert verdict.divergence is not None and not verdict.ok
+
+
+def _server_layout(objs: list[dict], rechain: bool = True) -> str:
+    """The record as the server writes it (canonical lines), rehashed if asked: the
+    layout whose payload texts the verifier hashes and compares byte for byte."""
+    from riskcore.protocol.codec import canonical_text
+
+    if rechain:
+        _rechained(objs)
+    events = [canonical_text(o) if "payload" in o else json.dumps(o) for o in objs[1:]]
+    return "\n".join([json.dumps(objs[0], sort_keys=True), *events])
+
+
+def test_a_record_in_the_servers_layout_is_checked_byte_for_byte(record: list[str]) -> None:
+    assert _server_layout(lines_of(record), rechain=False) == "\n".join(record)
+    objs = lines_of(record)
+    i = first_of(objs, "battle_resolved")
+    dice = objs[i]["payload"]["e"]["attacker_dice"]
+    dice[0] = 6 if dice[0] != 6 else 5
+    verdict = verify_text(_server_layout(objs))
+    assert verdict.divergence is not None and verdict.checks["chain"] == "passed"
+    assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
+    assert verdict.divergence.field == "e.attacker_dice"
+
+
+def test_a_payload_text_hashed_as_written_but_not_canonical_breaks_the_chain(
+    record: list[str],
+) -> None:
+    """A forger who writes a payload in another form (here a space) and hashes that
+    text is caught: the chain is defined over the canonical bytes."""
+    from riskcore.audit.chain import GENESIS, event_hash
+    from riskcore.protocol.codec import canonical_text
+
+    objs = lines_of(record)
+    lines, prev, forged = [record[0]], GENESIS, 50
+    for o in objs[1:-1]:
+        payload = canonical_text(o["payload"])
+        if o["n"] == forged:
+            payload = payload.replace(",", ", ", 1)
+        o["prev"] = prev.hex()
+        prev = event_hash(prev, payload.encode())
+        o["hash"] = prev.hex()
+        body = canonical_text({**o, "payload": None}).replace(
+            '"payload":null', '"payload":' + payload
+        )
+        lines.append(body)
+    verdict = verify_text("\n".join([*lines, record[-1]]))
+    assert verdict.divergence is not None and not verdict.ok
+    assert (verdict.divergence.check, verdict.divergence.version) == ("chain", forged)
+
+
+def test_a_payload_with_a_space_hashed_canonically_verifies(record: list[str]) -> None:
+    """The server's layout with one payload written loosely: the chain hashes the
+    canonical bytes, so the record holds (as ``json.loads`` reads it)."""
+    line = record[50]
+    loose = line.replace(',"e":', ', "e":', 1)
+    assert loose != line
+    verdict = verify_text("\n".join([*record[:50], loose, *record[51:]]))
+    assert verdict.ok, verdict.divergence
+
+
+def test_an_event_missing_a_field_in_the_servers_layout_is_a_decode_failure(
+    record: list[str],
+) -> None:
+    objs = lines_of(record)
+    i = first_of(objs, "battle_resolved")
+    del objs[i]["payload"]["e"]["attacker_dice"]
+    verdict = verify_text(_server_layout(objs))
+    assert verdict.divergence is not None and not verdict.ok
+    assert (verdict.divergence.check, verdict.divergence.version) == ("decode", objs[i]["n"])
+
+
+def test_a_hidden_card_swapped_in_the_servers_layout_fails(record: list[str]) -> None:
+    """A drawn card's value lives in the line's ``secret``: another value, with the
+    commitment recomputed to match it, is caught by the replay, not only the seal."""
+    from riskcore.audit.sealing import commit, salt
+
+    objs = lines_of(record)
+    i = next(k for k, o in enumerate(objs) if o.get("secret"))
+    name, value = next(iter(objs[i]["secret"].items()))
+    other = [v + 1 for v in value] if isinstance(value, list) else value + 1
+    objs[i]["secret"][name] = other
+    game_id, seed = objs[0]["game_id"], bytes.fromhex(objs[-1]["seed"])
+    objs[i]["payload"]["x"] = commit(salt(seed, game_id, objs[i]["n"]), objs[i]["secret"])
+    verdict = verify_text(_server_layout(objs))
+    assert verdict.divergence is not None and not verdict.ok
+    assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
