@@ -51,15 +51,11 @@ COMPILED = (
     "riskcore/bots/mission_progress.py",
     "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
+    "riskcore/model/state.py",
 )
 # What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
 LEFT_PURE = {
     "riskcore/mypyc_hints.py": "the no-op stand-in for mypyc_attr must stay Python",
-    "riskcore/model/state.py": (
-        "State's `mode` field is typed with GameMode, imported only for the type checker "
-        "(the modes import the state); a compiled dataclass builds its annotations from "
-        "run-time classes at import, and crashed on that one"
-    ),
     "riskcore/errors.py": (
         "each error's `code` is a class attribute its subclasses override; compiled, it is "
         "an instance attribute's default that the inherited constructor never set"
