@@ -51,7 +51,7 @@ COMPILED = (
     "riskcore/bots/mission_progress.py",
     "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
-    "riskcore/model/state.py",
+    "riskcore/model/state.py",  # every rule reads the state: native attributes
 )
 # What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
 LEFT_PURE = {
@@ -65,7 +65,10 @@ LEFT_PURE = {
         "restorer) and, for the rule options, type errors raised at a compiled function's "
         "boundary instead of the clear RuleOptionError"
     ),
-    "riskcore/engine/registry.py": "GameMode imported only for the type checker, as state.py",
+    "riskcore/engine/registry.py": (
+        "GameMode imported only for the type checker (the modes import the registry); "
+        "state.py, compiled, types its `mode` field Any for the same cycle"
+    ),
     "riskcore/audit/ riskcore/tournament.py": (
         "not on the engine's path per command (records, tournaments)"
     ),
