@@ -52,6 +52,7 @@ COMPILED = (
     "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
     "riskcore/model/state.py",  # every rule reads the state: native attributes
+    "riskcore/boards/board.py",  # and the board's neighbours
 )
 # What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
 LEFT_PURE = {
@@ -60,7 +61,7 @@ LEFT_PURE = {
         "each error's `code` is a class attribute its subclasses override; compiled, it is "
         "an instance attribute's default that the inherited constructor never set"
     ),
-    "riskcore/model/options.py riskcore/boards/board.py riskcore/rules/odds.py": (
+    "riskcore/model/options.py riskcore/rules/odds.py": (
         "frozen values copied with the state (a compiled frozen class refuses its own state "
         "restorer) and, for the rule options, type errors raised at a compiled function's "
         "boundary instead of the clear RuleOptionError"

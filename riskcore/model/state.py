@@ -27,7 +27,7 @@ from typing import Any
 
 from riskcore.boards.board import Board
 from riskcore.model.options import RuleSet
-from riskcore.protocol.frozen import copied_by_constructor
+from riskcore.mypyc_hints import copied_by_constructor
 
 # Phases of the classic game, in the order a game goes through them. Modes
 # may add their own (a phase is a name the mode's commands and actions know).
