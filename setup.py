@@ -51,25 +51,25 @@ COMPILED = (
     "riskcore/bots/mission_progress.py",
     "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
+    "riskcore/model/state.py",  # every rule reads the state: native attributes
+    "riskcore/boards/board.py",  # and the board's neighbours
 )
 # What stays Python, and why (README, "Benchmarks", and docs/engine.md say more).
 LEFT_PURE = {
     "riskcore/mypyc_hints.py": "the no-op stand-in for mypyc_attr must stay Python",
-    "riskcore/model/state.py": (
-        "State's `mode` field is typed with GameMode, imported only for the type checker "
-        "(the modes import the state); a compiled dataclass builds its annotations from "
-        "run-time classes at import, and crashed on that one"
-    ),
     "riskcore/errors.py": (
         "each error's `code` is a class attribute its subclasses override; compiled, it is "
         "an instance attribute's default that the inherited constructor never set"
     ),
-    "riskcore/model/options.py riskcore/boards/board.py riskcore/rules/odds.py": (
+    "riskcore/model/options.py riskcore/rules/odds.py": (
         "frozen values copied with the state (a compiled frozen class refuses its own state "
         "restorer) and, for the rule options, type errors raised at a compiled function's "
         "boundary instead of the clear RuleOptionError"
     ),
-    "riskcore/engine/registry.py": "GameMode imported only for the type checker, as state.py",
+    "riskcore/engine/registry.py": (
+        "GameMode imported only for the type checker (the modes import the registry); "
+        "state.py, compiled, types its `mode` field Any for the same cycle"
+    ),
     "riskcore/audit/ riskcore/tournament.py": (
         "not on the engine's path per command (records, tournaments)"
     ),

@@ -46,7 +46,8 @@ class GameResult:
 
 def acting_seat(state: State) -> str | None:
     """Whose decision the game waits for (``GameMode.waiting_for``)."""
-    return state.mode.waiting_for(state)
+    seat: str | None = state.mode.waiting_for(state)
+    return seat
 
 
 def bot_rng(

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from riskcore.errors import BoardError
+from riskcore.mypyc_hints import copied_by_constructor
 
 BORDER_KINDS = frozenset({"land", "sea", "bridge", "harbour", "river", "mountain"})
 # A pair listed with one of these kinds is no border: a river away from its
@@ -34,6 +35,9 @@ class Card:
     side: str | None = None
 
 
+copied_by_constructor(Card)  # copied and pickled with the state, compiled too
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
     """A continent or region: holding every territory earns ``bonus`` armies."""
@@ -44,10 +48,16 @@ class Group:
     territories: frozenset[str]
 
 
+copied_by_constructor(Group)  # copied and pickled with the state, compiled too
+
+
 @dataclass(frozen=True, slots=True)
 class PathStep:
     territory: str
     needs_roll: bool
+
+
+copied_by_constructor(PathStep)  # copied and pickled with the state, compiled too
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +114,9 @@ class Board:
             ],
             "path": [{"territory": s.territory, "needs_roll": s.needs_roll} for s in self.path],
         } | ({"card_sides": list(self.card_sides)} if self.card_sides else {})
+
+
+copied_by_constructor(Board)  # copied and pickled with the state, compiled too
 
 
 def board_from_dict(data: dict[str, Any]) -> Board:

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from riskcore.boards.board import Board
 from riskcore.model.options import RuleSet
-
-if TYPE_CHECKING:
-    from riskcore.modes.base import GameMode
+from riskcore.mypyc_hints import copied_by_constructor
 
 # Phases of the classic game, in the order a game goes through them. Modes
 # may add their own (a phase is a name the mode's commands and actions know).
@@ -62,6 +60,9 @@ class Seat:
         return self.kind == "player"
 
 
+copied_by_constructor(Seat)  # copied and pickled with the state, compiled too
+
+
 @dataclass(frozen=True, slots=True)
 class PendingBattle:
     source: str
@@ -70,12 +71,18 @@ class PendingBattle:
     defender: str
 
 
+copied_by_constructor(PendingBattle)  # copied and pickled with the state, compiled too
+
+
 @dataclass(frozen=True, slots=True)
 class Occupation:
     source: str
     target: str
     min_move: int
     max_move: int
+
+
+copied_by_constructor(Occupation)  # copied and pickled with the state, compiled too
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +94,9 @@ class Mission:
     grade: int = 0
     claimed: bool = False
     revealed: bool = False
+
+
+copied_by_constructor(Mission)  # copied and pickled with the state, compiled too
 
 
 # How a field is copied: shared (never mutated in place), a one-level copy,
@@ -117,7 +127,9 @@ class State:
     game_id: str = field(metadata=_SECRET_VALUE)
     board: Board = field(metadata=_VALUE)
     rules: RuleSet = field(metadata=_VALUE)
-    mode: GameMode = field(metadata=_VALUE)
+    # A GameMode, typed Any: a compiled dataclass loads each field's class at
+    # import, and GameMode's module (which imports this one) is not loaded yet.
+    mode: Any = field(metadata=_VALUE)
     seats: dict[str, Seat] = field(metadata=_VALUE)
     seed_commitment: str = field(metadata=_SECRET_VALUE)
     player_seeds: dict[str, str] = field(metadata=_SECRET_VALUE)
@@ -178,7 +190,8 @@ class State:
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in FIELD_NAMES)
 
-    __hash__ = None  # type: ignore[assignment]
+    # No ``__hash__ = None``: defining ``__eq__`` already leaves the class unhashable,
+    # and the compiled build would take that line for a field.
 
     # Control: the one query every rule asks ---------------------------
 

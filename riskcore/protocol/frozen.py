@@ -11,12 +11,14 @@ same frozen instances (assigning to a field afterwards still raises).
 
 from __future__ import annotations
 
-import copyreg
 from dataclasses import MISSING, fields
 from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any, TypeVar
 
+from riskcore.mypyc_hints import copied_by_constructor
+
 T = TypeVar("T", bound=type)
+__all__ = ["copied_by_constructor", "fast_init"]
 # A field's descriptor: a slot, or a compiled class's native attribute.
 _SLOTS = (MemberDescriptorType, GetSetDescriptorType)
 
@@ -53,28 +55,6 @@ def fast_init(cls: T) -> T:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]
     return copied_by_constructor(cls)
-
-
-def copied_by_constructor(cls: T) -> T:
-    """Copy and pickle a frozen dataclass through its constructor.
-
-    A compiled class's own state restorer assigns each field, which a frozen
-    class refuses: without this, the compiled build could not hand a bot's
-    frozen parameters to a worker process, nor copy an event.
-    """
-    copyreg.pickle(cls, _reduce)
-    return cls
-
-
-def _reduce(obj: Any) -> tuple[Any, ...]:
-    cls = type(obj)
-    names = [f.name for f in fields(cls)]
-    return (_rebuild, (cls, tuple(getattr(obj, name) for name in names)))
-
-
-def _rebuild(cls: Any, values: tuple[Any, ...]) -> Any:
-    """``cls`` with its fields, in order, set to ``values`` (see ``_reduce``)."""
-    return cls(**dict(zip((f.name for f in fields(cls)), values, strict=True)))
 
 
 def _slot(cls: type, name: str) -> Any:

@@ -100,7 +100,8 @@ def defending_seat(s: State) -> str | None:
     battle = s.pending_battle
     if battle is None:
         return None
-    return s.mode.defence_chooser(s, battle.defender, s.current)
+    chooser: str | None = s.mode.defence_chooser(s, battle.defender, s.current)
+    return chooser
 
 
 def defence_cap(s: State, target: str, attacker_dice: int) -> int:
@@ -112,7 +113,8 @@ def defence_cap(s: State, target: str, attacker_dice: int) -> int:
 
 
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
-    return s.mode.defence_chooser(s, defender, attacker)
+    chooser: str | None = s.mode.defence_chooser(s, defender, attacker)
+    return chooser
 
 
 def attack(d: Decision, command: Attack) -> None:

@@ -168,12 +168,14 @@ class SeatView:
         """What an attack from ``source`` on ``target`` adds to each side's highest die
         now (leaders and strongholds; public, as the view's ``mode_state`` shows them)."""
         s = self._state
-        return s.mode.battle_bonus(s, source, target)
+        bonus: tuple[int, int] = s.mode.battle_bonus(s, source, target)
+        return bonus
 
     def mode_state(self) -> dict[str, Any]:
         """The mode's own part of this seat's view (``view()["mode_state"]``)."""
         s = self._state
-        return s.mode.view(s, self.seat)
+        shown: dict[str, Any] = s.mode.view(s, self.seat)
+        return shown
 
     def players(self) -> list[str]:
         """Players still in the game, in turn order."""
