@@ -55,6 +55,8 @@ def expected_change(event: ev.Event) -> int:
     if isinstance(event, adventure.AdventurePlayed | adventure.AdventureMissionClaimed):
         # Adventure cards (Lord of the Rings): armies their facts say came or went.
         return sum(delta for _, _, delta in event.facts.get("changes", ()))
+    if isinstance(event, adventure.AdventureUprisingRevealed):
+        return event.armies  # Local uprising: its armies join the holder
     return 0
 
 
