@@ -95,7 +95,15 @@ _FORMS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     ),
     "mode_data": (_tagged, _untagged),
 }
-_DICT_FIELDS = frozenset(f.name for f in FIELDS if str(f.type).startswith("dict"))
+
+
+def _is_dict(annotation: Any) -> bool:
+    """A field's annotation is its text in the pure build (``dict[str, int]``) and the
+    class itself in the compiled one (``dict``): both name a dictionary."""
+    return annotation is dict or (isinstance(annotation, str) and annotation.startswith("dict"))
+
+
+_DICT_FIELDS = frozenset(f.name for f in FIELDS if _is_dict(f.type))
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
