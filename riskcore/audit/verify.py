@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from operator import attrgetter
 from typing import Any
 
 from riskcore.audit.chain import GENESIS, event_hash
@@ -49,9 +48,14 @@ from riskcore.errors import RiskError
 from riskcore.model.options import RuleSet
 from riskcore.model.state import State
 from riskcore.protocol import events as ev
-from riskcore.protocol.codec import CODEC_VERSION, EVENT_CLASSES, canonical_text, event_to_dict
+from riskcore.protocol.codec import (
+    CODEC_VERSION,
+    EVENT_CLASSES,
+    canonical_text,
+    event_to_dict,
+    event_to_wire,
+)
 from riskcore.protocol.commands import command_from_dict
-from riskcore.protocol.declared import field_names
 from riskcore.protocol.dice import GameRng, commitment
 from riskcore.protocol.legacy import DERIVED
 
@@ -580,28 +584,8 @@ def _encoded(event: ev.Event, entry: RecordEntry) -> str | None:
             return None
         data = public_event(data, secret)
     else:
-        data = _wire(event)
+        data = event_to_wire(event)
     return canonical_text({**payload, "e": data})
-
-
-def _wire(event: ev.Event) -> dict[str, Any]:
-    """``event_to_dict(event)`` up to tuples left as tuples, which encode as the
-    lists that function makes: the same canonical bytes, built in C."""
-    cls = type(event)
-    parts = _WIRE.get(cls)
-    if parts is None:
-        names = field_names(cls)
-        parts = _WIRE[cls] = (names, attrgetter(*names) if len(names) > 1 else None)
-    names, getter = parts
-    data: dict[str, Any] = {"type": cls.TYPE, "v": cls.VERSION}
-    if getter is not None:
-        data.update(zip(names, getter(event), strict=True))
-    else:
-        data.update((name, getattr(event, name)) for name in names)
-    return data
-
-
-_WIRE: dict[type[ev.Event], tuple[tuple[str, ...], Callable[[Any], Any] | None]] = {}
 
 
 def _match_decoded(event: ev.Event, entry: RecordEntry, index: int) -> None:

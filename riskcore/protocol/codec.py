@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from riskcore.errors import RecordError
@@ -54,6 +55,27 @@ def event_to_dict(event: ev.Event) -> dict[str, Any]:
     for name in _fields(type(event)):
         value = getattr(event, name)
         data[name] = list(value) if isinstance(value, tuple) else value
+    return data
+
+
+# Per event class with two fields or more, one getter of all its fields' values.
+_GETTERS: dict[type[ev.Event], Callable[[Any], Any]] = {}
+
+
+def event_to_wire(event: ev.Event) -> dict[str, Any]:
+    """``event_to_dict`` with tuples left as tuples: canonical JSON encodes them as
+    the very lists that function makes, so the encoding is the same bytes, with
+    the values read in C (the audit's byte-for-byte replay encodes every event)."""
+    cls = type(event)
+    names = _fields(cls)
+    data: dict[str, Any] = {"type": cls.TYPE, "v": cls.VERSION}
+    if len(names) < 2:
+        data.update((name, getattr(event, name)) for name in names)
+        return data
+    getter = _GETTERS.get(cls)
+    if getter is None:
+        getter = _GETTERS[cls] = attrgetter(*names)
+    data.update(zip(names, getter(event), strict=True))
     return data
 
 

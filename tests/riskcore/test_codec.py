@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
 from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
@@ -29,7 +30,9 @@ from riskcore.protocol.codec import (
     encode_event,
     event_from_dict,
     event_to_dict,
+    event_to_wire,
 )
+from riskcore.simulate import play_game
 from tests.riskcore.helpers import Policy, find, new, play
 
 
@@ -396,3 +399,16 @@ def test_a_snapshot_that_is_not_json_raises_record_error() -> None:
     it)."""
     with pytest.raises(RecordError):
         decode_state(b"\x00 not json")
+
+
+def test_an_event_on_the_wire_encodes_to_the_bytes_of_its_dict() -> None:
+    """``event_to_wire`` keeps tuples (the audit's replay encodes every event with it):
+    canonical JSON must give exactly the bytes of ``event_to_dict``, for every event
+    of whole games of each mode."""
+    kinds = set()
+    for mode, players in (("classic", 4), ("lotr", 3), ("two_player_active", 2)):
+        bots = [get_bot("random") for _ in range(players)]
+        for event in play_game(bots, seed=b"wire", game_id="wire", mode=mode).events:
+            assert canonical(event_to_wire(event)) == canonical(event_to_dict(event)), event
+            kinds.add(event.TYPE)
+    assert len(kinds) > 20
