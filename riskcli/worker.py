@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -31,11 +32,39 @@ from workers.scheduler import DeadlineScheduler
 log = logging.getLogger(__name__)
 
 
-def _connections() -> tuple[Client, redis.Redis]:
-    """The game store's client and RQ's (one Redis, or a cluster and a Redis)."""
+# Every timeout is said here: redis-py 8 gives a client a 5 s socket timeout
+# unless told otherwise (earlier versions none). Commands of the store and the
+# helper threads answer in milliseconds; a longer wait means Redis is gone.
+STORE_SOCKET_TIMEOUT_S = 10
+HELPERS_SOCKET_TIMEOUT_S = 10
+
+
+@dataclass(frozen=True)
+class _Connections:
+    """The worker process's Redis clients, one pool each.
+
+    RQ's worker blocks in ``BLPOP`` for up to ``dequeue_timeout`` (405 s) and
+    raises its client's socket timeout to fit, but only in the pool's settings:
+    a connection the relay or the scheduler thread opened before that keeps the
+    shorter timeout, and a ``BLPOP`` on it timed out after 5 s, again and again,
+    while jobs popped by the abandoned reads were lost (a game stalled after a
+    worker restart). So RQ's worker has a pool of its own, which nothing else uses.
+    """
+
+    store: Client
+    helpers: redis.Redis  # the relay's enqueues, the deadline scheduler
+    worker: redis.Redis  # RQ's worker alone; RQ sets its timeout
+
+
+def _connections() -> _Connections:
+    """The game store's clients and RQ's (one Redis, or a cluster and a Redis)."""
     settings = Settings.from_env()
     options: dict[str, Any] = {"health_check_interval": 30, "socket_keepalive": True}
-    return store_client(settings, **options), queue_client(settings, **options)
+    return _Connections(
+        store=store_client(settings, socket_timeout=STORE_SOCKET_TIMEOUT_S, **options),
+        helpers=queue_client(settings, socket_timeout=HELPERS_SOCKET_TIMEOUT_S, **options),
+        worker=queue_client(settings, socket_timeout=None, **options),
+    )
 
 
 def _json_logs() -> bool:
@@ -96,18 +125,22 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     Settings: REDIS_URL, RISK_REDIS_CLUSTER, RISK_QUEUE_URL, RISK_KEY_PREFIX.
     """
     logs.configure(log_level, json_lines=_json_logs())
-    (store, connection), keys = _connections(), _keys()
-    jobs.use_store(store)
-    queues = [queue(connection, keys, name) for name in WORKER_QUEUES]
+    connections, keys = _connections(), _keys()
+    jobs.use_store(connections.store)
+    worker_class = Worker if fork else SimpleWorker
+    rq_worker = worker_class(
+        [queue(connections.worker, keys, name) for name in WORKER_QUEUES],
+        connection=connections.worker,
+        serializer=JSONSerializer,
+    )
     threads = _Threads()
     if relay:
-        threads.start("relay", Relay(store, keys, queue(connection, keys)).run)
-    threads.start("scheduler", DeadlineScheduler(connection, queues).run)
-    worker_class = Worker if fork else SimpleWorker
+        relay_queue = queue(connections.helpers, keys)
+        threads.start("relay", Relay(connections.store, keys, relay_queue).run)
+    scheduled = [queue(connections.helpers, keys, name) for name in WORKER_QUEUES]
+    threads.start("scheduler", DeadlineScheduler(connections.helpers, scheduled).run)
     try:
-        worker_class(queues, connection=connection, serializer=JSONSerializer).work(
-            burst=burst, logging_level=log_level
-        )
+        rq_worker.work(burst=burst, logging_level=log_level)
     finally:
         threads.join()
 
@@ -117,11 +150,12 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
 def relay_command(log_level: str) -> None:
     """Only the relay: outbox notifications to RQ jobs. Stops on SIGTERM or Ctrl-C."""
     logs.configure(log_level, json_lines=_json_logs())
-    (store, connection), keys = _connections(), _keys()
+    connections, keys = _connections(), _keys()
     threads = _Threads()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: threads.stop.set())
-    threads.start("relay", Relay(store, keys, queue(connection, keys)).run)
+    relay_queue = queue(connections.helpers, keys)
+    threads.start("relay", Relay(connections.store, keys, relay_queue).run)
     while threads.alive() and not threads.stop.is_set():
         threads.stop.wait(0.5)
     threads.join()

@@ -25,7 +25,8 @@ relays share the work and a crashed one's entries are taken over:
   deadline job is lost with its worker: ``workers.jobs.start_clock``). For
   a game whose lease ran out the relay looks at the job holding it: one
   still waiting in a queue gets more time; otherwise (its worker died, it
-  failed, it was never enqueued) a new job takes the claim over. Jobs look
+  failed, it was never enqueued, a pop took it from its queue and lost it)
+  a new job takes the claim over. Jobs look
   at the game first, so a spare job costs one read;
 * Redis losing its data (a restart without persistence, ``FLUSHALL``, a
   failover to a replica that lacks the group) makes reads fail with
@@ -180,14 +181,26 @@ class Relay:
 
     def _waiting(self, job_id: str | None) -> bool:
         """Whether the job holding a game is still on its way to a worker (in any queue:
-        a continued job waits in another one than the relay's)."""
+        a continued job waits in another one than the relay's).
+
+        A job marked queued must also still be in its queue's list: a worker's
+        blocking pop can take a job and lose it with its connection (a socket
+        timeout shorter than the pop, a worker killed between the two), which
+        leaves the job queued by its status forever; waiting for it would stall
+        its game for good.
+        """
         if job_id is None:
             return False
+        connection = self.queue.connection
         try:
-            job = Job.fetch(job_id, connection=self.queue.connection, serializer=JSONSerializer)
+            job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
         except NoSuchJobError:
             return False
-        return job.get_status(refresh=False) in WAITING
+        status = job.get_status(refresh=False)
+        if status == JobStatus.QUEUED:
+            queue_key = Queue(job.origin, connection=connection).key
+            return connection.lpos(queue_key, job_id) is not None
+        return status in WAITING
 
     def beat(self) -> None:
         """Say this relay is alive (at most once per ``HEARTBEAT_MS``)."""

@@ -705,6 +705,30 @@ def test_a_game_whose_job_died_running_is_taken_over_by_the_watchdog(
     assert claims.holder(game) is None
 
 
+def test_a_job_popped_and_lost_is_taken_over_by_the_watchdog(
+    redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
+) -> None:
+    """A worker's blocking pop can take a job and lose it with its connection (a
+    socket timeout shorter than the pop; a worker killed between pop and start):
+    the job stays queued by its status but is in no queue. Waiting for it would
+    stall the game for good, so the watchdog takes the game over."""
+    seats = [SeatPlan("bot", bot="random") for _ in range(3)]
+    with freeze_time("2026-11-29 12:00:00") as frozen:
+        game = service.create(seats=seats).info.game_id
+        relay.run_once(block_ms=1)
+        claims = Claims(redis, keys)
+        lost = claims.holder(game)
+        games = queue(redis, keys)
+        assert games.get_job_ids() == [lost]
+        redis.lpop(games.key)  # popped by a read that never came back
+        assert games.fetch_job(lost or "").get_status() == "queued"  # type: ignore[union-attr]
+        frozen.tick(6)
+        assert relay.rescue() == 1 and relay.stats.rescued == 1
+        assert claims.holder(game) not in (None, lost)
+    drive(redis, keys, relay, rounds=5000)
+    assert service.load(game).state.phase == FINISHED
+
+
 def test_a_window_whose_clock_runs_out_is_passed(
     redis: redis_lib.Redis, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
