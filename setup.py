@@ -93,8 +93,13 @@ def compiled_modules() -> list[str]:
 if os.environ.get("RISKCORE_COMPILE") == "1":
     from mypyc.build import mypycify
 
-    ext_modules = mypycify(compiled_modules(), opt_level=os.environ.get("MYPYC_OPT_LEVEL", "3"))
+    # One C file per module, compiled side by side (build_ext's ``parallel``): the
+    # build took 167 s as one file and 111 s so on two cores, and a game runs the
+    # same (callgrind: 1,791 M against 1,790 M instructions for 10 games).
+    ext_modules = mypycify(
+        compiled_modules(), opt_level=os.environ.get("MYPYC_OPT_LEVEL", "3"), multi_file=True
+    )
 else:
     ext_modules = []
 
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, options={"build_ext": {"parallel": os.cpu_count() or 1}})
