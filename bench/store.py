@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/store.py [--appends 20000] [--rounds 5] [--threads 4]
                                     [--load-events 10000] [--instructions 2000]
+                                    [--grind-port 6399]
 
 Figures (against $REDIS_URL, default redis://127.0.0.1:6379/0, under a
 private key prefix that is deleted afterwards):
@@ -35,7 +36,7 @@ private key prefix that is deleted afterwards):
   redis-benchmark's one-connection round trip plus that script time (an
   estimate: the round trip already holds one XADD's server time).
 * ``--instructions N`` adds ``instructions``: what a private
-  ``redis-server`` run under valgrind's callgrind executes per single-event
+  ``redis-server`` run under valgrind's callgrind (on ``--grind-port``) executes per single-event
   append (N of them, one game; without a caller's idempotency key, and with
   one), per bare ``XADD`` and per ``PING`` (the round trip's share), and
   ``ratio_script_to_bare_xadd`` (``ratio_script_with_key_to_bare_xadd``) from
@@ -281,6 +282,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=4, choices=range(1, 101), metavar="1..100")
     parser.add_argument("--instructions", type=int, default=0, metavar="N")
+    parser.add_argument("--grind-port", type=int, default=6399, metavar="PORT")
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     client = redis.Redis.from_url(url)
@@ -289,7 +291,7 @@ def main() -> None:
     try:
         found = run(store, client, url, prefix, args)
         if args.instructions:
-            found["instructions"] = counted_instructions(args.instructions)
+            found["instructions"] = counted_instructions(args.instructions, args.grind_port)
         print(json.dumps(found, indent=2))
     finally:
         for key in client.scan_iter(f"{prefix}:*", count=1000):

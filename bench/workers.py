@@ -184,7 +184,7 @@ def through_workers(
         time.sleep(0.5)
         for index, game in enumerate(running):
             last = store.xrevrange(keys.game(game).events, count=1)
-            if last and b'"game_finished"' in last[0][1][b"p"]:
+            if last and b'"game_finished"' in _payload(last[0][1]):
                 running[index] = _create(stack)
                 every.append(running[index])
     ended_ms = time.time() * 1000
@@ -219,13 +219,18 @@ def _create(stack: Stack) -> str:
     return str(created["game"]["game_id"])
 
 
+def _payload(fields: dict[bytes, bytes]) -> bytes:
+    """A raw stream entry's payload: field e after its 32-byte hash (p before 2026-12-03)."""
+    return fields[b"e"][32:] if b"e" in fields else fields[b"p"]
+
+
 def _commands_recorded(
     store: redis.Redis, keys: Any, game: str, start_ms: float, end_ms: float
 ) -> int:
     """The envelopes of a game's stream in the window that carry their batch's command."""
     count = 0
     for _, fields in store.xrange(keys.game(game).events):
-        envelope = json.loads(fields[b"p"])
+        envelope = json.loads(_payload(fields))
         if envelope.get("c") is not None and start_ms <= envelope["t"] < end_ms:
             count += 1
     return count

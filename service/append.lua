@@ -7,13 +7,15 @@
 -- private one.
 --
 -- KEYS: 1 events stream, 2 meta hash, 3 partition outbox stream, then for the
---       first append only: 4 seed, 5 partition game index, then for modes 'k'
---       and 'p' only: the idempotency record
+--       first append only: 4 partition game index and, if it stores one, 5
+--       the seed, then for modes 'k' and 'p' only: the idempotency record
 -- ARGV: 1 prev hash (32 bytes), the record mode (one byte), and in modes 'k'
 --       and 'p' the request fingerprint; 2 game id, a space and the
---       notification kind (may be empty); 3.. version, payload, hash, ...,
---       and after them, on a first append that stores one, the seed. The
---       first event's version is the expected version plus one.
+--       notification kind (may be empty); 3.. version, then hash (32 bytes)
+--       and payload as one string, ..., and after them, on a first append
+--       that stores one, the seed. The first event's version is the expected
+--       version plus one. An entry keeps hash and payload as they came, in
+--       one field, e (entries written before hold two, p and h).
 -- Record modes:
 --   'k' a caller's idempotency key: its record is looked up before anything
 --       else, and written with the append (KEYED_TTL);
@@ -55,17 +57,19 @@
 -- cheaper) and the record mode rides on the prev hash (read with byte and a
 -- plain find, which make no string); the replay function is a closure, made
 -- (and collected) on every run, so it is made only in the modes that need it.
+-- An event's hash and payload travel as one argument and are stored as one
+-- field: an argument less per event, and two fewer for its XADD to convert.
 
 local ARGV, KEYS, call = ARGV, KEYS, redis.call
 local find, sub, byte = string.find, string.sub, string.byte
 
 -- 1. validate everything
 local n = #ARGV
-local extra = (n - 2) % 3  -- 1: a seed follows the events
+local extra = (n - 2) % 2  -- 1: a seed follows the events
 local first = ARGV[3]
 local creating = first == '1'
-if n < 5 or extra == 2 then
-  return {'malformed', 'the batch must hold one or more version/payload/hash triples'}
+if n < 4 then
+  return {'malformed', 'the batch must hold one or more version, hash and payload pairs'}
 end
 if extra == 1 and not creating then
   return {'malformed', 'a seed is only stored by the first append'}
@@ -79,8 +83,9 @@ if not (mode == 110 or mode == 114) or recorded then
     return {'malformed', "argument 1 is a 32-byte prev hash, then 'n', 'r', or 'k' or 'p' and a fingerprint"}
   end
 end
-if #KEYS ~= (creating and 5 or 3) + (recorded and 1 or 0) then
-  return {'malformed', 'the first append names 5 keys, every other one 3, and a record one more'}
+-- (the seed key comes only with a seed: a lone last argument is one only then)
+if #KEYS ~= (creating and 4 + extra or 3) + (recorded and 1 or 0) then
+  return {'malformed', 'the first append names 4 keys, 5 with a seed, every other one 3, and a record one more'}
 end
 if (find(ARGV[2], ' ', 1, true) or 1) < 2 then
   return {'malformed', 'argument 2 is the game id, a space and the kind'}
@@ -90,16 +95,16 @@ local last_hash_at = n - extra
 -- that), each the one before plus one (tonumber is a strtod: not for the first).
 local first_version = tonumber(first)
 local next_version = first_version
-for i = 3, last_hash_at, 3 do
+for i = 3, last_hash_at, 2 do
   if not find(ARGV[i], '^[1-9]%d*$') or (i > 3 and tonumber(ARGV[i]) ~= next_version) then
-    return {'malformed', 'event ' .. i / 3 .. ' needs the next version'}
+    return {'malformed', 'event ' .. (i - 1) / 2 .. ' needs the next version'}
   end
-  if #ARGV[i + 1] == 0 or #ARGV[i + 2] ~= 32 then
-    return {'malformed', 'event ' .. i / 3 .. ' needs a payload and a 32-byte hash'}
+  if #ARGV[i + 1] < 33 then
+    return {'malformed', 'event ' .. (i - 1) / 2 .. ' needs a 32-byte hash and a payload'}
   end
   next_version = next_version + 1
 end
-local last, last_hash = ARGV[last_hash_at - 2], ARGV[last_hash_at]
+local last, last_hash = ARGV[last_hash_at - 1], sub(ARGV[last_hash_at], 1, 32)
 
 -- 2. read the stored state
 -- (the epoch only where a record names it, or a first append writes it)
@@ -145,7 +150,8 @@ if tonumber(version) + 1 ~= first_version then
     if found then return found end
   elseif mode == 114 and tonumber(version) >= tonumber(last) then  -- 'r'
     local stored = call('XRANGE', KEYS[1], last .. '-0', last .. '-0')[1]
-    if stored and stored[2][4] == last_hash then
+    -- its hash: the start of field e, or field h of an entry written before
+    if stored and sub(stored[2][1] == 'e' and stored[2][2] or stored[2][4], 1, 32) == last_hash then
       return {'ok', tonumber(first), tonumber(last), last_hash, 1}
     end
   end
@@ -158,8 +164,8 @@ if find(head_arg, head, 1, true) ~= 1 then return {'chain', head} end
 -- 5. write
 -- An explicit XADD id without a sequence part is '<version>-0': the version
 -- goes as it came, no concatenation.
-for i = 3, last_hash_at, 3 do
-  call('XADD', KEYS[1], ARGV[i], 'p', ARGV[i + 1], 'h', ARGV[i + 2])
+for i = 3, last_hash_at, 2 do
+  call('XADD', KEYS[1], ARGV[i], 'e', ARGV[i + 1])
 end
 -- One field, 'first last game kind': each field costs the XADD as much as a
 -- short command's argument (entries written before hold g, f, l and k).
@@ -169,7 +175,7 @@ local note = first .. ' ' .. last .. ' ' .. ARGV[2]
 -- ends in 0: three arguments and the trim check less on nine single-event
 -- appends in ten. Between two trims a game adds at most nine notifications.
 local note_id
-if MAXLEN == '0' or not (creating or last_hash_at ~= 5 or byte(last, -1) == 48) then
+if MAXLEN == '0' or not (creating or last_hash_at ~= 4 or byte(last, -1) == 48) then
   note_id = call('XADD', KEYS[3], '*', 'n', note)
 else
   note_id = call('XADD', KEYS[3], 'MAXLEN', '~', MAXLEN, '*', 'n', note)
@@ -178,8 +184,8 @@ if creating then
   -- The creating notification's id is unique in the partition: it is the
   -- game's epoch, and its millisecond part is the creation time.
   epoch = note_id
-  call('ZADD', KEYS[5], tonumber(string.match(note_id, '^(%d+)')), string.match(ARGV[2], '^[^ ]+'))
-  if extra == 1 then call('SET', KEYS[4], ARGV[n]) end
+  call('ZADD', KEYS[4], tonumber(string.match(note_id, '^(%d+)')), string.match(ARGV[2], '^[^ ]+'))
+  if extra == 1 then call('SET', KEYS[5], ARGV[n]) end
   call('HSET', KEYS[2], 'v', last, 'h', last_hash, 'e', epoch)
 else
   call('HSET', KEYS[2], 'v', last, 'h', last_hash)

@@ -18,10 +18,12 @@ against one Redis or a Redis Cluster:
   events are stored, so it cannot apply a batch twice nor report a false
   conflict (on Redis Cluster, whose client re-sends unseen, a private
   idempotency key does that);
-* a hash chain: each entry stores its payload ``p`` and hash ``h``. The
-  previous hash is *not* stored again: it is the previous entry's ``h``,
-  so reads fetch one extra entry to fill ``StoredEvent.prev``. That keeps an
-  event near 160 bytes of Redis memory instead of 210+ (bench/store.py);
+* a hash chain: each entry stores its hash and payload in one field ``e``
+  (32 bytes of hash, then the payload; entries written before 2026-12-03
+  hold them as ``p`` and ``h``, and are read as such). The previous hash is
+  *not* stored again: it is the previous entry's hash, so reads fetch one
+  extra entry to fill ``StoredEvent.prev``. That keeps an event near 160
+  bytes of Redis memory instead of 210+ (bench/store.py);
 * loading in bounded time: snapshots every ``snapshot_every`` events,
   stamped with the codec/rules version, so a load is one snapshot plus at
   most that many events.
@@ -277,12 +279,13 @@ class EventStore:
         if record_key is not None:
             mode += fingerprint or _fingerprint(expected_version, events)
         tail: list[Any] = [f"{game_id} {kind}"]
-        for version, event in enumerate(events, expected_version + 1):
-            tail += (version, *event)
+        for version, (payload, digest) in enumerate(events, expected_version + 1):
+            tail += (version, digest + payload)
         script_keys = [keys.events, keys.meta, keys.outbox]
-        if expected_version == 0:  # only the first append writes the seed and the index
-            script_keys += (keys.seed, keys.games)
-            if seed is not None:
+        if expected_version == 0:  # only the first append writes the index and the seed
+            script_keys.append(keys.games)
+            if seed is not None:  # the seed's key only with a seed (append.lua)
+                script_keys.append(keys.seed)
                 tail.append(seed)
         if record_key is not None:
             script_keys.append(record_key)
@@ -642,9 +645,13 @@ def _decode(entries: list[Any], start: int) -> tuple[bytes, list[StoredEvent]]:
     events: list[StoredEvent] = []
     for entry_id, fields in entries:
         version = int(entry_id[:-2])  # ids are always b"<version>-0"
-        digest = fields[b"h"]
+        packed = fields.get(b"e")
+        if packed is None:  # an entry written before 2026-12-03: fields p and h
+            digest, payload = fields[b"h"], fields[b"p"]
+        else:
+            digest, payload = packed[:HASH_SIZE], packed[HASH_SIZE:]
         if version >= start:
-            events.append(StoredEvent(version, fields[b"p"], digest, prev))
+            events.append(StoredEvent(version, payload, digest, prev))
         prev = digest
     before = events[0].prev if events else prev
     return before, events

@@ -185,6 +185,35 @@ def _as_hash_record(redis: redis_lib.Redis, key: str) -> None:
     redis.pexpire(key, ttl)
 
 
+def test_entries_of_the_older_two_field_format_stay_readable_and_appendable(
+    store: EventStore, redis: redis_lib.Redis
+) -> None:
+    """Entries written before 2026-12-03 hold payload and hash as fields p and h; a game
+    stored so reads the same, takes appends on top (whose entries hold one field, e),
+    and a re-send whose last event is such an entry replays."""
+    older = new_events(GENESIS, body("older", 3))
+    keys = store.keys.game(GAME)
+    for version, event in enumerate(older, 1):
+        redis.xadd(keys.events, {"p": event.payload, "h": event.hash}, id=f"{version}-0")
+    redis.hset(keys.meta, mapping={"v": 3, "h": older[-1].hash, "e": "1-0"})
+    newer = new_events(older[-1].hash, body("newer", 2))
+    store.append(GAME, 3, newer, prev=older[-1].hash)
+    events = check_record(store, GAME)
+    assert [e.payload for e in events] == [e.payload for e in [*older, *newer]]
+    assert store.read(GAME, 3, 4)[0].prev == older[1].hash
+    assert [set(fields) for _, fields in redis.xrange(keys.events)] == [{b"p", b"h"}] * 3 + [
+        {b"e"}
+    ] * 2
+    resend = [older[1].hash + b"r", GAME.encode() + b" ", b"3", older[2].hash + older[2].payload]
+    assert store._append([keys.events, keys.meta, keys.outbox], resend) == [
+        b"ok",
+        3,
+        3,
+        older[2].hash,
+        1,
+    ]
+
+
 def test_an_idempotency_record_of_the_older_hash_format_still_replays(
     store: EventStore, redis: redis_lib.Redis
 ) -> None:
@@ -297,23 +326,26 @@ def test_malformed_appends_are_refused_before_anything_is_written(
 
 SCRIPT_MALFORMED = {
     "no events": lambda a: a[:2],
-    "a partial triple": lambda a: a[:-1],
-    "short hash in the last event": lambda a: [*a[:-1], a[-1][:31]],
-    "empty payload in the middle": lambda a: [*a[:6], b"", *a[7:]],
+    "a version without its event": lambda a: a[:-1],
+    "a seed without its key": lambda a: [*a, b"seed"],
+    "a hash without a payload in the last event": lambda a: [*a[:-1], a[-1][:32]],
+    "a short hash and payload in the last event": lambda a: [*a[:-1], a[-1][:20]],
+    "no payload in the middle": lambda a: [*a[:5], a[5][:32], *a[6:]],
     "non-numeric version": lambda a: [*a[:2], b"1e0", *a[3:]],
     "a version with a leading zero": lambda a: [*a[:2], b"01", *a[3:]],
-    "an event out of sequence": lambda a: [*a[:5], b"3", *a[6:]],
-    "a non-numeric event version": lambda a: [*a[:5], b"2.0", *a[6:]],
+    "an event out of sequence": lambda a: [*a[:4], b"3", *a[5:]],
+    "a non-numeric event version": lambda a: [*a[:4], b"2.0", *a[5:]],
     "short prev": lambda a: [b"x" + a[0][32:], *a[1:]],
     "no prev": lambda a: [a[0][32:], *a[1:]],
     "seed after the first append": lambda a: [
-        *a[:2],
+        a[0],
+        a[1],
         b"2",
-        *a[3:5],
+        a[3],
         b"3",
-        *a[6:8],
+        a[5],
         b"4",
-        *a[9:],
+        a[7],
         b"seed",
     ],
     "an unknown record mode": lambda a: [GENESIS + b"xfp", *a[1:]],
@@ -330,8 +362,8 @@ def _script_call(store: EventStore) -> tuple[list[str], list[bytes]]:
     keys = store.keys.game(GAME)
     args: list[bytes] = [GENESIS + b"kfp", GAME.encode() + b" "]
     for version, event in enumerate(_good(), 1):
-        args += (b"%d" % version, *event)
-    return [keys.events, keys.meta, keys.outbox, keys.seed, keys.games, keys.idempotency("k")], args
+        args += (b"%d" % version, event.hash + event.payload)
+    return [keys.events, keys.meta, keys.outbox, keys.games, keys.idempotency("k")], args
 
 
 @pytest.mark.parametrize("case", SCRIPT_MALFORMED, ids=list(SCRIPT_MALFORMED))
@@ -345,14 +377,21 @@ def test_the_script_itself_refuses_malformed_calls_before_writing(
     assert redis.dbsize() == 0
 
 
-@pytest.mark.parametrize(
-    "keys", [slice(0, 3), slice(0, 4), slice(0, 5)], ids=["3 keys", "4 keys", "no record key"]
-)
-def test_the_script_refuses_a_first_append_without_its_seed_index_and_record_keys(
-    store: EventStore, redis: redis_lib.Redis, keys: slice
+SCRIPT_KEYS_MALFORMED = {
+    "3 keys": lambda k, _seed: k[:3],
+    "no record key": lambda k, _seed: k[:4],
+    "a seed key without a seed": lambda k, seed: [*k[:4], seed, k[4]],
+}
+
+
+@pytest.mark.parametrize("case", SCRIPT_KEYS_MALFORMED, ids=list(SCRIPT_KEYS_MALFORMED))
+def test_the_script_refuses_a_first_append_without_its_index_seed_and_record_keys(
+    store: EventStore, redis: redis_lib.Redis, case: str
 ) -> None:
     script_keys, args = _script_call(store)
-    assert store._append(script_keys[keys], args)[0] == b"malformed"
+    seed_key = store.keys.game(GAME).seed
+    keys = SCRIPT_KEYS_MALFORMED[case](script_keys, seed_key)
+    assert store._append(keys, args)[0] == b"malformed"
     assert redis.dbsize() == 0
 
 
@@ -476,7 +515,7 @@ def test_the_seed_is_stored_apart_and_never_read_with_events(
     store.append(GAME, 0, new_events(GENESIS, body("s", 2)), prev=GENESIS, seed=secret)
     assert store.seed(GAME) == secret
     raw = redis.xrange(store.keys.game(GAME).events)
-    assert all(set(fields) == {b"p", b"h"} for _, fields in raw)
+    assert all(set(fields) == {b"e"} for _, fields in raw)
     assert not any(secret in value for _, fields in raw for value in fields.values())
     assert all(secret not in e.payload for e in store.read(GAME))
     grow(store, "no-seed", 1)
@@ -577,7 +616,7 @@ def _private_call(store: EventStore, mode: bytes, events: list[NewEvent]) -> lis
     """The script's arguments for ``events`` after version 1, in record mode ``mode``."""
     args = [store.read(GAME, 1, 1)[0].hash + mode, GAME.encode() + b" "]
     for version, event in enumerate(events, 2):
-        args += (b"%d" % version, *event)
+        args += (b"%d" % version, event.hash + event.payload)
     return args
 
 
