@@ -207,6 +207,7 @@ def summarise(
             "min_search": args.min_search,
             "clear_win": args.clear_win,
             "hunt": args.hunt,
+            "race": args.race,
             "clock": args.clock,
             "mission_weight": args.mission_weight,
         },
@@ -290,6 +291,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--hunt", type=int, default=SearchConfig().hunt, help="search attacks on rivals this small"
     )
+    parser.add_argument(
+        "--race", type=float, default=SearchConfig().race, help="score of a rollout's elimination"
+    )
     parser.add_argument("--clear-win", type=float, default=SearchConfig().clear_win)
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall", help="what the time budgets count"
@@ -353,6 +357,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         min_search=args.min_search,
         clear_win=args.clear_win,
         hunt=args.hunt,
+        race=args.race,
         clock=args.clock,
         weights=replace(SearchConfig().weights, mission=args.mission_weight),
     )

@@ -18,6 +18,9 @@ from riskcore.bots.strong import (
     StrongBot,
     TurnBudget,
     candidates,
+    claim,
+    eliminations,
+    hunt_bases,
     hunt_options,
     score,
 )
@@ -147,3 +150,62 @@ def test_the_three_player_levers_are_bot_options() -> None:
     for bad in ({"rounds": -1}, {"power": 0}, {"versus": "all-out"}, {"hunt": "4"}):
         with pytest.raises(ValueError):
             get_bot("strong", bad)
+
+
+def test_rollouts_claim_the_seats_own_done_missions() -> None:
+    """The mission game: a rollout claims a done mission as the bots do (the policy
+    alone never claimed, so no rollout won by missions). p1 holds Australia (C2) with
+    its other three claimed: the rollout's first free command claims it and wins."""
+    from tests.riskcore.helpers import continent, split
+    from tests.riskcore.test_mission_game import OTHERS, game_with
+
+    owners = split({"p1": continent("australia"), "p3": continent("africa")}, "p2")
+    last = game_with(
+        owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS}, claimed={"p1": ["J2", "O2", "G2"]}
+    )
+    view = SeatView(last.state, "p1")
+    world = view.determinize(random.Random(1))
+    assert claim(world, "p1") == {"type": "claim_mission", "card": "C2"}
+    assert claim(world, "p2") is None  # a rival's missions are not in the world
+    bot = StrongBot(SearchConfig())
+    first = bot.policy.body(view)
+    assert first["type"] == "place_armies"
+    assert bot.rollout(world.copy(), "p1", first, b"seed") == 1.0
+
+
+def test_the_race_counts_eliminations_in_a_rollout() -> None:
+    """``race``: +1 for each rival the seat put out, -1 for each rival a rival put out."""
+    state = _midgame(b"mid").copy()
+    seat = state.current
+    assert seat is not None
+    rival, third = [p for p in state.active_players() if p != seat][:2]
+    state.out[rival] = "eliminated"
+    assert eliminations(state, seat, seat, 0) == 1
+    assert eliminations(state, seat, third, 0) == -1
+    assert eliminations(state, seat, seat, 1) == 0
+    bot = get_bot("strong", {"race": 0.2})
+    assert isinstance(bot, StrongBot) and bot.config.race == 0.2
+    for bad in ({"race": -0.1}, {"race": 2}, {"race": "high"}, {"race": True}):
+        with pytest.raises(ValueError):
+            get_bot("strong", bad)
+
+
+def test_hunting_places_next_to_the_smallest_rival() -> None:
+    """``hunt`` also offers, at placing, every reinforcement on the biggest own stack
+    next to a rival of that many territories or fewer (three players or more)."""
+    duel = _placing(_midgame(b"clock"))
+    assert duel.current is not None and len(duel.active_players()) == 2
+    assert hunt_bases(SeatView(duel, duel.current), 42) == []
+    state = _placing(_midgame(b"mid"))
+    seat = state.current
+    assert seat is not None and len(state.active_players()) == 3
+    view = SeatView(state, seat)
+    assert hunt_bases(view, 0) == []
+    found = hunt_bases(view, 42)
+    assert len(found) == 1 and found[0]["count"] == view.reserve()
+    base = found[0]["territory"]
+    assert state.owner[base] == seat
+    policy = HeuristicPolicy()
+    chosen = policy.body(view)
+    if chosen != found[0]:
+        assert candidates(policy, view, chosen, SearchConfig(hunt=42))[1] == found[0]
