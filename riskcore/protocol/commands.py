@@ -44,6 +44,12 @@ class Command(_Named):
                 body[f.name] = list(value) if isinstance(value, tuple) else value
         return body
 
+    def to_body(self) -> dict[str, Any]:
+        """``to_dict`` without the fields left None: the body of the listed action
+        this command was built from (``ActionGroup.command``), which names no field
+        it leaves at None (a trade without a bonus territory)."""
+        return {name: value for name, value in self.to_dict().items() if value is not None}
+
 
 # What a field's wire type accepts (bools are never ints here); a field's wire
 # type is written as its annotation is.
