@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from riskcore.errors import MalformedCommand
 from riskcore.mypyc_hints import mypyc_attr
 from riskcore.protocol.declared import check_declaration, field_annotations
-from riskcore.protocol.frozen import fast_init
+from riskcore.protocol.frozen import constructed
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -104,7 +104,7 @@ def register_command(
     _check_wire(cls, wire)
     cls.TYPE = name
     _SHAPES[cls] = _shape(cls, wire)
-    COMMAND_TYPES[name] = fast_init(cls)
+    COMMAND_TYPES[name] = constructed(cls)
 
 
 def _check_wire(cls: type[Command], wire: dict[str, str]) -> None:
