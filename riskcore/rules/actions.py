@@ -105,14 +105,16 @@ def _reinforcements(s: State, seat: str) -> Sequence[Action]:
 def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
     """(source, target, armies in source, defender) for every attack ``seat`` could make."""
     owner = s.owner
+    controller = owner.get
     armies = s.armies
     neighbours = s.board.neighbours
+    # ``territories_of``, inlined: the random bot lists attacks after every conquest.
     entries = [
         (source, target, in_source, defender)
-        for source in s.territories_of(seat)
-        if (in_source := armies[(source, seat)]) > 1
+        for source, holder in owner.items()
+        if holder == seat and (in_source := armies[(source, seat)]) > 1
         for target in neighbours[source]
-        if (defender := owner.get(target)) != seat
+        if (defender := controller(target)) != seat
     ]
     if s.shared:  # only where armies share a territory can nobody control one
         defender_of = s.mode.defender_of
