@@ -201,27 +201,29 @@ def _occupy(s: State, seat: str) -> Sequence[Action]:
     return ActionGroup([occ], _occupy_action, command=_occupy_command)
 
 
-def _fortify(s: State, seat: str) -> list[Action]:
+def _fortify_action(entry: tuple[str, str, int]) -> Action:
+    source, target, most = entry
+    return {
+        "command": {"type": "fortify", "source": source, "target": target, "count": most},
+        "bounds": {"count": [1, most]},
+    }
+
+
+def _fortify_command(entry: tuple[str, str, int], seat: str) -> cmd.Command:
+    source, target, most = entry
+    return cmd.Fortify(seat=seat, source=source, target=target, count=most)
+
+
+def _fortify(s: State, seat: str) -> Sequence[Action]:
     if s.fortified:
         return []
-    actions: list[Action] = []
+    entries = []
+    reach = s.mode.fortify_reach
     for source in s.territories_of(seat):
         most = s.armies[(source, seat)] - 1
-        if most < 1:
-            continue
-        for target in sorted(s.mode.fortify_reach(s, seat, source)):
-            actions.append(
-                {
-                    "command": {
-                        "type": "fortify",
-                        "source": source,
-                        "target": target,
-                        "count": most,
-                    },
-                    "bounds": {"count": [1, most]},
-                }
-            )
-    return actions
+        if most >= 1:
+            entries += [(source, target, most) for target in sorted(reach(s, seat, source))]
+    return ActionGroup(entries, _fortify_action, command=_fortify_command)
 
 
 RESIGN: tuple[str, Builder] = ("resign", _resign)
