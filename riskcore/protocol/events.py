@@ -161,7 +161,8 @@ class OrderRolled(Event):
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
     next_phase: Final[str | None]
-    setup_turn: Final[dict[str, Any] | str | None]  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
 
     def __init__(
         self,
@@ -192,7 +193,8 @@ class TerritoriesDealt(Event):
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
     next_phase: Final[str | None]
-    setup_turn: Final[dict[str, Any] | str | None]  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
 
     def __init__(
         self,
@@ -216,7 +218,8 @@ class TerritoryClaimed(Event):
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
     next_phase: Final[str | None]
-    setup_turn: Final[dict[str, Any] | str | None]  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
 
     def __init__(
         self,
@@ -246,7 +249,8 @@ class ArmiesPlaced(Event):
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
     next_phase: Final[str | None]
-    setup_turn: Final[dict[str, Any] | str | None]  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
 
     def __init__(
         self,
@@ -557,7 +561,8 @@ class PlayerResigned(Event):
     reason: Final[str]
     discarded: Final[tuple[int, ...]]
     # The setup turn that begins after it (version 2; None: unchanged).
-    setup_turn: Final[dict[str, Any] | str | None]  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
 
     def __init__(
         self,
