@@ -255,7 +255,9 @@ def test_a_group_builds_each_command_as_its_body_parses(n: int, rules: RuleSet) 
         actions = legal_actions(game.state, seat)
         for kind in actions.types():
             group = actions.of_type(kind)
-            if not isinstance(group, ActionGroup) or not group.builds_commands:
+            # (``type``, not ``isinstance``: on the compiled build an ABC's check from
+            # interpreted code can answer from ``Sequence``'s cache, lists included.)
+            if type(group) is not ActionGroup or not group.builds_commands:
                 continue
             for index, action in enumerate(group):
                 command = group.command(index, seat)
