@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from riskcore.bots.base import Bot
 from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import fold
-from riskcore.engine.legal import legal_actions
+from riskcore.engine.legal import LegalActions, legal_actions
 from riskcore.model.options import RuleSet
 from riskcore.model.state import FINISHED, State
 from riskcore.protocol import events as ev
-from riskcore.protocol.commands import command_from_dict
+from riskcore.protocol.commands import Command, command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.views.seatview import SeatView
 
@@ -39,9 +39,21 @@ class GameResult:
     events: list[ev.Event] = field(repr=False)
     commands: int
     turns: int
-    # (seat, command body, events caused) per command, for building records.
-    batches: list[tuple[str, dict[str, Any], int]] = field(default_factory=list, repr=False)
+    # (seat, command or its body, events caused) per command: ``batches`` reads them.
+    moves: list[tuple[str, Command | dict[str, Any], int]] = field(default_factory=list, repr=False)
     opening: int = 0
+
+    @property
+    def batches(self) -> list[tuple[str, dict[str, Any], int]]:
+        """(seat, command body, events caused) per command, for building records.
+
+        A bot that chose a ``Command`` (``choose_command``) chose a listed action;
+        its body is the action's, the command's fields without those left None.
+        """
+        return [
+            (seat, move if isinstance(move, dict) else move.to_body(), caused)
+            for seat, move, caused in self.moves
+        ]
 
 
 def acting_seat(state: State) -> str | None:
@@ -64,6 +76,16 @@ def bot_rng(
         return random.Random(value)
     reuse.seed(value)
     return reuse
+
+
+Chooser = Callable[[SeatView, LegalActions, random.Random], Command | dict[str, Any]]
+
+
+def chooser_of(bot: Bot) -> Chooser:
+    """The bot's ``choose_command`` where it has one (a command built straight from
+    the listed action: no body to build and parse), else its ``choose``."""
+    typed: Chooser | None = getattr(bot, "choose_command", None)
+    return typed if typed is not None else bot.choose
 
 
 def play_game(
@@ -89,12 +111,13 @@ def play_game(
     state = fold(events)
     seats = {f"p{i}": bot for i, bot in enumerate(bots, 1)}
     opening = len(events)
-    batches: list[tuple[str, dict[str, Any], int]] = []
+    moves: list[tuple[str, Command | dict[str, Any], int]] = []
     commands = 0
     # One generator per seat and turn (setup is turn 0), made when first needed.
     generators: dict[str, random.Random] = {}
     generators_turn = -1
     waiting_for = state.mode.waiting_for
+    choosers = {seat: chooser_of(bot) for seat, bot in seats.items()}
     while state.phase != FINISHED and commands < max_commands:
         seat = waiting_for(state)
         assert seat is not None, f"nobody to act in {state.summary()}"
@@ -104,12 +127,12 @@ def play_game(
         bot_random = generators.get(seat)
         if bot_random is None:
             bot_random = generators[seat] = bot_rng(seed, game_id, seat, state.turn)
-        body = seats[seat].choose(SeatView(state, seat), legal_actions(state, seat), bot_random)
-        command = command_from_dict(body, seat)
+        move = choosers[seat](SeatView(state, seat), legal_actions(state, seat), bot_random)
+        command = move if isinstance(move, Command) else command_from_dict(move, seat)
         rng = GameRng(seed, game_id, state.version, state.player_seeds)
         caused = execute(state, command, rng)
         events.extend(caused)
-        batches.append((seat, body, len(caused)))
+        moves.append((seat, move, len(caused)))
         commands += 1
     return GameResult(
         game_id=game_id,
@@ -120,7 +143,7 @@ def play_game(
         events=events,
         commands=commands,
         turns=state.turn,
-        batches=batches,
+        moves=moves,
         opening=opening,
     )
 

@@ -17,9 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from riskcore.bots.base import register
-from riskcore.engine.legal import Action, command_values, of_type
+from riskcore.engine.legal import Action, ActionGroup, LegalActions, command_values, of_type
 from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, SETUP_CLAIM, SETUP_PLACE
+from riskcore.protocol.commands import Command
 from riskcore.views.seatview import SeatView
+
+# What the bot chose: a command body, or an action by its group and index in it.
+Choice = dict[str, Any] | tuple[Sequence[Action], int]
 
 
 class RandomBot:
@@ -29,16 +33,25 @@ class RandomBot:
     def choose(
         self, view: SeatView, actions: Sequence[Action], rng: random.Random
     ) -> dict[str, Any]:
-        # What each phase can list, most wanted first (the phase only says
-        # where to look: the bot still answers from ``actions``).
-        for kind in _PREFERRED.get(view.phase, ()):
-            group = of_type(actions, kind)
-            if group:
-                return _pick(kind, group, view, rng)
-        playable = [a for a in actions if a["command"]["type"] != "resign"]
-        if not playable:
-            return {"type": "resign"}
-        return _within_bounds(rng.choice(playable), rng)
+        chosen = _choose(view, actions, rng)
+        if isinstance(chosen, dict):
+            return chosen
+        group, index = chosen
+        return dict(group[index]["command"])
+
+    def choose_command(
+        self, view: SeatView, actions: Sequence[Action], rng: random.Random
+    ) -> Command | dict[str, Any]:
+        """``choose``'s move (the same draws), as a ``Command`` where its group builds
+        one (``ActionGroup.command``), else as its body: for games played in process
+        (``riskcore.simulate``), which then build and parse no dict for it."""
+        chosen = _choose(view, actions, rng)
+        if isinstance(chosen, dict):
+            return chosen
+        group, index = chosen
+        if isinstance(group, ActionGroup) and group.builds_commands:
+            return group.command(index, view.seat)
+        return dict(group[index]["command"])
 
 
 _PREFERRED = {
@@ -51,12 +64,45 @@ _PREFERRED = {
 }
 
 
-def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random) -> dict[str, Any]:
+def _choose(view: SeatView, actions: Sequence[Action], rng: random.Random) -> Choice:
+    # What each phase can list, most wanted first (the phase only says
+    # where to look: the bot still answers from ``actions``).
+    for kind in _PREFERRED.get(view.phase, ()):
+        group = of_type(actions, kind)
+        if group:
+            return group, _pick(kind, group, view, rng)
+    return _any_playable(actions, rng)
+
+
+def _pick(kind: str, group: Sequence[Action], view: SeatView, rng: random.Random) -> int:
+    """The index of the action of ``group`` to take. Drawing from a range of
+    indices draws exactly as drawing from the actions would, and builds none."""
     if kind == "place_armies":
-        return dict(group[_border_placement(view, group, rng)]["command"])
+        return _border_placement(view, group, rng)
     if kind == "occupy":
-        return dict(group[0]["command"])  # every army it may move
-    return dict(rng.choice(group)["command"])
+        return 0  # every army it may move
+    return rng.choice(range(len(group)))
+
+
+def _any_playable(actions: Sequence[Action], rng: random.Random) -> dict[str, Any]:
+    """Any action but resigning (uniformly, over the listing), amounts within bounds.
+
+    From ``LegalActions``, only the action drawn is built: the draw is over the
+    groups' lengths, in listing order.
+    """
+    if isinstance(actions, LegalActions):
+        groups = [actions.of_type(kind) for kind in actions.types() if kind != "resign"]
+    else:
+        groups = [[a for a in actions if a["command"]["type"] != "resign"]]
+    total = sum(map(len, groups))
+    if not total:
+        return {"type": "resign"}
+    index = rng.choice(range(total))
+    for group in groups:
+        if index < len(group):
+            break
+        index -= len(group)
+    return _within_bounds(group[index], rng)
 
 
 def _border_placement(view: SeatView, placements: Sequence[Action], rng: random.Random) -> int:

@@ -8,7 +8,10 @@ take. Clients and bots build their moves from this list alone.
 The list comes as ``LegalActions``, grouped by command type and built one
 group at a time on first use: a bot that wants only the blitzes does not
 pay for listing every attack, and listing is most of what a simulated game
-costs after the rules themselves.
+costs after the rules themselves. A group may also build the ``Command`` of
+one of its actions straight from its compact entry (``ActionGroup.command``):
+a bot playing in process hands that to the engine, with no dict to build and
+parse again (``riskcore.simulate``); dicts are for the HTTP edge.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from riskcore.model.state import FINISHED, State
+from riskcore.protocol.commands import Command
 
 Action = dict[str, Any]
+# Builds the command of an entry's action, with its default values, for a seat.
+CommandMaker = Callable[[Any, str], Command]
 
 
 Builder = Callable[[State, str], Sequence[Action]]
@@ -35,20 +41,36 @@ class ActionGroup(Sequence[Action]):
     not thirty (a simulated game lists attacks hundreds of times). ``fields``
     may read some command fields straight from an entry, for
     ``command_values``: a bot that looks at where every placement goes then
-    builds no action it does not pick.
+    builds no action it does not pick. ``command``, where given, builds an
+    entry's ``Command`` directly (the one ``command_from_dict`` makes of its
+    action's body).
     """
 
-    __slots__ = ("_entries", "_fields", "_make")
+    __slots__ = ("_command", "_entries", "_fields", "_make")
 
     def __init__(
         self,
         entries: list[Any],
         make: Callable[[Any], Action],
         fields: Mapping[str, Callable[[Any], Any]] = _NO_FIELDS,
+        command: CommandMaker | None = None,
     ) -> None:
         self._entries = entries
         self._make = make
         self._fields = fields
+        self._command = command
+
+    @property
+    def builds_commands(self) -> bool:
+        """Whether ``command`` can build this group's actions as commands."""
+        return self._command is not None
+
+    def command(self, index: int, seat: str) -> Command:
+        """Action ``index`` as ``seat``'s command, its values as listed: equal to
+        ``command_from_dict(self[index]["command"], seat)``, without the dicts."""
+        if self._command is None:
+            raise TypeError("this group builds its actions as dicts only")
+        return self._command(self._entries[index], seat)
 
     def command_values(self, field: str) -> list[Any]:
         """``[action["command"][field] for action in self]``, from the entries if it can."""

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from riskcore.errors import MalformedCommand
 from riskcore.mypyc_hints import mypyc_attr
 from riskcore.protocol.declared import check_declaration, field_annotations
-from riskcore.protocol.frozen import fast_init
+from riskcore.protocol.frozen import constructed
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -43,6 +43,12 @@ class Command(_Named):
                 value = getattr(self, f.name)
                 body[f.name] = list(value) if isinstance(value, tuple) else value
         return body
+
+    def to_body(self) -> dict[str, Any]:
+        """``to_dict`` without the fields left None: the body of the listed action
+        this command was built from (``ActionGroup.command``), which names no field
+        it leaves at None (a trade without a bonus territory)."""
+        return {name: value for name, value in self.to_dict().items() if value is not None}
 
 
 # What a field's wire type accepts (bools are never ints here); a field's wire
@@ -98,7 +104,7 @@ def register_command(
     _check_wire(cls, wire)
     cls.TYPE = name
     _SHAPES[cls] = _shape(cls, wire)
-    COMMAND_TYPES[name] = fast_init(cls)
+    COMMAND_TYPES[name] = constructed(cls)
 
 
 def _check_wire(cls: type[Command], wire: dict[str, str]) -> None:

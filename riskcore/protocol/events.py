@@ -12,11 +12,11 @@ on its own, the seat they concern).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from riskcore.mypyc_hints import mypyc_attr
 from riskcore.protocol.declared import check_declaration, field_annotations, field_names
-from riskcore.protocol.frozen import fast_init
+from riskcore.protocol.frozen import constructed
 
 # How a game's events are hashed (docs/records.md): 1, each stored event as it is;
 # 2, each event's public part and a commitment to its secret fields (``SECRET``).
@@ -86,7 +86,7 @@ def register_event(
         raise ValueError(f"{cls.__qualname__}: schema versions start at 1, not {version}")
     cls.TYPE, cls.VERSION, cls.SECRET = name, version, secret
     TUPLE_FIELDS[cls] = tuples
-    EVENT_CLASSES[name] = fast_init(cls)
+    EVENT_CLASSES[name] = constructed(cls)
 
 
 def _check_fields(cls: type[Event], secret: tuple[str, ...], tuples: tuple[str, ...]) -> None:
@@ -103,18 +103,39 @@ def _check_fields(cls: type[Event], secret: tuple[str, ...], tuples: tuple[str, 
         raise TypeError(f"{cls.__qualname__}.{lists[0]}: an event's sequences are tuples")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class GameCreated(Event):
     """The first event: board, rule options, seats and the seed commitment."""
 
-    game_id: str
-    board: str
-    mode: str
-    rules: dict[str, Any]
-    seats: tuple[dict[str, Any], ...]  # id, kind, name, armies (+ team, side)
-    seed_commitment: str
-    player_seeds: dict[str, str]
-    record_format: int  # how the game's events are hashed (RECORD_FORMAT)
+    game_id: Final[str]
+    board: Final[str]
+    mode: Final[str]
+    rules: Final[dict[str, Any]]
+    seats: Final[tuple[dict[str, Any], ...]]  # id, kind, name, armies (+ team, side)
+    seed_commitment: Final[str]
+    player_seeds: Final[dict[str, str]]
+    record_format: Final[int]  # how the game's events are hashed (RECORD_FORMAT)
+
+    def __init__(
+        self,
+        *,
+        game_id: str,
+        board: str,
+        mode: str,
+        rules: dict[str, Any],
+        seats: tuple[dict[str, Any], ...],
+        seed_commitment: str,
+        player_seeds: dict[str, str],
+        record_format: int,
+    ) -> None:
+        self.game_id = game_id
+        self.board = board
+        self.mode = mode
+        self.rules = rules
+        self.seats = seats
+        self.seed_commitment = seed_commitment
+        self.player_seeds = player_seeds
+        self.record_format = record_format
 
 
 register_event(
@@ -129,88 +150,171 @@ register_event(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class OrderRolled(Event):
     """Dice rolled to pick who goes first; ``rounds`` holds re-rolls of ties."""
 
-    purpose: str  # "setup" or "first_turn"
-    rounds: tuple[dict[str, int], ...]
-    winner: str
-    order: tuple[str, ...]
+    purpose: Final[str]  # "setup" or "first_turn"
+    rounds: Final[tuple[dict[str, int], ...]]
+    winner: Final[str]
+    order: Final[tuple[str, ...]]
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
-    next_phase: str | None = None
-    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+    next_phase: Final[str | None]
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
+
+    def __init__(
+        self,
+        *,
+        purpose: str,
+        rounds: tuple[dict[str, int], ...],
+        winner: str,
+        order: tuple[str, ...],
+        next_phase: str | None = None,
+        setup_turn: dict[str, Any] | str | None = None,
+    ) -> None:
+        self.purpose = purpose
+        self.rounds = rounds
+        self.winner = winner
+        self.order = order
+        self.next_phase = next_phase
+        self.setup_turn = setup_turn
 
 
 register_event(OrderRolled, "order_rolled", version=2, tuples=("rounds", "order"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TerritoriesDealt(Event):
     """Setup by dealing: each territory gets one army of its new owner."""
 
-    owners: dict[str, str]
+    owners: Final[dict[str, str]]
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
-    next_phase: str | None = None
-    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+    next_phase: Final[str | None]
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
+
+    def __init__(
+        self,
+        *,
+        owners: dict[str, str],
+        next_phase: str | None = None,
+        setup_turn: dict[str, Any] | str | None = None,
+    ) -> None:
+        self.owners = owners
+        self.next_phase = next_phase
+        self.setup_turn = setup_turn
 
 
 register_event(TerritoriesDealt, "territories_dealt", version=2)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TerritoryClaimed(Event):
-    seat: str
-    territory: str
+    seat: Final[str]
+    territory: Final[str]
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
-    next_phase: str | None = None
-    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+    next_phase: Final[str | None]
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        territory: str,
+        next_phase: str | None = None,
+        setup_turn: dict[str, Any] | str | None = None,
+    ) -> None:
+        self.seat = seat
+        self.territory = territory
+        self.next_phase = next_phase
+        self.setup_turn = setup_turn
 
 
 register_event(TerritoryClaimed, "territory_claimed", version=2)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class ArmiesPlaced(Event):
     """``player``'s armies placed by ``seat`` (they differ for neutral armies)."""
 
-    seat: str
-    player: str
-    territory: str
-    count: int
+    seat: Final[str]
+    player: Final[str]
+    territory: Final[str]
+    count: Final[int]
     # The flow's facts (version 2): the phase that follows this event (None:
     # unchanged), and the setup turn that begins after it, {"seat", "quota"}.
-    next_phase: str | None = None
-    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+    next_phase: Final[str | None]
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        player: str,
+        territory: str,
+        count: int,
+        next_phase: str | None = None,
+        setup_turn: dict[str, Any] | str | None = None,
+    ) -> None:
+        self.seat = seat
+        self.player = player
+        self.territory = territory
+        self.count = count
+        self.next_phase = next_phase
+        self.setup_turn = setup_turn
 
 
 register_event(ArmiesPlaced, "armies_placed", version=2)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class DeckShuffled(Event):
     """The draw pile, top first. Secret until the game ends."""
 
-    order: tuple[int, ...]
-    reshuffle: bool = False
+    order: Final[tuple[int, ...]]
+    reshuffle: Final[bool]
+
+    def __init__(self, *, order: tuple[int, ...], reshuffle: bool = False) -> None:
+        self.order = order
+        self.reshuffle = reshuffle
 
 
 register_event(DeckShuffled, "deck_shuffled", secret=("order",), tuples=("order",))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TurnStarted(Event):
-    seat: str
-    turn: int
-    reinforcements: int
-    must_trade: bool
-    phase: str = "reinforce"
+    seat: Final[str]
+    turn: Final[int]
+    reinforcements: Final[int]
+    must_trade: Final[bool]
+    phase: Final[str]
     # With a forced trade: the hand size at which trading may stop (version 3;
     # "derived" before, see protocol.legacy).
-    trade_down_to: int | str | None = None
+    trade_down_to: Final[int | str | None]
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        turn: int,
+        reinforcements: int,
+        must_trade: bool,
+        phase: str = "reinforce",
+        trade_down_to: int | str | None = None,
+    ) -> None:
+        self.seat = seat
+        self.turn = turn
+        self.reinforcements = reinforcements
+        self.must_trade = must_trade
+        self.phase = phase
+        self.trade_down_to = trade_down_to
 
 
 register_event(
@@ -221,87 +325,164 @@ register_event(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class CardsTraded(Event):
     """A set turned in; bonus armies go straight onto ``bonus_territory``."""
 
-    seat: str
-    cards: tuple[int, ...]
-    armies: int
-    bonus_territory: str | None
-    bonus_armies: int
+    seat: Final[str]
+    cards: Final[tuple[int, ...]]
+    armies: Final[int]
+    bonus_territory: Final[str | None]
+    bonus_armies: Final[int]
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        cards: tuple[int, ...],
+        armies: int,
+        bonus_territory: str | None,
+        bonus_armies: int,
+    ) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.armies = armies
+        self.bonus_territory = bonus_territory
+        self.bonus_armies = bonus_armies
 
 
 register_event(CardsTraded, "cards_traded", tuples=("cards",))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class AttackDeclared(Event):
     """Only when defenders choose their dice: the battle waits for them."""
 
-    seat: str
-    source: str
-    target: str
-    dice: int
-    defender: str
+    seat: Final[str]
+    source: Final[str]
+    target: Final[str]
+    dice: Final[int]
+    defender: Final[str]
+
+    def __init__(self, *, seat: str, source: str, target: str, dice: int, defender: str) -> None:
+        self.seat = seat
+        self.source = source
+        self.target = target
+        self.dice = dice
+        self.defender = defender
 
 
 register_event(AttackDeclared, "attack_declared")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class BattleResolved(Event):
-    seat: str
-    source: str
-    target: str
-    defender: str
-    attacker_dice: tuple[int, ...]
-    defender_dice: tuple[int, ...]
-    attacker_losses: int
-    defender_losses: int
+    seat: Final[str]
+    source: Final[str]
+    target: Final[str]
+    defender: Final[str]
+    attacker_dice: Final[tuple[int, ...]]
+    defender_dice: Final[tuple[int, ...]]
+    attacker_losses: Final[int]
+    defender_losses: Final[int]
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        source: str,
+        target: str,
+        defender: str,
+        attacker_dice: tuple[int, ...],
+        defender_dice: tuple[int, ...],
+        attacker_losses: int,
+        defender_losses: int,
+    ) -> None:
+        self.seat = seat
+        self.source = source
+        self.target = target
+        self.defender = defender
+        self.attacker_dice = attacker_dice
+        self.defender_dice = defender_dice
+        self.attacker_losses = attacker_losses
+        self.defender_losses = defender_losses
 
 
 register_event(BattleResolved, "battle_resolved", tuples=("attacker_dice", "defender_dice"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TerritoryConquered(Event):
     """The last defender fell; the attacker must now move in (min..max)."""
 
-    seat: str
-    source: str
-    target: str
-    defender: str
-    min_move: int
-    max_move: int
+    seat: Final[str]
+    source: Final[str]
+    target: Final[str]
+    defender: Final[str]
+    min_move: Final[int]
+    max_move: Final[int]
+
+    def __init__(
+        self, *, seat: str, source: str, target: str, defender: str, min_move: int, max_move: int
+    ) -> None:
+        self.seat = seat
+        self.source = source
+        self.target = target
+        self.defender = defender
+        self.min_move = min_move
+        self.max_move = max_move
 
 
 register_event(TerritoryConquered, "territory_conquered")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TerritoryOccupied(Event):
-    seat: str
-    source: str
-    target: str
-    count: int
+    seat: Final[str]
+    source: Final[str]
+    target: Final[str]
+    count: Final[int]
     # The phase that follows this event (version 2; None: unchanged).
-    next_phase: str | None = None
+    next_phase: Final[str | None]
+
+    def __init__(
+        self, *, seat: str, source: str, target: str, count: int, next_phase: str | None = None
+    ) -> None:
+        self.seat = seat
+        self.source = source
+        self.target = target
+        self.count = count
+        self.next_phase = next_phase
 
 
 register_event(TerritoryOccupied, "territory_occupied", version=2)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class PlayerEliminated(Event):
     """``player`` lost their last territory; ``seat`` takes their cards."""
 
-    seat: str
-    player: str
-    cards: tuple[int, ...]
-    must_trade: bool
+    seat: Final[str]
+    player: Final[str]
+    cards: Final[tuple[int, ...]]
+    must_trade: Final[bool]
     # With a forced trade: the hand size at which trading must stop (version 2).
-    trade_down_to: int | None = None
+    trade_down_to: Final[int | None]
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        player: str,
+        cards: tuple[int, ...],
+        must_trade: bool,
+        trade_down_to: int | None = None,
+    ) -> None:
+        self.seat = seat
+        self.player = player
+        self.cards = cards
+        self.must_trade = must_trade
+        self.trade_down_to = trade_down_to
 
 
 register_event(
@@ -309,48 +490,66 @@ register_event(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class PhaseEnded(Event):
-    seat: str
-    phase: str
+    seat: Final[str]
+    phase: Final[str]
     # The phase that follows this event (version 2; None: unchanged).
-    next_phase: str | None = None
+    next_phase: Final[str | None]
+
+    def __init__(self, *, seat: str, phase: str, next_phase: str | None = None) -> None:
+        self.seat = seat
+        self.phase = phase
+        self.next_phase = next_phase
 
 
 register_event(PhaseEnded, "phase_ended", version=2)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class Fortified(Event):
-    seat: str
-    source: str
-    target: str
-    count: int
+    seat: Final[str]
+    source: Final[str]
+    target: Final[str]
+    count: Final[int]
+
+    def __init__(self, *, seat: str, source: str, target: str, count: int) -> None:
+        self.seat = seat
+        self.source = source
+        self.target = target
+        self.count = count
 
 
 register_event(Fortified, "fortified")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class CardDrawn(Event):
     """The end-of-turn card. Which card is secret to everyone but ``seat``."""
 
-    seat: str
-    card: int
+    seat: Final[str]
+    card: Final[int]
+
+    def __init__(self, *, seat: str, card: int) -> None:
+        self.seat = seat
+        self.card = card
 
 
 register_event(CardDrawn, "card_drawn", secret=("card",))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class TurnEnded(Event):
-    seat: str
+    seat: Final[str]
+
+    def __init__(self, *, seat: str) -> None:
+        self.seat = seat
 
 
 register_event(TurnEnded, "turn_ended")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class PlayerResigned(Event):
     """A seat left (or forfeited on time): it takes no more turns.
 
@@ -358,17 +557,31 @@ class PlayerResigned(Event):
     the discard pile.
     """
 
-    seat: str
-    reason: str
-    discarded: tuple[int, ...]
+    seat: Final[str]
+    reason: Final[str]
+    discarded: Final[tuple[int, ...]]
     # The setup turn that begins after it (version 2; None: unchanged).
-    setup_turn: dict[str, Any] | str | None = None  # str: "derived" (see protocol.legacy)
+    # Not Final: ``Decision.amend`` completes it before the event leaves the decision.
+    setup_turn: dict[str, Any] | str | None  # str: "derived" (see protocol.legacy)
+
+    def __init__(
+        self,
+        *,
+        seat: str,
+        reason: str,
+        discarded: tuple[int, ...],
+        setup_turn: dict[str, Any] | str | None = None,
+    ) -> None:
+        self.seat = seat
+        self.reason = reason
+        self.discarded = discarded
+        self.setup_turn = setup_turn
 
 
 register_event(PlayerResigned, "player_resigned", version=2, tuples=("discarded",))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class GameFinished(Event):
     """The end: the winner, why, and the server seed revealed for audit.
 
@@ -376,10 +589,18 @@ class GameFinished(Event):
     on score ranks them); ``winner`` is the single winning seat, if any.
     """
 
-    winner: str | None
-    reason: str
-    seed: str
-    winners: tuple[str, ...] = ()
+    winner: Final[str | None]
+    reason: Final[str]
+    seed: Final[str]
+    winners: Final[tuple[str, ...]]
+
+    def __init__(
+        self, *, winner: str | None, reason: str, seed: str, winners: tuple[str, ...] = ()
+    ) -> None:
+        self.winner = winner
+        self.reason = reason
+        self.seed = seed
+        self.winners = winners
 
 
 register_event(

@@ -18,9 +18,20 @@ from typing import Any, TypeVar
 from riskcore.mypyc_hints import copied_by_constructor
 
 T = TypeVar("T", bound=type)
-__all__ = ["copied_by_constructor", "fast_init"]
+__all__ = ["constructed", "copied_by_constructor", "fast_init"]
 # A field's descriptor: a slot, or a compiled class's native attribute.
 _SLOTS = (MemberDescriptorType, GetSetDescriptorType)
+
+
+def constructed(cls: T) -> T:
+    """``fast_init`` for a frozen dataclass whose ``__init__`` dataclasses wrote; a
+    class that writes its own (``init=False``: the base events, plain slotted
+    objects whose ``Final`` fields the type checker keeps immutable, built natively
+    in the compiled build) keeps it, and copies and pickles through it."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is not None and not params.init:
+        return copied_by_constructor(cls)
+    return fast_init(cls)
 
 
 def fast_init(cls: T) -> T:

@@ -20,8 +20,10 @@ from riskcore.model.state import (
     REINFORCE,
     SETUP_CLAIM,
     SETUP_PLACE,
+    Occupation,
     State,
 )
+from riskcore.protocol import commands as cmd
 from riskcore.rules.battle import _chooser, defence_cap
 from riskcore.rules.cards import sets_in_hand
 from riskcore.rules.reinforce import may_trade
@@ -39,6 +41,11 @@ def _placement(entry: tuple[str, int]) -> Action:
     }
 
 
+def _placement_command(entry: tuple[str, int], seat: str) -> cmd.Command:
+    territory, left = entry
+    return cmd.PlaceArmies(seat=seat, territory=territory, count=left)
+
+
 def _placements(territories: list[str], left: int) -> list[tuple[str, int]]:
     """Place up to ``left`` armies on any of ``territories``, as ``_placement`` entries."""
     return [(t, left) for t in territories]
@@ -52,9 +59,14 @@ def _claim_action(territory: str) -> Action:
     return {"command": {"type": "claim_territory", "territory": territory}, "bounds": {}}
 
 
+def _claim_command(territory: str, seat: str) -> cmd.Command:
+    return cmd.ClaimTerritory(seat=seat, territory=territory)
+
+
 def _claim(s: State, seat: str) -> Sequence[Action]:
     owner = s.owner
-    return ActionGroup([t for t in s.board.territory_names if t not in owner], _claim_action)
+    claimable = [t for t in s.board.territory_names if t not in owner]
+    return ActionGroup(claimable, _claim_action, command=_claim_command)
 
 
 def _setup_place(s: State, seat: str) -> Sequence[Action]:
@@ -62,7 +74,7 @@ def _setup_place(s: State, seat: str) -> Sequence[Action]:
     for player, left in s.setup_quota.items():
         if left > 0:
             entries += _placements(s.territories_of(player), left)
-    return ActionGroup(entries, _placement, _PLACEMENT_FIELDS)
+    return ActionGroup(entries, _placement, _PLACEMENT_FIELDS, _placement_command)
 
 
 def _trades(s: State, seat: str) -> list[Action]:
@@ -87,20 +99,22 @@ def _reinforcements(s: State, seat: str) -> Sequence[Action]:
     if s.must_trade_until is not None or left < 1:
         return []
     where = s.mode.placeable(s, seat)
-    return ActionGroup(_placements(where, left), _placement, _PLACEMENT_FIELDS)
+    return ActionGroup(_placements(where, left), _placement, _PLACEMENT_FIELDS, _placement_command)
 
 
 def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
     """(source, target, armies in source, defender) for every attack ``seat`` could make."""
     owner = s.owner
+    controller = owner.get
     armies = s.armies
     neighbours = s.board.neighbours
+    # ``territories_of``, inlined: the random bot lists attacks after every conquest.
     entries = [
         (source, target, in_source, defender)
-        for source in s.territories_of(seat)
-        if (in_source := armies[(source, seat)]) > 1
+        for source, holder in owner.items()
+        if holder == seat and (in_source := armies[(source, seat)]) > 1
         for target in neighbours[source]
-        if (defender := owner.get(target)) != seat
+        if (defender := controller(target)) != seat
     ]
     if s.shared:  # only where armies share a territory can nobody control one
         defender_of = s.mode.defender_of
@@ -132,8 +146,17 @@ def _blitz_action(entry: tuple[str, str, int, str | None]) -> Action:
     }
 
 
+def _attack_command(entry: tuple[str, str, int, str | None], seat: str) -> cmd.Command:
+    source, target, armies, _ = entry
+    return cmd.Attack(seat=seat, source=source, target=target, dice=3 if armies > 3 else armies - 1)
+
+
+def _blitz_command(entry: tuple[str, str, int, str | None], seat: str) -> cmd.Command:
+    return cmd.Blitz(seat=seat, source=entry[0], target=entry[1], stop_at=1)
+
+
 def _attacks(s: State, seat: str) -> Sequence[Action]:
-    return ActionGroup(_attackable(s, seat), _attack_action)
+    return ActionGroup(_attackable(s, seat), _attack_action, command=_attack_command)
 
 
 def _blitzes(s: State, seat: str) -> Sequence[Action]:
@@ -141,7 +164,7 @@ def _blitzes(s: State, seat: str) -> Sequence[Action]:
     entries = _attackable(s, seat)
     if s.rules.defender_chooses_dice:
         entries = [e for e in entries if e[3] is None or _chooser(s, e[3], seat) is None]
-    return ActionGroup(entries, _blitz_action)
+    return ActionGroup(entries, _blitz_action, command=_blitz_command)
 
 
 def _end_phase(s: State, seat: str) -> list[Action]:
@@ -160,39 +183,47 @@ def _defend(s: State, seat: str) -> list[Action]:
     return [_action({"type": "defend", "dice": most}, dice=(1, most))]
 
 
-def _occupy(s: State, seat: str) -> list[Action]:
+def _occupy_action(occ: Occupation) -> Action:
+    # Written out rather than through ``_action``: every conquest lists it.
+    return {
+        "command": {"type": "occupy", "count": occ.max_move},
+        "bounds": {"count": [occ.min_move, occ.max_move]},
+    }
+
+
+def _occupy_command(occ: Occupation, seat: str) -> cmd.Command:
+    return cmd.Occupy(seat=seat, count=occ.max_move)
+
+
+def _occupy(s: State, seat: str) -> Sequence[Action]:
     occ = s.occupation
     assert occ is not None
-    # Written out rather than through ``_action``: every conquest lists it.
-    return [
-        {
-            "command": {"type": "occupy", "count": occ.max_move},
-            "bounds": {"count": [occ.min_move, occ.max_move]},
-        }
-    ]
+    return ActionGroup([occ], _occupy_action, command=_occupy_command)
 
 
-def _fortify(s: State, seat: str) -> list[Action]:
+def _fortify_action(entry: tuple[str, str, int]) -> Action:
+    source, target, most = entry
+    return {
+        "command": {"type": "fortify", "source": source, "target": target, "count": most},
+        "bounds": {"count": [1, most]},
+    }
+
+
+def _fortify_command(entry: tuple[str, str, int], seat: str) -> cmd.Command:
+    source, target, most = entry
+    return cmd.Fortify(seat=seat, source=source, target=target, count=most)
+
+
+def _fortify(s: State, seat: str) -> Sequence[Action]:
     if s.fortified:
         return []
-    actions: list[Action] = []
+    entries = []
+    reach = s.mode.fortify_reach
     for source in s.territories_of(seat):
         most = s.armies[(source, seat)] - 1
-        if most < 1:
-            continue
-        for target in sorted(s.mode.fortify_reach(s, seat, source)):
-            actions.append(
-                {
-                    "command": {
-                        "type": "fortify",
-                        "source": source,
-                        "target": target,
-                        "count": most,
-                    },
-                    "bounds": {"count": [1, most]},
-                }
-            )
-    return actions
+        if most >= 1:
+            entries += [(source, target, most) for target in sorted(reach(s, seat, source))]
+    return ActionGroup(entries, _fortify_action, command=_fortify_command)
 
 
 RESIGN: tuple[str, Builder] = ("resign", _resign)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import hmac
 import random
 from collections import Counter
 
@@ -166,6 +167,20 @@ def test_the_generator_is_a_function_of_seed_game_version_and_player_seeds() -> 
     assert draws(GameRng(SEED, "g", 7, {"p1": "ab", "p2": "cd"})) == draws(
         GameRng(SEED, "g", 7, {"p2": "cd", "p1": "ab"})
     )
+
+
+@pytest.mark.parametrize("key_length", [0, 1, 32, 64, 65, 200])
+def test_the_blocks_are_hmac_sha256_of_the_documented_message(key_length: int) -> None:
+    """The generator's own HMAC (riskcore.protocol.dice, pads made once per seed) gives
+    ``hmac.digest``'s bytes for keys shorter and longer than SHA-256's block."""
+    seed = bytes(range(key_length % 256)) * (1 + key_length // 256)
+    seed = seed[:key_length]
+    rng = GameRng(seed, "g", 7, {"p2": "cd", "p1": "ab"})
+    first = bytes(rng._byte() for _ in range(32))
+    second = bytes(rng._byte() for _ in range(32))
+    for block, got in enumerate((first, second)):
+        message = b"risk/v1\x1fg\x1f7\x1f%d\x1fp1=ab,p2=cd" % block
+        assert got == hmac.digest(seed, message, "sha256")
 
 
 def test_the_same_seed_plays_the_same_game() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from riskcore.engine.decide import decide
-from riskcore.engine.legal import command_values, legal_actions, of_type
+from riskcore.engine.legal import ActionGroup, command_values, legal_actions, of_type
 from riskcore.errors import RuleViolation
 from riskcore.model.options import RuleSet
 from riskcore.model.state import (
@@ -237,6 +237,35 @@ def test_each_group_is_the_list_filtered_by_type(n: int, rules: RuleSet) -> None
                 values = [a["command"][field] for a in fresh]
                 assert command_values(fresh, field) == values == command_values(list(fresh), field)
         step(game, rnd, Policy())
+
+
+@pytest.mark.parametrize(("n", "rules"), CONFIGS)
+def test_a_group_builds_each_command_as_its_body_parses(n: int, rules: RuleSet) -> None:
+    """``ActionGroup.command`` (what the random bot hands ``riskcore.simulate``) is the
+    command ``command_from_dict`` makes of the action's body, and ``to_body`` gives that
+    body back (the record keeps it), for every action of every group that builds them."""
+    rnd = random.Random(50 + n)
+    game = new(n, rules, seed=b"typed %d" % n)
+    built = set()
+    for _ in range(300):
+        if game.state.phase == FINISHED:
+            break
+        seat = acting_seat(game.state)
+        assert seat is not None
+        actions = legal_actions(game.state, seat)
+        for kind in actions.types():
+            group = actions.of_type(kind)
+            # (``type``, not ``isinstance``: on the compiled build an ABC's check from
+            # interpreted code can answer from ``Sequence``'s cache, lists included.)
+            if type(group) is not ActionGroup or not group.builds_commands:
+                continue
+            for index, action in enumerate(group):
+                command = group.command(index, seat)
+                assert command == command_from_dict(action["command"], seat)
+                assert command.to_body() == action["command"]
+                built.add(kind)
+        step(game, rnd, Policy())
+    assert {"place_armies", "attack", "occupy"} <= built
 
 
 def test_a_list_read_after_the_game_moved_on_refuses_to_answer() -> None:
