@@ -139,6 +139,11 @@ def canonical(obj: Any) -> bytes:
     return canonical_text(obj).encode()
 
 
+def event_text(event: ev.Event) -> str:
+    """``canonical_text(event_to_dict(event))``: the event's canonical JSON as text."""
+    return canonical_text(event_to_wire(event))
+
+
 def encode_event(event: ev.Event) -> bytes:
     return canonical(event_to_dict(event))
 
