@@ -20,7 +20,12 @@ Checks, in order, stopping at the first failure and naming where it is:
    die, draw and shuffle follows from the committed seed — and the final
    state is the one the record ends in.
 
-A finished game of today's events in the server's layout (``_replayable``)
+``verify_text`` first tries one pass over the lines (``_one_pass``,
+``riskcore.audit.onepass``), which only ever says yes: a finished game in the
+server's layout, every line exactly the canonical text of the replayed event
+in its envelope, is verified without parsing its events. Anything else is
+checked step by step (``verify_record``), which names the first fault. There,
+a finished game of today's events in the server's layout (``_replayable``)
 is checked with the same strictness and less work: the chain hashes each
 payload's own text, and the replay compares bytes (``_replay_texts``), which
 proves that text canonical, decoded and equal to the replayed event at once.
