@@ -74,7 +74,7 @@ class RecordEntry:
     secret: dict[str, Any] | None = None
     salt: str | None = None
     # The payload's own JSON text in its line, when the line is in the server's
-    # layout (``_server_line``); None for a line laid out otherwise.
+    # layout (``server_line``); None for a line laid out otherwise.
     text: str | None = None
 
     def payload_bytes(self) -> bytes:
@@ -179,7 +179,7 @@ def parse_record(text: str) -> GameRecord:
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if not lines:
         raise RecordError("the record is empty")
-    header = _json_line(*lines[0])
+    header = json_line(*lines[0])
     if header.get("record") != RECORD_NAME:
         raise RecordError("line 1: not a risk-record header")
     if header.get("format") not in RECORD_FORMATS:
@@ -187,13 +187,13 @@ def parse_record(text: str) -> GameRecord:
     record = GameRecord(header)
     withheld = header.get("redacted") is True
     for number, line in lines[1:]:
-        entry = _server_line(number, line) if line.startswith(_SERVER_LINE) else None
+        entry = server_line(number, line) if line.startswith(_SERVER_LINE) else None
         if entry is not None:
             if record.seed is not None:
                 raise RecordError(f"line {number}: event after the seed trailer")
             record.entries.append(entry)
             continue
-        obj = _json_line(number, line)
+        obj = json_line(number, line)
         if "seed" in obj and "payload" not in obj:
             record.seed = _text(obj, "seed", number)
             continue
@@ -208,7 +208,7 @@ def parse_record(text: str) -> GameRecord:
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _json_line(number: int, line: str) -> dict[str, Any]:
+def json_line(number: int, line: str) -> dict[str, Any]:
     """One line's JSON value, exactly as ``json.loads`` reads it.
 
     A line that is one JSON value from its first character to its last (every
@@ -232,7 +232,7 @@ def _json_line(number: int, line: str) -> dict[str, Any]:
 _SERVER_LINE = '{"hash":'
 
 
-def _server_line(number: int, line: str) -> RecordEntry | None:
+def server_line(number: int, line: str) -> RecordEntry | None:
     """The entry of a line in the layout the server writes (``record_lines``:
     keys sorted, no whitespace), or None for any other line.
 

@@ -20,7 +20,12 @@ Checks, in order, stopping at the first failure and naming where it is:
    die, draw and shuffle follows from the committed seed — and the final
    state is the one the record ends in.
 
-A finished game of today's events in the server's layout (``_replayable``)
+``verify_text`` first tries one pass over the lines (``_one_pass``,
+``riskcore.audit.onepass``), which only ever says yes: a finished game in the
+server's layout, every line exactly the canonical text of the replayed event
+in its envelope, is verified without parsing its events. Anything else is
+checked step by step (``verify_record``), which names the first fault. There,
+a finished game of today's events in the server's layout (``_replayable``)
 is checked with the same strictness and less work: the chain hashes each
 payload's own text, and the replay compares bytes (``_replay_texts``), which
 proves that text canonical, decoded and equal to the replayed event at once.
@@ -38,8 +43,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from riskcore.audit import onepass
 from riskcore.audit.chain import GENESIS, event_hash
-from riskcore.audit.gamerecord import HEADER_FACTS, GameRecord, RecordEntry, parse_record
+from riskcore.audit.gamerecord import (
+    HEADER_FACTS,
+    RECORD_FORMATS,
+    RECORD_NAME,
+    GameRecord,
+    RecordEntry,
+    json_line,
+    parse_record,
+    server_line,
+)
 from riskcore.audit.record import Envelope, envelope_from_dict
 from riskcore.audit.sealing import hidden, matches, public_event, salt, secret_fields
 from riskcore.engine.decide import execute, new_game
@@ -101,6 +116,10 @@ class _Failed(Exception):
 def verify_text(
     text: str, progress: Progress | None = None, expect_heads: Iterable[str] = ()
 ) -> Verdict:
+    heads = list(expect_heads)
+    verdict = _one_pass(text, progress, heads)
+    if verdict is not None:
+        return verdict
     try:
         record = parse_record(text)
     except RiskError as error:
@@ -108,7 +127,79 @@ def verify_text(
         verdict.checks["structure"] = "failed"
         verdict.divergence = Divergence("structure", error.message)
         return verdict
-    return verify_record(record, progress, expect_heads)
+    return verify_record(record, progress, heads)
+
+
+def _one_pass(text: str, progress: Progress | None, expect_heads: list[str]) -> Verdict | None:
+    """The verdict on a finished game's record in the server's layout, checked in
+    one pass over its lines (``riskcore.audit.onepass``); None for any other
+    record, or one that does not pass, which is then checked step by step.
+
+    Only the first and last events are parsed into dicts here: the header's
+    facts, the seed and the set-up come from them, checked as ``verify_record``
+    checks them. Every event, those two included, is then checked by the pass.
+    """
+    lines = text.splitlines()
+    if len(lines) < 4:
+        return None
+    try:
+        header = json_line(1, lines[0])
+        trailer = json_line(len(lines), lines[-1])
+    except RiskError:
+        return None
+    seed_hex = trailer.get("seed")
+    first, last = server_line(2, lines[1]), server_line(len(lines) - 1, lines[-2])
+    if (
+        header.get("record") != RECORD_NAME
+        or header.get("format") not in RECORD_FORMATS
+        or type(seed_hex) is not str
+        or "payload" in trailer
+        or first is None
+        or last is None
+    ):
+        return None
+    record = GameRecord(header, [first, last], seed_hex)
+    heads = [h.strip().lower() for h in expect_heads]
+    try:
+        _engine(record)
+        _complete(record)  # the versions between are checked by the pass
+        created = _envelope(first).event
+        finished = _envelope(last)
+        if not isinstance(created, ev.GameCreated):
+            return None
+        _header(record, created)
+        seed = _seed(record, finished)
+        if seed is None:
+            return None
+        _commitment(created, seed)
+        seed_bytes = bytes.fromhex(seed)
+        opening = _opening(created, seed_bytes)
+    except (_Failed, ValueError):
+        return None
+    game = onepass.Game(created.game_id, seed_bytes, created.record_format >= 2)
+
+    def decide(state: State, version: int, command: Any, actor: str) -> list[ev.Event]:
+        return _decide_again(state, version, command, actor, seed_bytes)
+
+    try:
+        passed = onepass.check_lines(lines[1:-1], game, opening, fold(opening), decide, progress)
+    except _Failed:
+        return None
+    if passed is None or not set(heads) <= set(passed.hashes):
+        return None
+    game_id = header.get("game_id")
+    verdict = Verdict(
+        ok=True, status=VERIFIED, game_id=game_id if isinstance(game_id, str) else None
+    )
+    verdict.events = len(passed.hashes)
+    verdict.head = passed.head
+    verdict.checks = dict.fromkeys(CHECKS, "passed")
+    if not heads:
+        del verdict.checks["anchor"]
+    if not game.sealed:
+        verdict.checks["secrets"] = "skipped: format 1 hashes secrets with their events"
+    verdict.winner = passed.state.winner
+    return verdict
 
 
 def verify_record(
@@ -167,6 +258,24 @@ def _fail(check: str, message: str, **where: Any) -> _Failed:
 
 
 def _structure(record: GameRecord) -> None:
+    _engine(record)
+    if not record.entries:
+        raise _fail("structure", "the record has no events")
+    for expected, entry in enumerate(record.entries, 1):
+        if entry.version != expected or entry.payload.get("n") != entry.version:
+            raise _fail(
+                "structure",
+                f"line {entry.line}: events out of order or missing",
+                version=expected,
+                field="n",
+                expected=expected,
+                found=entry.version,
+            )
+    _complete(record)
+
+
+def _engine(record: GameRecord) -> None:
+    """The header's engine and format are ones this engine can verify."""
     header = record.header
     engine = header.get("engine", {})
     codec = engine.get("codec", 0) if isinstance(engine, dict) else None
@@ -183,19 +292,6 @@ def _structure(record: GameRecord) -> None:
             "structure",
             "a redacted record of format 1 cannot be verified; fetch it after the end",
         )
-    if not record.entries:
-        raise _fail("structure", "the record has no events")
-    for expected, entry in enumerate(record.entries, 1):
-        if entry.version != expected or entry.payload.get("n") != entry.version:
-            raise _fail(
-                "structure",
-                f"line {entry.line}: events out of order or missing",
-                version=expected,
-                field="n",
-                expected=expected,
-                found=entry.version,
-            )
-    _complete(record)
 
 
 def _complete(record: GameRecord) -> None:

@@ -412,3 +412,42 @@ def test_an_event_on_the_wire_encodes_to_the_bytes_of_its_dict() -> None:
             assert canonical(event_to_wire(event)) == canonical(event_to_dict(event)), event
             kinds.add(event.TYPE)
     assert len(kinds) > 20
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        0,
+        -7,
+        2**70,
+        True,
+        False,
+        None,
+        "plain",
+        'q"uo\\te',
+        "ctl\x01\n",
+        "héllo",
+        (3, 1),
+        [],
+        {"b": 1, "a": [2, {"d": 0, "c": None}]},
+        1.5,
+    ],
+)
+def test_event_text_is_the_canonical_encoding_of_the_event(value: object) -> None:
+    """The template encoder gives the JSON encoder's bytes for any value a field holds."""
+    from riskcore.protocol.codec import canonical_text, event_text
+
+    try:
+        event = ev.BattleResolved(
+            seat="p1",
+            source="alaska",
+            target="kamchatka",
+            defender="p2",
+            attacker_dice=(6, 5, 1),
+            defender_dice=(4,),
+            attacker_losses=value,  # type: ignore[arg-type]
+            defender_losses=1,
+        )
+    except TypeError:
+        pytest.skip("the compiled build's events hold only the declared types")
+    assert event_text(event) == canonical_text(event_to_dict(event))

@@ -386,3 +386,24 @@ def test_a_hidden_card_swapped_in_the_servers_layout_fails(record: list[str]) ->
     verdict = verify_text(_server_layout(objs))
     assert verdict.divergence is not None and not verdict.ok
     assert (verdict.divergence.check, verdict.divergence.version) == ("replay", objs[i]["n"])
+
+
+def test_a_finished_record_in_the_servers_layout_is_checked_in_one_pass(
+    record: list[str],
+) -> None:
+    """``_one_pass`` gives the step-by-step verdict, anchors included, and says
+    nothing (None) about a record it does not find exactly as the server writes it."""
+    from riskcore.audit.gamerecord import parse_record
+    from riskcore.audit.verify import _one_pass, verify_record
+
+    whole = "\n".join(record)
+    head = json.loads(record[7])["hash"]
+    for heads in ([], [head], [head.upper() + " "]):
+        verdict = _one_pass(whole, None, heads)
+        assert verdict is not None and verdict.ok
+        assert verdict == verify_record(parse_record(whole), expect_heads=heads)
+    assert _one_pass(whole, None, ["00" * 32]) is None
+    loose = record[50].replace(',"e":', ', "e":', 1)
+    assert _one_pass("\n".join([*record[:50], loose, *record[51:]]), None, []) is None
+    assert _one_pass("\n".join(record[:-2] + record[-1:]), None, []) is None
+    assert _one_pass("\n".join(record[:-1]), None, []) is None
