@@ -173,8 +173,10 @@ def through_workers(
     played alone, not the pipeline under load.
     """
     from service.keys import KeySpace
+    from service.store import EventStore
 
     keys = KeySpace(prefix)
+    events = EventStore(store, keys)
     running = [_create(stack) for _ in range(games)]
     every = list(running)
     cpu_before = _cpu(stack, store)
@@ -183,14 +185,14 @@ def through_workers(
     while time.monotonic() < deadline:
         time.sleep(0.5)
         for index, game in enumerate(running):
-            last = store.xrevrange(keys.game(game).events, count=1)
-            if last and b'"game_finished"' in _payload(last[0][1]):
+            last = events.read(game, start=events.version(game))
+            if last and b'"game_finished"' in last[-1].payload:
                 running[index] = _create(stack)
                 every.append(running[index])
     ended_ms = time.time() * 1000
     exports = Queue(f"{keys.rq_prefix()}exports", connection=store).count
     cpu = {name: round(after - cpu_before[name], 1) for name, after in _cpu(stack, store).items()}
-    commands = sum(_commands_recorded(store, keys, game, started_ms, ended_ms) for game in every)
+    commands = sum(_commands_recorded(events, game, started_ms, ended_ms) for game in every)
     elapsed = (ended_ms - started_ms) / 1000
     return {
         "concurrent_games": games,
@@ -219,18 +221,11 @@ def _create(stack: Stack) -> str:
     return str(created["game"]["game_id"])
 
 
-def _payload(fields: dict[bytes, bytes]) -> bytes:
-    """A raw stream entry's payload: field e after its 32-byte hash (p before 2026-12-03)."""
-    return fields[b"e"][32:] if b"e" in fields else fields[b"p"]
-
-
-def _commands_recorded(
-    store: redis.Redis, keys: Any, game: str, start_ms: float, end_ms: float
-) -> int:
+def _commands_recorded(events: Any, game: str, start_ms: float, end_ms: float) -> int:
     """The envelopes of a game's stream in the window that carry their batch's command."""
     count = 0
-    for _, fields in store.xrange(keys.game(game).events):
-        envelope = json.loads(_payload(fields))
+    for stored in events.read(game):
+        envelope = json.loads(stored.payload)
         if envelope.get("c") is not None and start_ms <= envelope["t"] < end_ms:
             count += 1
     return count

@@ -449,5 +449,8 @@ def test_event_text_is_the_canonical_encoding_of_the_event(value: object) -> Non
             defender_losses=1,
         )
     except TypeError:
+        # Compiled, an event refuses a value of another type than its field's.
+        if ev.__file__.endswith(".py"):
+            raise
         pytest.skip("the compiled build's events hold only the declared types")
     assert event_text(event) == canonical_text(event_to_dict(event))

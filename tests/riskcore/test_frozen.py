@@ -4,8 +4,10 @@ immutability (DESIGN.md §2: events are "immutable, past-tense facts")."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -40,6 +42,25 @@ def test_the_base_events_are_immutable_to_the_type_checker() -> None:
         assert all(t.startswith("Final[") for n, t in written.items() if n != "setup_turn"), cls
         assert "__init__" in cls.__dict__ and not cls.__dataclass_params__.init  # type: ignore[attr-defined]
         assert not cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_each_written_constructor_sets_exactly_its_class_fields() -> None:
+    """The base events write their constructors out (above): each must take, as
+    keyword-only parameters, exactly the fields its class declares, and assign each
+    once. Read from the source, so both builds check the code that is compiled."""
+    source = Path(__file__).resolve().parents[2] / "riskcore" / "protocol" / "events.py"
+    names = {cls.__name__ for cls in ev.BASE_EVENT_TYPES}
+    checked = set()
+    for node in ast.parse(source.read_text()).body:
+        if not isinstance(node, ast.ClassDef) or node.name not in names:
+            continue
+        fields = [s.target.id for s in node.body if isinstance(s, ast.AnnAssign)]  # type: ignore[union-attr]
+        init = next(s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__")
+        assert not init.args.args[1:] and [a.arg for a in init.args.kwonlyargs] == fields, node.name
+        assigned = [s.targets[0].attr for s in init.body if isinstance(s, ast.Assign)]  # type: ignore[attr-defined]
+        assert assigned == fields, node.name
+        checked.add(node.name)
+    assert checked == names
 
 
 def test_missing_or_unknown_fields_are_refused_as_before() -> None:
