@@ -8,7 +8,9 @@ Without them the tests skip, naming the install command (``.ci/run`` runs it).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -64,7 +66,12 @@ def board_stack(stack_env: dict[str, str], tmp_path: Path, browser: Any) -> Iter
         try:
             yield stack
         finally:
-            browser.get("about:blank")  # close the page's event stream: the server stops at once
+            browser.get("about:blank")  # close the page's event stream
+            # Chromium keeps its idle keep-alive connections open, and a graceful
+            # stop waits them out (5 s): so gunicorn's quick stop (SIGQUIT) for the
+            # API, then the stack stops as ever. The graceful stop is tested by
+            # test_dev.py and the other e2e tests' stacks.
+            os.killpg(stack.processes["api"].pid, signal.SIGQUIT)
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 15, what: str = "") -> Any:

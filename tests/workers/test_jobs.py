@@ -624,6 +624,7 @@ def test_a_job_that_used_its_slice_waits_behind_new_work(
     """Fairness: after its slice a job hands its game to a job in the continued queue,
     which workers take only when nothing new waits: a move in another game is
     answered before every busy game's next slice."""
+    slice_seconds = jobs.SLICE_SECONDS
     monkeypatch.setattr(jobs, "SLICE_SECONDS", 0.0)  # one run per job
     bots = [SeatPlan("bot", bot="random") for _ in range(2)]
     busy_ids = [service.create(seats=bots, mode="two_player").info.game_id for _ in range(2)]
@@ -642,6 +643,7 @@ def test_a_job_that_used_its_slice_waits_behind_new_work(
     work_one(redis, keys)
     assert set(continued.get_job_ids()) == waiting  # the new game's job went first
     assert claims.holder(other) is None
+    monkeypatch.setattr(jobs, "SLICE_SECONDS", slice_seconds)  # the continued jobs play on
     drive(redis, keys, relay, rounds=5000)
     assert all(service.load(g).state.phase == FINISHED for g in busy_ids)
 
