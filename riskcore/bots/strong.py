@@ -328,7 +328,8 @@ def claim(state: State, seat: str) -> Body | None:
     """A mission ``seat`` may claim now (the mission game), as the bots claim one
     at once. The policy alone never claims (the bots ask ``mission_to_claim``
     first), so before this no rollout ever claimed a mission, nor won by them.
-    Only the seat's own missions are in a determinised world: rivals claim none."""
+    The rivals claim the missions their guessed worlds dealt them
+    (``missions.deal_unseen``)."""
     if not state.missions.get(seat):
         return None
     return mission_to_claim(legal_actions(state, seat))

@@ -14,6 +14,7 @@ player's territory cards go to the conqueror, never their missions.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -158,6 +159,10 @@ class MissionGame(GameMode):
             if held and all(m.claimed for m in held):
                 return Outcome(seat, (seat,), "missions")
         return super().outcome(state)
+
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        """The rivals' hidden missions, guessed (``missions.deal_unseen``)."""
+        missions.deal_unseen(real, state, seat, rng, _deck(real))
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         shown = missions.mission_view(state, viewer, _deck(state))

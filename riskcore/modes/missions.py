@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -193,6 +194,65 @@ def reset_conquests(state: State, event: ev.TurnStarted) -> None:
 def note_elimination(state: State, event: ev.PlayerEliminated) -> None:
     """Who put whom out, for ``destroy`` goals."""
     state.mode_data.setdefault("eliminated_by", {})[event.player] = event.seat
+
+
+# A bot's guess ------------------------------------------------------------------
+
+
+def deal_unseen(
+    real: State, state: State, seat: str, rng: random.Random, deck: Sequence[MissionCard]
+) -> None:
+    """Deal the rivals' hidden missions into ``state``, a determinised copy of
+    ``real`` (``SeatView.determinize`` kept ``seat``'s own missions alone, so in
+    a bot's guessed worlds no rival could win by a mission or claim one).
+
+    What ``seat`` knows is what this reads of ``real``: who was dealt which
+    grades (public), which missions are claimed or revealed (public, with
+    their cards), and its own cards. A hidden mission is drawn from the cards
+    of its grade that were in the pile (``dealt_from``) and that no one is
+    known to hold, preferring one its holder has not done yet: in the secret
+    mission game a done mission would have won, and in the mission game a
+    bot claims a done one in its turn.
+    """
+    pool = [c for c in dealt_from(real, deck) if c.id not in _known(real, seat)]
+    rng.shuffle(pool)
+    rule = state.rules.mission_target_gone
+    guessed: dict[str, list[Mission]] = {}
+    for holder, held in real.missions.items():
+        if holder == seat:
+            guessed[holder] = list(held)
+            continue
+        guessed[holder] = [
+            m
+            if m.claimed or m.revealed
+            else Mission(card=_draw(pool, m.grade, state, holder, rule).id, grade=m.grade)
+            for m in held
+        ]
+    state.missions = guessed
+
+
+def dealt_from(real: State, deck: Sequence[MissionCard]) -> list[MissionCard]:
+    """The cards the missions were dealt from: the deck less the destroy cards of
+    seats that were not dealt missions (``deal_missions`` took those out)."""
+    dealt = set(real.missions)
+    return [c for c in deck if c.goal.get("destroy") is None or c.goal["destroy"] in dealt]
+
+
+def _known(real: State, seat: str) -> set[str]:
+    """The cards ``seat`` can place: its own, and everyone's claimed or revealed."""
+    known = {m.card for m in real.missions.get(seat, ())}
+    for held in real.missions.values():
+        known |= {m.card for m in held if m.claimed or m.revealed}
+    return known
+
+
+def _draw(pool: list[MissionCard], grade: int, state: State, holder: str, rule: str) -> MissionCard:
+    """Take from ``pool`` the first card of ``grade`` that ``holder`` has not done,
+    else the first of ``grade`` (the real deal drew every hidden card from it)."""
+    of_grade = [c for c in pool if c.grade == grade]
+    card = next((c for c in of_grade if not goal_met(state, holder, c.goal, rule)), of_grade[0])
+    pool.remove(card)
+    return card
 
 
 # Goals ------------------------------------------------------------------------

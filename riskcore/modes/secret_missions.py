@@ -12,6 +12,7 @@ the classic mission rules say.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -102,6 +103,10 @@ class SecretMissions(GameMode):
             start = active.index(state.current)
             active = active[start:] + active[:start]
         return active
+
+    def deal_unseen(self, real: State, state: State, seat: str, rng: random.Random) -> None:
+        """The rivals' hidden missions, guessed (``missions.deal_unseen``)."""
+        missions.deal_unseen(real, state, seat, rng, _deck(real))
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         return missions.mission_view(state, viewer, _deck(state))

@@ -209,3 +209,30 @@ def test_the_summary_counts_missions_claimed_per_seat() -> None:
             assert facts["mission_dealt"] == {"p1": 4, "p2": 4, "p3": 4}
             return
     raise AssertionError("no mission claimed in twelve games")
+
+
+def test_a_bots_guessed_worlds_keep_shown_missions_and_guess_hidden_ones_by_grade() -> None:
+    """BOOK: "När du har slutfört 3 uppdrag måste du avslöja det fjärde": a claimed or
+    revealed mission is known to all, so the strong bot's guessed worlds
+    (``SeatView.determinize``) keep it; a hidden one is drawn from the cards of its
+    grade that the seat cannot place (neither its own nor anyone's shown card)."""
+    import random
+
+    from riskcore.views.seatview import SeatView
+
+    game = game_with(
+        split({"p1": continent("australia"), "p3": continent("africa")}, "p2"),
+        {"p1": ["C2", "J2", "O2", "G2"], **OTHERS},
+        claimed={"p2": ["C1", "J1", "O1"]},
+    )
+    grades = {card.id: card.grade for card in load_deck(DECK)}
+    for seed in range(30):
+        world = SeatView(game.state, "p1").determinize(random.Random(seed))
+        assert world.missions["p1"] == game.state.missions["p1"]
+        assert world.missions["p2"][:3] == game.state.missions["p2"][:3]
+        guessed = [m for rival in ("p2", "p3") for m in world.missions[rival] if not m.claimed]
+        assert len(guessed) == 5
+        for mission in guessed:
+            assert grades[mission.card] == mission.grade
+            assert mission.card not in {"C2", "J2", "O2", "G2", "C1", "J1", "O1"}
+        assert len({m.card for m in guessed}) == 5

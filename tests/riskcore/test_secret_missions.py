@@ -194,3 +194,47 @@ def test_a_mission_mode_on_a_board_its_deck_does_not_fit_is_refused(mode: str) -
 
     with pytest.raises(RuleOptionError, match="classic map"):
         new_game(game_id="g", players=["a", "b", "c"], seed=b"s", mode=mode, board="middle_earth")
+
+
+def _guessed_world(game_state, seat: str, seed: int):  # type: ignore[no-untyped-def]
+    from riskcore.views.seatview import SeatView
+
+    return SeatView(game_state, seat).determinize(random.Random(seed))
+
+
+def test_a_bots_guessed_worlds_give_each_rival_a_mission_it_could_hold() -> None:
+    """A strong bot plays out guessed worlds (``SeatView.determinize``): each rival there
+    holds one mission drawn from the cards the seat cannot place ("cards for colours not
+    in play are removed before dealing": never a destroy card of an absent seat, never
+    the seat's own card), and never one already done, for a done mission would have won.
+    p3 holds North America, South America and Europe: M4 is done for it."""
+    owners = split(
+        {"p1": continent("australia"), "p2": continent("asia") + continent("africa")}, "p3"
+    )
+    game = game_with(owners, {"p1": ["M5"], "p2": ["M8"], "p3": ["M6"]})
+    from riskcore.modes.missions import goal_met
+
+    seen: dict[str, set[str]] = {"p2": set(), "p3": set()}
+    for seed in range(60):
+        world = _guessed_world(game.state, "p1", seed)
+        assert [m.card for m in world.missions["p1"]] == ["M5"]
+        cards = {rival: world.missions[rival][0].card for rival in ("p2", "p3")}
+        assert cards["p2"] != cards["p3"]
+        for rival, card in cards.items():
+            assert card not in {"M5", "M12", "M13", "M14"}
+            goal = next(c.goal for c in load_deck(DECK) if c.id == card)
+            assert not goal_met(world, rival, goal, world.rules.mission_target_gone)
+            seen[rival].add(card)
+    assert "M4" not in seen["p3"] and len(seen["p2"]) >= 8 and len(seen["p3"]) >= 8
+
+
+def test_a_bots_guessed_worlds_never_read_the_rivals_missions() -> None:
+    """Swap the two rivals' real missions: the seat's guessed worlds stay the same."""
+    owners = split({"p1": continent("australia")}, "p2")
+    owners.update({t: "p3" for t in continent("africa")})
+    real = game_with(owners, {"p1": ["M5"], "p2": ["M8"], "p3": ["M6"]})
+    swapped = game_with(owners, {"p1": ["M5"], "p2": ["M6"], "p3": ["M8"]})
+    for seed in range(10):
+        first = _guessed_world(real.state, "p1", seed)
+        second = _guessed_world(swapped.state, "p1", seed)
+        assert first.missions == second.missions
