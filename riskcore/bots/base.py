@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any, Protocol
 
 from riskcore.engine.legal import Action
@@ -54,7 +55,10 @@ def bot_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+@cache
 def _load_builtin() -> None:
+    """Import every bot module once a process (each registers its bots): listing
+    the package on every ``get_bot`` cost more than a random bot's whole game."""
     import importlib
     import pkgutil
 

@@ -8,8 +8,6 @@ go to the defender (``riskcore.rules.odds.compare_dice``).
 
 from __future__ import annotations
 
-from functools import cache
-
 from riskcore.engine.decision import (
     Decision,
     check_can_act,
@@ -23,7 +21,6 @@ from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
 from riskcore.rules.flow import finish_if_decided
-from riskcore.rules.odds import compare_dice
 
 # 001_c708159c204162c3.txt: after an elimination, trade until you hold 4 or fewer.
 TRADE_DOWN_TO = 4
@@ -200,18 +197,24 @@ def resolve_pending_with_max_dice(d: Decision) -> None:
         battle(d, s.current, pending.source, pending.target, pending.dice, None)
 
 
-@cache
-def _losses(attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...]) -> tuple[int, int]:
-    """``compare_dice``, remembered: there are only 1,554 sorted rolls."""
-    return compare_dice(attacker_roll, defender_roll)
-
-
-@cache
-def _losses_with(
-    attacker_roll: tuple[int, ...], defender_roll: tuple[int, ...], bonus: tuple[int, int]
+def losses(
+    attacker_roll: tuple[int, ...],
+    defender_roll: tuple[int, ...],
+    attacker_bonus: int = 0,
+    defender_bonus: int = 0,
 ) -> tuple[int, int]:
-    """``_losses`` with a bonus on each side's highest die."""
-    return compare_dice(attacker_roll, defender_roll, *bonus)
+    """``compare_dice`` for rolls already sorted high to low (``GameRng.battle_dice``
+    sorts them), counted in place: no sorting, checks nor cache on the hot path (a
+    cached call cost more than the count; a test compares the two on every roll)."""
+    pairs = min(len(attacker_roll), len(defender_roll))
+    defender_losses = 0
+    for i in range(pairs):
+        attack, defence = attacker_roll[i], defender_roll[i]
+        if i == 0:
+            attack, defence = attack + attacker_bonus, defence + defender_bonus
+        if attack > defence:
+            defender_losses += 1
+    return pairs - defender_losses, defender_losses
 
 
 def battle(
@@ -229,9 +232,9 @@ def battle(
     attacker_roll, defender_roll = d.rng.battle_dice(dice, defender_dice)
     if "battle_bonus" in hooked:
         bonus = mode.battle_bonus(s, source, target)
-        attacker_losses, defender_losses = _losses_with(attacker_roll, defender_roll, bonus)
+        attacker_losses, defender_losses = losses(attacker_roll, defender_roll, *bonus)
     else:
-        attacker_losses, defender_losses = _losses(attacker_roll, defender_roll)
+        attacker_losses, defender_losses = losses(attacker_roll, defender_roll)
     resolved = ev.BattleResolved(
         seat=seat,
         source=source,

@@ -558,3 +558,30 @@ def test_eliminating_a_neutral_gives_no_cards_and_does_not_end_the_game() -> Non
     assert events[-1] == ev.PlayerEliminated(seat="p1", player="n1", cards=(), must_trade=False)
     game.do(cmd.Occupy(seat="p1", count=3))
     assert game.state.phase == ATTACK and game.state.out == {"n1": "eliminated"}
+
+
+def test_the_battles_own_count_agrees_with_compare_dice_on_every_sorted_roll() -> None:
+    """RULES.md §1 "Attack": dice compared in pairs, highest first, a tie to the
+    defender; LotR's bonus on each side's highest die. ``battle.losses`` counts
+    the generator's sorted rolls in place; ``compare_dice`` sorts and checks."""
+    from itertools import combinations_with_replacement
+
+    from riskcore.rules.battle import losses
+
+    def sorted_rolls(count: int) -> list[tuple[int, ...]]:
+        return [
+            tuple(sorted(r, reverse=True))
+            for r in combinations_with_replacement(range(1, 7), count)
+        ]
+
+    checked = 0
+    for attacking in (1, 2, 3):
+        for defending in (1, 2):
+            for attack in sorted_rolls(attacking):
+                for defence in sorted_rolls(defending):
+                    for bonus in ((0, 0), (1, 0), (0, 1), (2, 1), (1, 2)):
+                        assert losses(attack, defence, *bonus) == compare_dice(
+                            attack, defence, *bonus
+                        )
+                        checked += 1
+    assert checked == (6 + 21 + 56) * (6 + 21) * 5
