@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, MutableSequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from riskcore.mypyc_hints import mypyc_attr
@@ -78,10 +78,25 @@ def _hmac_sha256(seed: bytes, message: bytes) -> bytes:
 _FACES = bytes(byte % 6 + 1 if byte < 252 else 0 for byte in range(256))
 
 
-@cache
 def _sorted_roll(faces: bytes) -> Roll:
-    """Faces sorted high to low, remembered: a battle's 1-3 dice make only 258 rolls."""
-    return tuple(sorted(faces, reverse=True))
+    """Faces sorted high to low. A battle's one to three dice are put in order by
+    comparing them (compiled, cheaper than a cached call's hashing and lookup)."""
+    count = len(faces)
+    if count < 2:
+        return tuple(faces)
+    if count > 3:
+        return tuple(sorted(faces, reverse=True))
+    high, low = faces[0], faces[1]
+    if high < low:
+        high, low = low, high
+    if count == 2:
+        return (high, low)
+    third = faces[2]
+    if third > high:
+        return (third, high, low)
+    if third > low:
+        return (high, third, low)
+    return (high, low, third)
 
 
 def _joined_seeds(player_seeds: Mapping[str, str] | None) -> bytes:

@@ -585,3 +585,14 @@ def test_the_battles_own_count_agrees_with_compare_dice_on_every_sorted_roll() -
                         )
                         checked += 1
     assert checked == (6 + 21 + 56) * (6 + 21) * 5
+
+
+def test_the_generators_rolls_come_sorted_high_to_low() -> None:
+    """Every roll of none to five dice is put high to low, the faces kept."""
+    from itertools import product
+
+    from riskcore.protocol.dice import _sorted_roll
+
+    for count in range(6):
+        for faces in product(range(1, 7), repeat=count):
+            assert _sorted_roll(bytes(faces)) == tuple(sorted(faces, reverse=True))
