@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from itertools import combinations_with_replacement, product
 
 import pytest
 
@@ -19,6 +20,8 @@ from riskcore.model.state import ATTACK, DEFEND, FINISHED, OCCUPY, REINFORCE
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import event_from_dict, event_to_dict
+from riskcore.protocol.dice import _sorted_roll
+from riskcore.rules.battle import losses
 from riskcore.rules.odds import compare_dice
 from tests.riskcore.helpers import (
     SEED,
@@ -564,9 +567,6 @@ def test_the_battles_own_count_agrees_with_compare_dice_on_every_sorted_roll() -
     """RULES.md §1 "Attack": dice compared in pairs, highest first, a tie to the
     defender; LotR's bonus on each side's highest die. ``battle.losses`` counts
     the generator's sorted rolls in place; ``compare_dice`` sorts and checks."""
-    from itertools import combinations_with_replacement
-
-    from riskcore.rules.battle import losses
 
     def sorted_rolls(count: int) -> list[tuple[int, ...]]:
         return [
@@ -589,10 +589,6 @@ def test_the_battles_own_count_agrees_with_compare_dice_on_every_sorted_roll() -
 
 def test_the_generators_rolls_come_sorted_high_to_low() -> None:
     """Every roll of none to five dice is put high to low, the faces kept."""
-    from itertools import product
-
-    from riskcore.protocol.dice import _sorted_roll
-
     for count in range(6):
         for faces in product(range(1, 7), repeat=count):
             assert _sorted_roll(bytes(faces)) == tuple(sorted(faces, reverse=True))
