@@ -78,6 +78,7 @@ class Timed:
         self.times: list[float] = []
         self.turns: dict[int, float] = {}  # seconds of thought per own turn
         self.cpu: dict[int, float] = {}  # and of this process's CPU time (load-proof)
+        self.setup = 0.0  # seconds of thought in the setup (claiming, placing)
 
     def choose(self, view: SeatView, actions: list[Action], rng: Any) -> dict[str, Any]:
         start, cpu = time.perf_counter(), time.thread_time()
@@ -87,6 +88,8 @@ class Timed:
         if view.turn > 0 and view.current == view.seat:  # setup is not a turn
             self.turns[view.turn] = self.turns.get(view.turn, 0.0) + spent
             self.cpu[view.turn] = self.cpu.get(view.turn, 0.0) + time.thread_time() - cpu
+        elif view.turn == 0:
+            self.setup += spent
         return body
 
 
@@ -148,6 +151,7 @@ def play(job: Job) -> dict[str, Any] | None:
         "strong_ms": [t * 1000 for b in bots if b.name == "strong" for t in b.times],
         "strong_turn_s": [t for b in bots if b.name == "strong" for t in b.turns.values()],
         "strong_turn_cpu_s": [t for b in bots if b.name == "strong" for t in b.cpu.values()],
+        "strong_setup_s": [b.setup for b in bots if b.name == "strong"],
     }
 
 
@@ -237,6 +241,11 @@ def summarise(
                 "max": round(turns[-1], 3),
                 "turns": len(turns),
             }
+        setups = sorted(t for r in results for t in r["strong_setup_s"])
+        report["strong_setup_s"] = {  # a seat's thought over the whole setup, per game
+            "p50": round(setups[len(setups) // 2], 3),
+            "max": round(setups[-1], 3),
+        }
     return report
 
 
@@ -284,7 +293,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--place-candidates", type=int, default=SearchConfig().place_candidates)
     parser.add_argument("--place-iterations", type=int, default=SearchConfig().place_iterations)
     parser.add_argument(
-        "--searched", default=None, help="phases searched (default reinforce,attack,occupy)"
+        "--searched",
+        default=None,
+        help="phases searched (default setup_claim,reinforce,attack,occupy)",
     )
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
     parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)

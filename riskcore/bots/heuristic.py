@@ -170,6 +170,11 @@ class HeuristicPolicy:
         free = [t for t in pos.view.board.territory_names if t not in pos.owner]
         return max(free, key=lambda t: _claim_score(pos, t))
 
+    def ranked_claims(self, pos: Position) -> list[str]:
+        """The free territories, the best claim first (``claim``'s order)."""
+        free = [t for t in pos.view.board.territory_names if t not in pos.owner]
+        return sorted(free, key=lambda t: -_claim_score(pos, t))
+
     def setup_place(self, pos: Position) -> Body:
         quota = pos.view.setup_quota()
         left = quota.get(pos.me, 0)

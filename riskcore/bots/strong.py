@@ -52,7 +52,7 @@ from riskcore.bots.losses import attack_odds
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
-from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, State
+from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.views.seatview import SeatView
@@ -87,10 +87,15 @@ class SearchConfig:
     place_candidates: int | None = None
     place_iterations: int | None = None
     # The phases whose decisions are searched (the others keep the heuristic's).
-    searched: frozenset[str] = frozenset({REINFORCE, ATTACK, OCCUPY})
+    searched: frozenset[str] = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Own turns a rollout plays past the next one (0: it ends where its next turn begins).
     rounds: int = 0
+    # The same for a rollout that starts in the setup (claiming or placing): the
+    # start of its first turn shows little of what the setup made of the game.
+    setup_rounds: int = 2
+    # Claims searched: the heuristic's and the best in each of this many other continents.
+    claim_candidates: int = 6
     # The evaluation's strengths are raised to this power before the share is
     # taken (1: the plain share): above 1, being the strongest counts for more
     # than the share says, as a game that only one seat wins rewards it.
@@ -192,9 +197,10 @@ class StrongBot:
         self.policy = HeuristicPolicy(params)
         self.budget = TurnBudget()
         self.clock = CLOCKS[self.config.clock]
-        # Mean seconds of one rollout so far: a time-bound search does not start
-        # a round of rollouts it expects to overrun its deadline.
-        self.rollout_seconds = 0.0
+        # Mean seconds of one rollout so far, from the setup (which plays the rest
+        # of the setup and a few rounds: ``setup_rounds``) and from turns: a
+        # time-bound search does not start a round it expects to overrun its deadline.
+        self.rollout_seconds: dict[bool, float] = {True: 0.0, False: 0.0}
 
     def choose(
         self, view: SeatView, actions: Sequence[Action], rng: random.Random
@@ -207,7 +213,8 @@ class StrongBot:
         started = self.clock()
         own_turn = view.current == view.seat
         if own_turn:
-            self.budget.enter(view.turn)
+            # Each setup claim is budgeted as a turn of its own (the setup is turn 0).
+            self.budget.enter(view.turn if view.turn > 0 else -view.version)
         body = self.policy.body(view)
         options = candidates(self.policy, view, body, self.config)
         if len(options) > 1:
@@ -232,7 +239,8 @@ class StrongBot:
             per_turn = config.turn_rollouts is not None or config.turn_time is not None
             cap = config.place_iterations if per_turn else None
         iterations = self.budget.iterations(config, len(options), part, cap)
-        round_cost = self.rollout_seconds * len(options)
+        in_setup = view.turn == 0
+        round_cost = self.rollout_seconds[in_setup] * len(options)
         least = config.min_search
         seconds = self.budget.seconds_left(config, least * round_cost, part)
         if iterations < least or (seconds is not None and seconds < least * round_cost):
@@ -249,8 +257,8 @@ class StrongBot:
             self.budget.rollouts += len(options)
             if deadline is not None:
                 before, now = now, self.clock()
-                self._learn_rollout_cost((now - before) / len(options))
-                if now + self.rollout_seconds * len(options) > deadline:
+                self._learn_rollout_cost(in_setup, (now - before) / len(options))
+                if now + self.rollout_seconds[in_setup] * len(options) > deadline:
                     break
             if done >= MIN_ITERATIONS and _settled(scores):
                 break
@@ -263,9 +271,10 @@ class StrongBot:
                 best, best_margin = i, margin
         return options[best]
 
-    def _learn_rollout_cost(self, seconds: float) -> None:
-        previous = self.rollout_seconds
-        self.rollout_seconds = seconds if previous == 0.0 else 0.8 * previous + 0.2 * seconds
+    def _learn_rollout_cost(self, in_setup: bool, seconds: float) -> None:
+        previous = self.rollout_seconds[in_setup]
+        learned = seconds if previous == 0.0 else 0.8 * previous + 0.2 * seconds
+        self.rollout_seconds[in_setup] = learned
 
     def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
         """Play ``first``, then the heuristic for everyone until ``seat``'s next turn
@@ -274,7 +283,7 @@ class StrongBot:
         last = None if self.config.horizon is None else start + self.config.horizon
         body: Body | None = first
         turn, index = state.turn, 0
-        rounds = self.config.rounds
+        rounds = self.config.setup_rounds if state.turn == 0 else self.config.rounds
         cap = MAX_ROLLOUT_COMMANDS * (1 + rounds)
         race = (
             self.config.race > 0 and not state.seats[seat].team and len(state.active_players()) >= 3
@@ -376,6 +385,8 @@ def candidates(
     limit = config.candidates
     if phase == REINFORCE and config.place_candidates is not None:
         limit = config.place_candidates
+    if phase == SETUP_CLAIM:
+        limit = config.claim_candidates
     if view.current != view.seat or limit < 2 or phase not in config.searched:
         return [chosen]
     if phase == ATTACK:
@@ -388,6 +399,8 @@ def candidates(
             others[0:0] = hunt_bases(view, config.hunt)
     elif phase == OCCUPY:
         others = occupy_options(view)
+    elif phase == SETUP_CLAIM:
+        others = claim_options(policy, view)
     else:
         return [chosen]
     found = [chosen]
@@ -455,6 +468,19 @@ def hunt_bases(view: SeatView, most: int) -> list[Body]:
         return []
     base = max(sorted(bases), key=lambda s: pos.troops[s])
     return [{"type": "place_armies", "territory": base, "count": view.reserve()}]
+
+
+def claim_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
+    """The heuristic's best claims: in three-player classic games between
+    heuristic bots the third to claim won 199 of 200 (the first two fight over
+    Australia and leave it the Americas), so which territory a seat claims can
+    decide the game before a die is rolled. The alternatives are the best claim
+    in each other continent: a different plan, not a neighbour of the same one."""
+    pos = Position(view)
+    best: dict[str, str] = {}
+    for territory in policy.ranked_claims(pos):
+        best.setdefault(pos.info.group_of[territory], territory)
+    return [{"type": "claim_territory", "territory": t} for t in best.values()]
 
 
 def occupy_options(view: SeatView) -> list[Body]:
