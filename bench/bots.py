@@ -114,13 +114,23 @@ def _option(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-Job = tuple[int, tuple[str, ...], tuple[str, ...], str, SearchConfig, str, float | None, int | None]
+Job = tuple[
+    int,
+    tuple[str, ...],
+    tuple[str, ...],
+    str,
+    SearchConfig,
+    str,
+    dict[str, Any],
+    float | None,
+    int | None,
+]
 
 
 def play(job: Job) -> dict[str, Any] | None:
     """One game; ``labels`` name what each seat counts for (its bot, or its side).
     None, unplayed, once the run's ``deadline`` (epoch seconds) has passed."""
-    index, order, labels, seed, config, mode, deadline, cap = job
+    index, order, labels, seed, config, mode, rules, deadline, cap = job
     if deadline is not None and time.time() > deadline:
         return None
     bots = [Timed(make_bot(name, config)) for name in order]
@@ -130,7 +140,7 @@ def play(job: Job) -> dict[str, Any] | None:
         seed=f"{seed}-{index}".encode(),
         game_id=f"bench-{index}",
         mode=mode,
-        rules=mode_named(mode).rule_set(),
+        rules=mode_named(mode).rule_set(rules),
         **({} if cap is None else {"max_commands": cap}),
     )
     seats = list(result.seats)
@@ -191,6 +201,7 @@ def summarise(
         "games": games,
         "players": len(results[0]["order"]) if results else 0,
         "mode": args.mode,
+        "rules": dict(_option(r) for r in args.rule),
         "seed": args.seed,
         "strong_config": {
             "iterations": args.budget,
@@ -268,6 +279,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--teams", help="the team game: two sides, each a bot or two joined by + (a+b,c)"
     )
     parser.add_argument("--mode", help="the game mode of --bots games (default classic)")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        help="a rule option over the mode's, as in docs/rules.md (--rule setup=deal)",
+    )
     parser.add_argument(
         "--budget", type=int, default=SearchConfig().iterations, help="rollouts per option"
     )
@@ -380,6 +397,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.seed,
             config,
             args.mode,
+            dict(_option(r) for r in args.rule),
             deadline,
             args.max_commands,
         )
