@@ -18,8 +18,10 @@ unless an alternative beats it by a standard error of the mean paired
 difference: taking the best of three noisy means instead picks options
 that were merely lucky, and measured weaker than the heuristic alone.
 
-Cheap or settled decisions (claims, setup placing, trades, defence,
-fortify) are the heuristic's. The effort is an iteration budget (rollouts
+Claims are searched as well, each option played out through the rest of
+the setup and a few rounds past it (``setup_rounds``): in three-player
+games the claims decide more than any later decision. Cheap or settled
+decisions (setup placing, trades, defence, fortify) are the heuristic's. The effort is an iteration budget (rollouts
 per candidate and decision) and, optionally, a budget per own *turn* that
 the bot spreads over the turn's decisions (``TurnBudget``): in rollouts
 (``turn_rollouts``), so a game replays identically from its seed, or in

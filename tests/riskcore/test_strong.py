@@ -24,7 +24,11 @@ from riskcore.bots.strong import (
     hunt_options,
     score,
 )
-from riskcore.model.state import ATTACK, OCCUPY, REINFORCE
+from riskcore.engine.decide import execute
+from riskcore.engine.legal import legal_actions
+from riskcore.model.state import ATTACK, OCCUPY, REINFORCE, SETUP_CLAIM
+from riskcore.protocol.commands import command_from_dict
+from riskcore.protocol.dice import GameRng
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
 from tests.riskcore.test_bots import _midgame, _placing
@@ -209,3 +213,90 @@ def test_hunting_places_next_to_the_smallest_rival() -> None:
     chosen = policy.body(view)
     if chosen != found[0]:
         assert candidates(policy, view, chosen, SearchConfig(hunt=42))[1] == found[0]
+
+
+# Claims (the setup) ----------------------------------------------------------------
+
+
+def _claiming(seed: bytes, players: int = 3) -> Any:
+    """A classic game at its first claim."""
+    from riskcore.engine.decide import new_game
+    from riskcore.engine.evolve import fold
+
+    state = fold(new_game(game_id="claims", players=["b"] * players, seed=seed, board=None))
+    assert state.phase == SETUP_CLAIM
+    return state
+
+
+def test_claim_options_are_the_heuristics_claim_and_one_a_continent() -> None:
+    """docs/rules.md (setup: players claim a free territory in turn; RULES.md §2.1):
+    the options are free territories, the heuristic's first, at most one of each
+    continent, so each is a different plan and not a neighbour of the same one."""
+    state = _claiming(b"claim-options")
+    seat = state.current
+    assert seat is not None
+    view = SeatView(state, seat)
+    policy = HeuristicPolicy()
+    chosen = policy.body(view)
+    options = candidates(policy, view, chosen, SearchConfig())
+    assert options[0] == chosen and len(options) == 6  # six continents, all free
+    group_of = {t: g.name for g in state.board.groups for t in g.territories}
+    groups = [group_of[o["territory"]] for o in options]
+    assert len(set(groups)) == len(groups)
+    assert candidates(policy, view, chosen, SearchConfig(claim_candidates=3)) == options[:3]
+    no_claims = SearchConfig(searched=frozenset({REINFORCE, ATTACK, OCCUPY}))
+    assert candidates(policy, view, chosen, no_claims) == [chosen]
+
+
+def test_a_rollout_from_the_setup_plays_rounds_past_the_first_turn() -> None:
+    """A claim shows in the game only once the setup is over: its rollouts play
+    the rest of the setup and ``setup_rounds`` own turns past the seat's first.
+    The first to claim plays first (RULES.md §2.1), turn 1; with three players
+    its next turns are 4 and 7."""
+    state = _claiming(b"claim-rollout")
+    seat = state.current
+    assert seat is not None and seat == state.order[0]
+    first = {"type": "claim_territory", "territory": "indonesia"}
+    for rounds in (0, 1, 2):
+        world = state.copy()
+        StrongBot(SearchConfig(setup_rounds=rounds)).rollout(world, seat, first, b"dice")
+        if rounds == 0:  # no battle yet: the claim stands
+            assert world.owner["indonesia"] == seat
+        assert not world.out  # nobody out this early: the turns count as planned
+        assert (world.current, world.phase, world.turn) == (seat, REINFORCE, 1 + 3 * rounds)
+
+
+def test_each_claim_has_a_budget_of_its_own() -> None:
+    """The setup is turn 0 for every claim; each claim is budgeted as a turn of its
+    own (its three rounds of options are all it spends, not added to what the
+    last claim spent) and plays each option out ``claim_iterations`` times."""
+    state = _claiming(b"claim-budget")
+    seat = state.current
+    assert seat is not None
+    bot = StrongBot(SearchConfig(turn_rollouts=1000, claim_iterations=3))
+    for claim_round in range(3):
+        view = SeatView(state, seat)
+        options = candidates(bot.policy, view, bot.policy.body(view), bot.config)
+        body = bot.choose(view, legal_actions(state, seat), random.Random(1))
+        assert bot.budget.rollouts == 3 * len(options), f"claim {claim_round + 1}"
+        execute(state, command_from_dict(body, seat), GameRng(b"s", "claims", state.version))
+        for _ in range(2):  # the two rivals claim
+            rival = state.current
+            assert rival is not None and rival != seat
+            rival_body = HeuristicPolicy().body(SeatView(state, rival))
+            execute(state, command_from_dict(rival_body, rival), GameRng(b"s", "c", state.version))
+
+
+def test_searched_claims_beat_the_heuristics_setup() -> None:
+    """Three heuristic bots claim the same way every game and the third to claim
+    wins (199 of 200, docs/bots.md). The strong bot searching its claims alone
+    (every other decision the heuristic's), first to claim, wins those games."""
+    heuristic_only = [get_bot("heuristic") for _ in range(3)]
+    searching = StrongBot(SearchConfig(searched=frozenset({SETUP_CLAIM}), iterations=4))
+    for seed in (b"claims-1", b"claims-2"):
+        plain = play_game(heuristic_only, seed=seed, game_id="claims")
+        first_claimer = _claiming(seed).order[0]
+        assert plain.winner != first_claimer
+        bots = [get_bot("heuristic") for _ in range(3)]
+        bots[int(first_claimer[1:]) - 1] = searching
+        assert play_game(bots, seed=seed, game_id="claims").winner == first_claimer
