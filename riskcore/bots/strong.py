@@ -21,9 +21,10 @@ that were merely lucky, and measured weaker than the heuristic alone.
 Claims are searched as well, each option played out through the rest of
 the setup and a few rounds past it (``setup_rounds``): in three-player
 games the claims decide more than any later decision. Cheap or settled
-decisions (setup placing, trades, defence, fortify) are the heuristic's. The effort is an iteration budget (rollouts
-per candidate and decision) and, optionally, a budget per own *turn* that
-the bot spreads over the turn's decisions (``TurnBudget``): in rollouts
+decisions (setup placing, trades, defence, fortify) are the heuristic's.
+The effort is an iteration budget (rollouts per candidate and decision)
+and, optionally, a budget per own *turn* that the bot spreads over the
+turn's decisions (``TurnBudget``): in rollouts
 (``turn_rollouts``), so a game replays identically from its seed, or in
 seconds (``turn_time``), which depends on the machine and so does not.
 A time budget per decision (``time_budget``) is kept as well.
