@@ -24,7 +24,12 @@ decision of the turn summed; p50, p99) in wall-clock and CPU seconds, and
 ``load_average`` the machine's load when the run started and ended: a time
 budget (``--turn-ms``, ``--time-budget``) buys fewer rollouts on a busy
 machine, unless ``--clock cpu``; a rollout budget (``--turn-rollouts``,
-``--budget``) plays the same games on any machine. ``first_out`` counts each
+``--budget``) plays the same games on any machine. ``strong_setup_s`` is
+the strong bot's thinking over a game's whole setup (its claims are
+searched, each budgeted as a turn of its own; ``--searched`` without
+``setup_claim`` plays the bot from before that), apart from its turns.
+``--rule KEY=VALUE`` sets a rule option over the mode's (``--rule
+setup=deal``: territories dealt, no claims). ``first_out`` counts each
 game's first elimination (``strong>heuristic``: the strong bot put a heuristic
 out) and who then won.
 """
@@ -218,7 +223,10 @@ def summarise(
             "place_share": args.place_share,
             "place_candidates": args.place_candidates,
             "place_iterations": args.place_iterations,
-            "searched": args.searched,
+            "searched": args.searched or ",".join(sorted(SearchConfig().searched)),
+            "claim_candidates": args.claim_candidates,
+            "claim_iterations": args.claim_iterations,
+            "setup_rounds": args.setup_rounds,
             "min_search": args.min_search,
             "clear_win": args.clear_win,
             "hunt": args.hunt,
@@ -315,6 +323,14 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="phases searched (default setup_claim,reinforce,attack,occupy)",
     )
     parser.add_argument("--min-search", type=int, default=SearchConfig().min_search)
+    parser.add_argument("--claim-candidates", type=int, default=SearchConfig().claim_candidates)
+    parser.add_argument("--claim-iterations", type=int, default=SearchConfig().claim_iterations)
+    parser.add_argument(
+        "--setup-rounds",
+        type=int,
+        default=SearchConfig().setup_rounds,
+        help="own turns a rollout from the setup plays past the first",
+    )
     parser.add_argument("--mission-weight", type=float, default=SearchConfig().weights.mission)
     parser.add_argument(
         "--hunt", type=int, default=SearchConfig().hunt, help="search attacks on rivals this small"
@@ -338,6 +354,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args(argv)
+    for rule in args.rule:
+        if "=" not in rule:
+            parser.error(f"--rule takes KEY=VALUE: {rule!r}")
     args.mode = "team" if args.teams else "two_player" if args.pair else args.mode or "classic"
     return args
 
@@ -383,6 +402,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.searched is None
         else frozenset(p.strip() for p in args.searched.split(",") if p.strip()),
         min_search=args.min_search,
+        claim_candidates=args.claim_candidates,
+        claim_iterations=args.claim_iterations,
+        setup_rounds=args.setup_rounds,
         clear_win=args.clear_win,
         hunt=args.hunt,
         race=args.race,

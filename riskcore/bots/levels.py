@@ -5,7 +5,10 @@ Declared once, here: the API's seats, the workers, tournaments and
 heuristic bot (no search, a few milliseconds a move); ``medium`` and
 ``hard`` are the strong bot with a time per decision (``think_ms``) and a
 cap on its rollouts, so a faster machine or engine buys a level more
-search but never more than its cap. Time-bound play is not reproducible
+search but never more than its cap. Each claim of the setup is budgeted
+as a turn of its own (its share of a turn's time: about 0.15 s at medium,
+0.6 s at hard), so a strong seat's setup takes seconds where the
+heuristic's takes milliseconds. Time-bound play is not reproducible
 from the seed (how far a search gets depends on the machine); the record
 still verifies, since the commands chosen are the record. ``strong`` with
 no level is the strong bot on its iteration budget alone, reproducible.

@@ -156,8 +156,10 @@ class TurnBudget:
     raised to it while the rest of the turn's budget allows (else a busy
     machine's turn left a third of its time unspent); once the rest does
     not, decisions keep the heuristic's choice. Keyed by the turn number: a
-    new turn starts a new account. Workers make a bot per job, and a job
-    plays a seat's whole turn, so a turn's account lives as long as needed.
+    new turn starts a new account (a claim of the setup, turn 0, is keyed by
+    minus the game's version, so each claim has an account of its own).
+    Workers make a bot per job, and a job plays a seat's whole turn, so a
+    turn's account lives as long as needed.
     """
 
     turn: int = -1
@@ -287,18 +289,24 @@ class StrongBot:
 
     def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
         """Play ``first``, then the heuristic for everyone until ``seat``'s next turn
-        (or for ``config.horizon`` turns of its rivals after its own)."""
+        begins (``config.rounds`` own turns later still, ``setup_rounds`` from the
+        setup; or ``config.horizon`` turns of its rivals after its own, not from
+        the setup), or until ``seat`` is out (its score is 0 then)."""
         start = state.turn
-        last = None if self.config.horizon is None else start + self.config.horizon
+        in_setup = start == 0
+        horizon = None if in_setup else self.config.horizon
+        last = None if horizon is None else start + horizon
         body: Body | None = first
         turn, index = state.turn, 0
-        rounds = self.config.setup_rounds if state.turn == 0 else self.config.rounds
+        rounds = self.config.setup_rounds if in_setup else self.config.rounds
         cap = MAX_ROLLOUT_COMMANDS * (1 + rounds)
         race = (
             self.config.race > 0 and not state.seats[seat].team and len(state.active_players()) >= 3
         )
         out = len(state.out)
         kills = 0  # own eliminations less the rivals' eliminations of rivals
+        # Out and alone, it scores 0 whatever follows (a team-mate may still win).
+        alone = not state.seats[seat].team
         for _ in range(cap):
             acting = state.mode.waiting_for(state)
             if state.phase == FINISHED or acting is None:
@@ -316,8 +324,11 @@ class StrongBot:
             # Dice keyed by (turn, command within it), not by version: rollouts
             # of different options then share dice where they run in step.
             step(state, acting, body, GameRng(seed, f"rollout/{turn}", index))
-            if race and len(state.out) > out:
-                kills += eliminations(state, seat, acting, out)
+            if len(state.out) > out:
+                if alone and seat in state.out:
+                    break
+                if race:
+                    kills += eliminations(state, seat, acting, out)
                 out = len(state.out)
             index += 1
             body = None

@@ -259,7 +259,9 @@ def test_a_rollout_from_the_setup_plays_rounds_past_the_first_turn() -> None:
     first = {"type": "claim_territory", "territory": "indonesia"}
     for rounds in (0, 1, 2):
         world = state.copy()
-        StrongBot(SearchConfig(setup_rounds=rounds)).rollout(world, seat, first, b"dice")
+        # (a horizon counts rivals' turns after an own one: none in the setup)
+        config = SearchConfig(setup_rounds=rounds, horizon=1)
+        StrongBot(config).rollout(world, seat, first, b"dice")
         if rounds == 0:  # no battle yet: the claim stands
             assert world.owner["indonesia"] == seat
         assert not world.out  # nobody out this early: the turns count as planned
