@@ -113,6 +113,32 @@ class _Threads:
             raise SystemExit(1)
 
 
+class _PromptStop:
+    """RQ's worker, with a pubsub thread that notices a stop within a second.
+
+    RQ 3 listens for its commands (``send_shutdown_command`` ...) in a thread
+    that waits up to 60 s for a message, and redis-py 8's ``stop`` joins that
+    thread: a SIGTERM then left the worker in its teardown for up to a minute
+    (seen as "worker did not stop" in the end-to-end tests, a thread dump
+    showing the join). The same subscription, waiting 1 s at a time.
+    """
+
+    def subscribe(self: Any) -> None:
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=1, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
+
+
+class _SimpleWorker(_PromptStop, SimpleWorker):
+    """Jobs in the worker's process (the default)."""
+
+
+class _ForkingWorker(_PromptStop, Worker):
+    """Each job in a forked process (``--fork``)."""
+
+
 @click.command()
 @click.option("--relay/--no-relay", default=True, show_default=True, help="Run a relay thread too.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked process (slower, isolated).")
@@ -127,7 +153,7 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     logs.configure(log_level, json_lines=_json_logs())
     connections, keys = _connections(), _keys()
     jobs.use_store(connections.store)
-    worker_class = Worker if fork else SimpleWorker
+    worker_class = _ForkingWorker if fork else _SimpleWorker
     rq_worker = worker_class(
         [queue(connections.worker, keys, name) for name in WORKER_QUEUES],
         connection=connections.worker,
