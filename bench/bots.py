@@ -206,7 +206,7 @@ def summarise(
         "games": games,
         "players": len(results[0]["order"]) if results else 0,
         "mode": args.mode,
-        "rules": dict(_option(r) for r in args.rule),
+        "rules": args.rules,
         "seed": args.seed,
         "strong_config": {
             "iterations": args.budget,
@@ -357,6 +357,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for rule in args.rule:
         if "=" not in rule:
             parser.error(f"--rule takes KEY=VALUE: {rule!r}")
+    args.rules = dict(_option(r) for r in args.rule)
     args.mode = "team" if args.teams else "two_player" if args.pair else args.mode or "classic"
     return args
 
@@ -419,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.seed,
             config,
             args.mode,
-            dict(_option(r) for r in args.rule),
+            args.rules,
             deadline,
             args.max_commands,
         )

@@ -167,11 +167,10 @@ class HeuristicPolicy:
     # Setup ------------------------------------------------------------------
 
     def claim(self, pos: Position) -> str:
-        free = [t for t in pos.view.board.territory_names if t not in pos.owner]
-        return max(free, key=lambda t: _claim_score(pos, t))
+        return self.ranked_claims(pos)[0]
 
     def ranked_claims(self, pos: Position) -> list[str]:
-        """The free territories, the best claim first (``claim``'s order)."""
+        """The free territories, the best claim first (ties in board order)."""
         free = [t for t in pos.view.board.territory_names if t not in pos.owner]
         return sorted(free, key=lambda t: -_claim_score(pos, t))
 

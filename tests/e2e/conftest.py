@@ -86,14 +86,14 @@ class Stack:
         stuck = []
         for name, process in self.processes.items():
             try:
-                process.wait(30)  # a loaded 2-core machine stops a stack slowly
+                process.wait(15)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(10)
                 stuck.append(name)
         self.processes.clear()
         if stuck:
-            pytest.fail(f"{', '.join(stuck)} did not stop on SIGTERM within 30 s")
+            pytest.fail(f"{', '.join(stuck)} did not stop on SIGTERM within 15 s")
 
 
 @pytest.fixture

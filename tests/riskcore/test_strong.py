@@ -24,9 +24,10 @@ from riskcore.bots.strong import (
     hunt_options,
     score,
 )
-from riskcore.engine.decide import execute
+from riskcore.engine.decide import execute, new_game
+from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
-from riskcore.model.state import ATTACK, OCCUPY, REINFORCE, SETUP_CLAIM
+from riskcore.model.state import ATTACK, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.simulate import play_game
@@ -218,11 +219,8 @@ def test_hunting_places_next_to_the_smallest_rival() -> None:
 # Claims (the setup) ----------------------------------------------------------------
 
 
-def _claiming(seed: bytes, players: int = 3) -> Any:
+def _claiming(seed: bytes, players: int = 3) -> State:
     """A classic game at its first claim."""
-    from riskcore.engine.decide import new_game
-    from riskcore.engine.evolve import fold
-
     state = fold(new_game(game_id="claims", players=["b"] * players, seed=seed, board=None))
     assert state.phase == SETUP_CLAIM
     return state
