@@ -114,27 +114,37 @@ class LegalActions(Sequence[Action]):
     group after the game moved on raises instead of listing the wrong moves.
     """
 
-    __slots__ = ("_all", "_builders", "_groups", "_seat", "_state", "_version")
+    __slots__ = ("_all", "_builders", "_by_type", "_groups", "_seat", "_state", "_version")
 
-    def __init__(self, state: State, seat: str, builders: Sequence[tuple[str, Builder]]) -> None:
+    def __init__(
+        self,
+        state: State,
+        seat: str,
+        builders: Sequence[tuple[str, Builder]],
+        by_type: Mapping[str, Builder] | None = None,
+    ) -> None:
+        """``by_type``: ``dict(builders)``, where the caller keeps one (a mode keeps
+        one per phase: ``GameMode.builders_by_phase``)."""
         self._state = state
         self._seat = seat
         self._version = state.version
         self._builders = builders
+        self._by_type = dict(builders) if by_type is None else by_type
         self._groups: dict[str, Sequence[Action]] = {}
         self._all: list[Action] | None = None
 
     def of_type(self, kind: str) -> Sequence[Action]:
         """The actions whose command has this ``type`` (empty if none)."""
-        self._check_current()
+        if self._state.version != self._version:  # ``_check_current``: asked per move
+            self._check_current()
         group = self._groups.get(kind)
         if group is not None:
             return group
-        for listed, builder in self._builders:
-            if listed == kind:
-                group = self._groups[kind] = builder(self._state, self._seat)
-                return group
-        return []
+        builder = self._by_type.get(kind)
+        if builder is None:
+            return []
+        group = self._groups[kind] = builder(self._state, self._seat)
+        return group
 
     def _check_current(self) -> None:
         """Refuse to answer, built or not, once the state has moved past our version."""
@@ -195,6 +205,7 @@ def command_values(actions: Sequence[Action], field: str) -> list[Any]:
 
 
 _NOTHING: tuple[tuple[str, Builder], ...] = ()
+_NO_BUILDERS: Mapping[str, Builder] = {}
 
 
 def legal_actions(state: State, seat: str) -> LegalActions:
@@ -205,8 +216,14 @@ def legal_actions(state: State, seat: str) -> LegalActions:
     seat would say "your move"); the mode lists them per phase.
     """
     if state.phase == FINISHED or seat not in state.seats or not state.is_active(seat):
-        return LegalActions(state, seat, _NOTHING)
+        return LegalActions(state, seat, _NOTHING, _NO_BUILDERS)
     mode = state.mode
     if mode.waiting_for(state) != seat:
-        return LegalActions(state, seat, _NOTHING)
-    return LegalActions(state, seat, mode.actions_by_phase.get(state.phase, _NOTHING))
+        return LegalActions(state, seat, _NOTHING, _NO_BUILDERS)
+    phase = state.phase
+    return LegalActions(
+        state,
+        seat,
+        mode.actions_by_phase.get(phase, _NOTHING),
+        mode.builders_by_phase.get(phase, _NO_BUILDERS),
+    )

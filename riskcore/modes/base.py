@@ -80,6 +80,10 @@ class GameMode:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
         self.appliers: Mapping[type[ev.Event], Applier] = self.event_appliers()
         self.actions_by_phase: Mapping[str, Sequence[tuple[str, Builder]]] = self.phase_actions()
+        # The same, by command type: what ``LegalActions.of_type`` looks up.
+        self.builders_by_phase: Mapping[str, Mapping[str, Builder]] = {
+            phase: dict(table) for phase, table in self.actions_by_phase.items()
+        }
         # The hooks this mode overrides. A hook asked on every battle or every
         # listing of attacks is skipped where a mode keeps the classic default
         # (which the caller then applies itself): a call saved per battle.

@@ -108,14 +108,21 @@ def _attackable(s: State, seat: str) -> list[tuple[str, str, int, str | None]]:
     controller = owner.get
     armies = s.armies
     neighbours = s.board.neighbours
-    # ``territories_of``, inlined: the random bot lists attacks after every conquest.
-    entries = [
-        (source, target, in_source, defender)
-        for source, holder in owner.items()
-        if holder == seat and (in_source := armies[(source, seat)]) > 1
-        for target in neighbours[source]
-        if (defender := controller(target)) != seat
-    ]
+    # ``territories_of``, inlined, and loops rather than a comprehension (one with
+    # assignment expressions measured ~15 % slower): the random bot lists attacks
+    # after every battle, a tenth of a simulated game's instructions.
+    entries: list[tuple[str, str, int, str | None]] = []
+    append = entries.append
+    for source, holder in owner.items():
+        if holder != seat:
+            continue
+        in_source = armies[(source, seat)]
+        if in_source < 2:
+            continue
+        for target in neighbours[source]:
+            defender = controller(target)
+            if defender != seat:
+                append((source, target, in_source, defender))
     if s.shared:  # only where armies share a territory can nobody control one
         defender_of = s.mode.defender_of
         entries = [

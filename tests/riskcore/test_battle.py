@@ -13,6 +13,9 @@ from itertools import combinations_with_replacement, product
 
 import pytest
 
+from riskcore.bots import get_bot
+from riskcore.engine.decide import execute
+from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RuleViolation
 from riskcore.model.options import RuleSet
@@ -20,9 +23,11 @@ from riskcore.model.state import ATTACK, DEFEND, FINISHED, OCCUPY, REINFORCE
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.protocol.codec import event_from_dict, event_to_dict
-from riskcore.protocol.dice import _sorted_roll
-from riskcore.rules.battle import losses
+from riskcore.protocol.commands import command_from_dict
+from riskcore.protocol.dice import GameRng, _sorted_roll
+from riskcore.rules.battle import blitz_battles, classic_blitz, losses
 from riskcore.rules.odds import compare_dice
+from riskcore.simulate import play_game
 from tests.riskcore.helpers import (
     SEED,
     Game,
@@ -271,6 +276,37 @@ def test_blitz_is_the_battles_it_stands_for() -> None:
         assert blitzed.state == stepped.state
         endings.add(type(by_blitz[-1]).__name__)
     assert endings == {"BattleResolved", "TerritoryConquered"}
+
+
+@pytest.mark.parametrize("rules", [RuleSet(), RuleSet(one_die_vs_one=True, blitz_battles=2)])
+def test_the_classic_blitz_loop_fights_the_battles_one_battle_at_a_time_would(
+    rules: RuleSet,
+) -> None:
+    """``classic_blitz`` (the blitz of a mode with no battle hook, its per-battle questions
+    asked once) is ``blitz_battles`` (one ``battle`` after another): the same events, dice
+    and state, on every blitz of seeded random games, each from the very position it was
+    sent in, down to a stop-at threshold."""
+    checked = 0
+    for i in range(4):
+        result = play_game(
+            [get_bot("random") for _ in range(4)], seed=b"loops %d" % i, game_id="g", rules=rules
+        )
+        state = fold(result.events[: result.opening])
+        for _seat, move, _count in result.moves:
+            command = move if isinstance(move, cmd.Command) else command_from_dict(move, _seat)
+            rng = GameRng(b"loops %d" % i, "g", state.version)
+            if isinstance(command, cmd.Blitz):
+                fought = {}
+                for loop in (classic_blitz, blitz_battles):
+                    decision = Decision(state, GameRng(b"loops %d" % i, "g", state.version))
+                    floor = 1 + state.version % 3
+                    left = rules.blitz_battles or -1
+                    loop(decision, command.seat, command.source, command.target, floor, left)
+                    fought[loop] = (decision.events, decision.state)
+                assert fought[classic_blitz] == fought[blitz_battles]
+                checked += 1
+            execute(state, command, rng)
+    assert checked > 200
 
 
 def test_blitz_stops_at_the_threshold() -> None:
