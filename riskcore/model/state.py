@@ -12,7 +12,11 @@ owner of its own.
 Each field is declared once, with how it is copied and what a seat may
 know of it (``copying`` and ``secrecy`` in its metadata). ``copy``, the
 snapshot codec and bots' determinised states are all derived from that
-declaration, so a new field cannot be forgotten by one of them.
+declaration, so a new field cannot be forgotten by one of them. Two fields
+are no part of the game but kept from ``owner`` (``held_by``: a player's
+territories; ``borders``: the attacks from a territory), because the rules
+ask both on nearly every move; ``FIELDS`` leaves them out, and ``owner``
+changes only through ``take_over`` and ``settle``, which keep them true.
 
 ``State`` is mutable only inside the engine: ``evolve`` returns a new
 state, and ``fold`` copies once and then applies events in place, which is
@@ -21,6 +25,7 @@ what makes rebuilding a long game fast.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
@@ -128,6 +133,7 @@ SHARED = "shared"
 FLAT = "flat"
 NESTED = "nested"
 DEEP = "deep"
+DERIVED = "derived"  # worked out from the other fields: a copy starts without it
 # What a seat may know of a field: public, secret (nobody until the end), or
 # per seat (its own entry only: hands, missions).
 PUBLIC = "public"
@@ -142,6 +148,7 @@ _FLAT = {"copying": FLAT, "secrecy": PUBLIC}
 _SECRET_FLAT = {"copying": FLAT, "secrecy": SECRET}
 _DEEP = {"copying": DEEP, "secrecy": PUBLIC}
 _PER_SEAT = {"copying": NESTED, "secrecy": PER_SEAT}
+_DERIVED = {"copying": DERIVED, "secrecy": PUBLIC}
 
 
 @dataclass(slots=True, eq=False)
@@ -202,6 +209,19 @@ class State:
     # A mode's own state: names to JSON values (scalars, lists, string-keyed
     # dicts, nested as deep as it likes). Public: a secret belongs in a typed place.
     mode_data: dict[str, Any] = field(default_factory=dict, metadata=_DEEP)
+    # Derived from ``owner`` and the board, for the questions asked on every move
+    # (``held_by``, ``borders``): built on first ask, dropped where a territory
+    # changes hands (``_changed_hands``). Not part of the game: never copied,
+    # compared, snapshotted nor shown (``FIELDS`` leaves them out).
+    held: dict[str | None, list[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, metadata=_DERIVED
+    )
+    frontier: dict[str, tuple[tuple[str, str | None], ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, metadata=_DERIVED
+    )
+    places: dict[str, int] = field(  # each territory's place in ``owner``'s order
+        default_factory=dict, init=False, repr=False, compare=False, metadata=_DERIVED
+    )
 
     def copy(self) -> State:
         """A copy safe to mutate (see ``_copier``)."""
@@ -241,7 +261,57 @@ class State:
         return not any(armies.get((t, player), 0) > 0 for t in self.shared)
 
     def territories_of(self, player: str) -> list[str]:
-        return [t for t, p in self.owner.items() if p == player]
+        return list(self.held_by(player))
+
+    def held_by(self, player: str | None) -> list[str]:
+        """The territories ``player`` controls, in ``owner``'s order: a list kept
+        until a territory changes hands, not to be changed by the caller (the
+        rules list a seat's territories on nearly every move)."""
+        found = self.held.get(player)
+        if found is None:
+            found = self.held[player] = [t for t, p in self.owner.items() if p == player]
+        return found
+
+    def borders(self, territory: str) -> tuple[tuple[str, str | None], ...]:
+        """Each neighbour of ``territory`` that its controller does not control, with
+        its own controller, in the board's order: the attacks from ``territory``.
+        Kept until ``territory`` or a neighbour changes hands."""
+        found = self.frontier.get(territory)
+        if found is None:
+            holder = self.owner.get(territory)
+            controller = self.owner.get
+            found = self.frontier[territory] = tuple(
+                (t, other)
+                for t in self.board.neighbours[territory]
+                if (other := controller(t)) != holder
+            )
+        return found
+
+    def _changed_hands(self, territory: str, new: str | None) -> None:
+        """Bring what ``held_by`` and ``borders`` kept up to date before ``territory``
+        passes to ``new``: the two lists it leaves and joins, in ``owner``'s order
+        (a territory claimed for the first time drops them all), and the borders
+        of the territory and its neighbours."""
+        owner = self.owner
+        held = self.held
+        if territory not in owner:  # a new place in the order (a claim)
+            held.clear()
+            self.places.clear()
+        elif held:
+            left = held.get(owner[territory])
+            if left is not None:
+                left.remove(territory)
+            joined = held.get(new)
+            if joined is not None:
+                places = self.places
+                if not places:
+                    places.update((t, i) for i, t in enumerate(owner))
+                insort(joined, territory, key=places.__getitem__)
+        frontier = self.frontier
+        if frontier:
+            frontier.pop(territory, None)
+            for neighbour in self.board.neighbours[territory]:
+                frontier.pop(neighbour, None)
 
     def gain(self, territory: str, player: str, count: int) -> None:
         """``count`` of ``player``'s armies arrive in ``territory``."""
@@ -276,6 +346,8 @@ class State:
         else:
             armies.pop((territory, defender), None)
         armies.setdefault((territory, conqueror), 0)  # the conqueror's own armies stay
+        if self.owner.get(territory, "") != conqueror:
+            self._changed_hands(territory, conqueror)
         self.owner[territory] = conqueror
 
     def settle(self, territory: str) -> None:
@@ -295,6 +367,8 @@ class State:
         if present < 2:
             self.shared.discard(territory)
         if present or territory in self.owner:
+            if self.owner.get(territory, "") != best:
+                self._changed_hands(territory, best)
             self.owner[territory] = best
 
     # Seats ------------------------------------------------------------
@@ -336,7 +410,7 @@ class State:
         return {"version": self.version, "phase": self.phase, "current": self.current}
 
 
-FIELDS = fields(State)
+FIELDS = tuple(f for f in fields(State) if f.metadata["copying"] != DERIVED)
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
 

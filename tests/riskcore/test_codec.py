@@ -20,7 +20,7 @@ from riskcore.engine.legal import legal_actions
 from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.errors import MalformedCommand, RecordError
 from riskcore.model.options import RuleSet
-from riskcore.model.state import DEFEND, OCCUPY, State
+from riskcore.model.state import DEFEND, FIELDS, OCCUPY, State
 from riskcore.protocol import codec
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
@@ -364,7 +364,7 @@ def in_order(state: State) -> dict[str, list[Any]]:
     """Each dictionary of the state as its list of keys: ``==`` on dicts ignores order."""
     return {
         f.name: list(value)
-        for f in dataclasses.fields(State)  # (a compiled State has no __slots__)
+        for f in FIELDS  # the game's fields (not the derived caches of State.held_by, borders)
         if isinstance(value := getattr(state, f.name), dict)
     }
 
