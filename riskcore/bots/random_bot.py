@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from riskcore.bots.base import register
@@ -67,8 +68,9 @@ _PREFERRED = {
 def _choose(view: SeatView, actions: Sequence[Action], rng: random.Random) -> Choice:
     # What each phase can list, most wanted first (the phase only says
     # where to look: the bot still answers from ``actions``).
+    listed = actions.of_type if isinstance(actions, LegalActions) else partial(of_type, actions)
     for kind in _PREFERRED.get(view.phase, ()):
-        group = of_type(actions, kind)
+        group = listed(kind)
         if group:
             return group, _pick(kind, group, view, rng)
     return _any_playable(actions, rng)

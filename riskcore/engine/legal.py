@@ -215,12 +215,12 @@ def legal_actions(state: State, seat: str) -> LegalActions:
     resigning is always accepted by ``decide``, but listing it to another
     seat would say "your move"); the mode lists them per phase.
     """
-    if state.phase == FINISHED or seat not in state.seats or not state.is_active(seat):
+    phase = state.phase
+    if phase == FINISHED or seat not in state.seats or not state.is_active(seat):
         return LegalActions(state, seat, _NOTHING, _NO_BUILDERS)
     mode = state.mode
     if mode.waiting_for(state) != seat:
         return LegalActions(state, seat, _NOTHING, _NO_BUILDERS)
-    phase = state.phase
     return LegalActions(
         state,
         seat,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, MutableSequence
 from functools import lru_cache
+from itertools import product
 from typing import Any, TypeVar
 
 from riskcore.mypyc_hints import mypyc_attr
@@ -97,6 +98,14 @@ def _sorted_roll(faces: bytes) -> Roll:
     if third > low:
         return (high, third, low)
     return (high, low, third)
+
+
+# Every roll of one to three dice, sorted (``_sorted_roll``'s answers, looked up).
+_ORDERED: dict[bytes, Roll] = {
+    bytes(faces): _sorted_roll(bytes(faces))
+    for count in (1, 2, 3)
+    for faces in product(range(1, 7), repeat=count)
+}
 
 
 def _joined_seeds(player_seeds: Mapping[str, str] | None) -> bytes:
@@ -182,7 +191,12 @@ class GameRng:
         """The attacker's ``attacking`` dice, then the defender's, each sorted
         high to low: the same draws as two calls of ``dice``, in one pass."""
         faces = self._faces(attacking + defending)
-        return _sorted_roll(faces[:attacking]), _sorted_roll(faces[attacking:])
+        ordered = _ORDERED
+        attacker, defender = faces[:attacking], faces[attacking:]
+        return (
+            ordered.get(attacker) or _sorted_roll(attacker),
+            ordered.get(defender) or _sorted_roll(defender),
+        )
 
     def _faces(self, count: int) -> bytes:
         """The next ``count`` dice unsorted: the same draws as ``count`` calls of ``die``."""
