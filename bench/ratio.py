@@ -20,8 +20,11 @@ default ``.venv-compiled/bin/python`` when it exists) in the same rounds, as
 ``engine_compiled``: that interpreter imports its own installed riskcore.
 
 ``--instructions N`` adds a figure the machine's load cannot move: the
-instructions each engine executes for N games, counted by valgrind's
-callgrind (less those of starting the interpreter and importing), per game.
+instructions each engine (the minimal one too) executes for N games, counted
+by valgrind's callgrind (less those of starting the interpreter and
+importing), per game, and each engine's ratio to the minimal one by them
+(``*_over_minimal_by_instructions``: the minimal engine's count over the
+engine's, as games/s would be on a machine that ran both alike).
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ import sys, time
 sys.path.insert(0, {bench!r})
 from minimal import play
 best = None
-for _ in range(3):
+for _ in range({repeats}):
     started = time.perf_counter()
     for seed in range({games}):
         play(seed)
@@ -120,6 +123,17 @@ def instructions_per_game(engine: Engine, games: int) -> int:
     return (played - idle) // games
 
 
+def minimal_round(games: int, repeats: int) -> str:
+    return _MINIMAL_ROUND.format(bench=str(ROOT / "bench"), games=games, repeats=repeats)
+
+
+def minimal_instructions_per_game(games: int) -> int:
+    """``instructions_per_game`` for the minimal engine (same games, this interpreter)."""
+    played = instructions(minimal_round(games, 1), sys.executable)
+    idle = instructions(minimal_round(0, 1), sys.executable)
+    return (played - idle) // games
+
+
 def timed(code: str, python: str = sys.executable) -> float:
     """Games/s printed by ``code`` run in a fresh interpreter (start-up not timed)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -149,7 +163,8 @@ def run(
         try:
             per_round = [one_round(trees, games) for _ in range(rounds)]
             counts = (
-                {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
+                {"minimal": minimal_instructions_per_game(counted)}
+                | {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
                 if counted
                 else {}
             )
@@ -185,11 +200,17 @@ def run(
         result["engine_compiled_over_engine"] = round(statistics.median(paired), 3)
     if counts:
         result["instructions_per_game"] = counts
+        # The same question the machine's load cannot move: the minimal engine's
+        # instructions a game over each engine's (games/s go as their inverse).
+        for name in trees:
+            result[f"{name}_over_minimal_by_instructions"] = round(
+                counts["minimal"] / counts[name], 3
+            )
     return result
 
 
 def one_round(trees: dict[str, Engine], games: int) -> dict[str, float]:
-    speeds = {"minimal": timed(_MINIMAL_ROUND.format(bench=str(ROOT / "bench"), games=games))}
+    speeds = {"minimal": timed(minimal_round(games, 3))}
     for name, engine in trees.items():
         speeds[name] = timed(engine.round(games, 3), engine.python)
     return {name: round(value, 2) for name, value in speeds.items()}

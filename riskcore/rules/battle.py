@@ -166,7 +166,7 @@ def fight_blitz(d: Decision, army: str, source: str, target: str, floor: int) ->
     ``source`` is down to ``floor`` or ``blitz_battles`` battles are fought."""
     s = d.state
     left = s.rules.blitz_battles or -1  # 0: no bound (games recorded before the option)
-    if s.mode.overridden.isdisjoint(_BATTLE_HOOKS) and not s.shared and s.owner[target]:
+    if s.mode.overridden.isdisjoint(_BATTLE_HOOKS) and not s.shared and s.owner.get(target):
         classic_blitz(d, army, source, target, floor, left)
     else:
         blitz_battles(d, army, source, target, floor, left)
@@ -192,7 +192,7 @@ def classic_blitz(d: Decision, army: str, source: str, target: str, floor: int, 
     ~4 % fewer instructions a random game). A test plays both on the same states."""
     s = d.state
     armies = s.armies
-    defender = s.owner[target]
+    defender = s.owner.get(target)
     assert defender is not None  # ``fight_blitz``: the target's controller defends
     attacking, defending = (source, army), (target, defender)
     one_against_one = s.rules.one_die_vs_one
