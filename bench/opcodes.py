@@ -11,8 +11,9 @@ than a load), so they point at where to look, and ``bench/ratio.py
 
     .venv/bin/python bench/opcodes.py [--games 3] [--top 30]
 
-A comprehension or generator counts as a function of its own
-(``<listcomp>``, ``<genexpr>``), under the line it starts on.
+On Python 3.11 a comprehension or generator counts as a function of its
+own (``<listcomp>``, ``<genexpr>``), under the line it starts on; from 3.12
+list, dict and set comprehensions count in the function that holds them.
 """
 
 from __future__ import annotations

@@ -105,6 +105,15 @@ class ActionGroup(Sequence[Action]):
         return f"ActionGroup({list(self)!r})"
 
 
+def builders_by_type(builders: Sequence[tuple[str, Builder]]) -> dict[str, Builder]:
+    """Each command type's builder; a type listed twice keeps its first, as listing
+    by the table does."""
+    found: dict[str, Builder] = {}
+    for kind, builder in builders:
+        found.setdefault(kind, builder)
+    return found
+
+
 class LegalActions(Sequence[Action]):
     """Every action a seat may take at one version, grouped by command type.
 
@@ -123,13 +132,13 @@ class LegalActions(Sequence[Action]):
         builders: Sequence[tuple[str, Builder]],
         by_type: Mapping[str, Builder] | None = None,
     ) -> None:
-        """``by_type``: ``dict(builders)``, where the caller keeps one (a mode keeps
-        one per phase: ``GameMode.builders_by_phase``)."""
+        """``by_type``: ``builders_by_type(builders)``, where the caller keeps one (a
+        mode keeps one per phase: ``GameMode.builders_by_phase``)."""
         self._state = state
         self._seat = seat
         self._version = state.version
         self._builders = builders
-        self._by_type = dict(builders) if by_type is None else by_type
+        self._by_type = builders_by_type(builders) if by_type is None else by_type
         self._groups: dict[str, Sequence[Action]] = {}
         self._all: list[Action] | None = None
 

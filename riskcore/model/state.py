@@ -12,11 +12,12 @@ owner of its own.
 Each field is declared once, with how it is copied and what a seat may
 know of it (``copying`` and ``secrecy`` in its metadata). ``copy``, the
 snapshot codec and bots' determinised states are all derived from that
-declaration, so a new field cannot be forgotten by one of them. Two fields
+declaration, so a new field cannot be forgotten by one of them. Three fields
 are no part of the game but kept from ``owner`` (``held_by``: a player's
-territories; ``borders``: the attacks from a territory), because the rules
-ask both on nearly every move; ``FIELDS`` leaves them out, and ``owner``
-changes only through ``take_over`` and ``settle``, which keep them true.
+territories; ``borders``: the attacks from a territory; the places in
+``owner``'s order that keep the first in order), because the rules ask them
+on nearly every move; ``FIELDS`` leaves them out, and ``owner`` changes
+only through ``take_over`` and ``settle``, which keep them true.
 
 ``State`` is mutable only inside the engine: ``evolve`` returns a new
 state, and ``fold`` copies once and then applies events in place, which is

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import APPLIERS, Applier
-from riskcore.engine.legal import Builder
+from riskcore.engine.legal import Builder, builders_by_type
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError, RuleViolation
 from riskcore.model.options import RuleSet
@@ -82,7 +82,7 @@ class GameMode:
         self.actions_by_phase: Mapping[str, Sequence[tuple[str, Builder]]] = self.phase_actions()
         # The same, by command type: what ``LegalActions.of_type`` looks up.
         self.builders_by_phase: Mapping[str, Mapping[str, Builder]] = {
-            phase: dict(table) for phase, table in self.actions_by_phase.items()
+            phase: builders_by_type(table) for phase, table in self.actions_by_phase.items()
         }
         # The hooks this mode overrides. A hook asked on every battle or every
         # listing of attacks is skipped where a mode keeps the classic default

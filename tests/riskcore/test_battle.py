@@ -7,6 +7,7 @@ from the real generator.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping, Sequence
 from itertools import combinations_with_replacement, product
@@ -25,6 +26,7 @@ from riskcore.protocol import events as ev
 from riskcore.protocol.codec import event_from_dict, event_to_dict
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng, _sorted_roll
+from riskcore.rules import battle as battle_module
 from riskcore.rules.battle import blitz_battles, classic_blitz, losses
 from riskcore.rules.odds import compare_dice
 from riskcore.simulate import play_game
@@ -307,6 +309,45 @@ def test_the_classic_blitz_loop_fights_the_battles_one_battle_at_a_time_would(
                 checked += 1
             execute(state, command, rng)
     assert checked > 200
+
+
+@pytest.mark.parametrize(
+    ("mode", "players", "classic_loop"),
+    [
+        ("classic", 4, True),
+        ("two_player", 2, True),  # passive neutrals defend
+        ("two_player_active", 2, True),  # an active neutral's armies attack too
+        ("secret_missions", 4, True),
+        ("mission_game", 4, True),
+        ("lotr", 4, False),  # leaders and strongholds add to the dice: battle by battle
+    ],
+)
+def test_every_blitz_of_a_game_fights_the_battles_one_battle_at_a_time_would(
+    monkeypatch: pytest.MonkeyPatch, mode: str, players: int, classic_loop: bool
+) -> None:
+    """Wherever ``fight_blitz`` takes ``classic_blitz``, in any mode and for any army
+    (a neutral's, an ally's), ``blitz_battles`` from the same state and dice gives the
+    same events and state; a mode with a battle hook never takes it."""
+    if not battle_module.__file__.endswith(".py"):
+        pytest.skip("the compiled build calls its functions directly: nothing to intercept")
+    compared = 0
+    classic = battle_module.classic_blitz
+
+    def both(d: Decision, army: str, source: str, target: str, floor: int, left: int) -> None:
+        nonlocal compared
+        twin = Decision(d.state, copy.copy(d.rng))
+        blitz_battles(twin, army, source, target, floor, left)
+        emitted = len(d.events)
+        classic(d, army, source, target, floor, left)
+        assert d.events[emitted:] == twin.events
+        assert d.state == twin.state
+        compared += 1
+
+    monkeypatch.setattr(battle_module, "classic_blitz", both)
+    for i in range(3):
+        bots = [get_bot("random") for _ in range(players)]
+        play_game(bots, seed=b"loops %d" % i, game_id="g", mode=mode, max_commands=3_000)
+    assert (compared > 20) if classic_loop else compared == 0
 
 
 def test_blitz_stops_at_the_threshold() -> None:
