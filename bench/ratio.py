@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,22 +117,15 @@ class Engine:
         )
 
 
-def instructions_per_game(engine: Engine, games: int) -> int:
-    """Callgrind's count for ``games`` games less that for none, per game."""
-    played = instructions(engine.round(games, 1), engine.python)
-    idle = instructions(engine.round(0, 1), engine.python)
+def per_game(round_of: Callable[[int, int], str], python: str, games: int) -> int:
+    """Callgrind's count for ``games`` games (one repeat) less that for none, per game."""
+    played = instructions(round_of(games, 1), python)
+    idle = instructions(round_of(0, 1), python)
     return (played - idle) // games
 
 
 def minimal_round(games: int, repeats: int) -> str:
     return _MINIMAL_ROUND.format(bench=str(ROOT / "bench"), games=games, repeats=repeats)
-
-
-def minimal_instructions_per_game(games: int) -> int:
-    """``instructions_per_game`` for the minimal engine (same games, this interpreter)."""
-    played = instructions(minimal_round(games, 1), sys.executable)
-    idle = instructions(minimal_round(0, 1), sys.executable)
-    return (played - idle) // games
 
 
 def timed(code: str, python: str = sys.executable) -> float:
@@ -163,8 +157,8 @@ def run(
         try:
             per_round = [one_round(trees, games) for _ in range(rounds)]
             counts = (
-                {"minimal": minimal_instructions_per_game(counted)}
-                | {name: instructions_per_game(tree, counted) for name, tree in trees.items()}
+                {"minimal": per_game(minimal_round, sys.executable, counted)}
+                | {name: per_game(tree.round, tree.python, counted) for name, tree in trees.items()}
                 if counted
                 else {}
             )
