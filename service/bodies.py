@@ -96,7 +96,8 @@ class BodyGuard:
 
 def _declared_length(environ: Environ) -> int | None:
     text = environ.get("CONTENT_LENGTH") or ""
-    return int(text) if text.strip().isdigit() else None
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def _too_large(limit: int) -> Any:

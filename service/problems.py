@@ -21,7 +21,8 @@ status. The mapping, in one table, from what goes wrong to a status::
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
     store StoreUnavailable (Redis down or full, outcome unknown) 503 + Retry-After
-    redis ConnectionError, TimeoutError, OutOfMemoryError       503 + Retry-After
+    redis ConnectionError, TimeoutError, OutOfMemoryError,
+          cluster CLUSTERDOWN, TRYAGAIN, READONLY (REDIS_OUTAGES) 503 + Retry-After
     werkzeug HTTPException (404 route, 405, 413, bad JSON)     its status
     anything else                                              500, logged, no detail
 
@@ -58,6 +59,7 @@ from service.errors import (
     VersionNotFound,
 )
 from service.store_errors import (
+    REDIS_OUTAGES,
     GameNotFound,
     IdempotencyMismatch,
     StoreFull,
@@ -238,6 +240,6 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(VersionConflict, _from_conflict)
     app.register_error_handler(IdempotencyMismatch, _from_idempotency)
     app.register_error_handler(StoreUnavailable, _from_unavailable)
-    for failure in (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError):
+    for failure in (*REDIS_OUTAGES, redis.exceptions.OutOfMemoryError):
         app.register_error_handler(failure, _from_redis)
     app.register_error_handler(Exception, _from_bug)

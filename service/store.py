@@ -51,6 +51,7 @@ from riskcore.audit.chain import GENESIS, HASH_SIZE, chain, verify_chain
 from service.keys import GameKeys, KeySpace
 from service.scripts import HeldConnectionScript, register
 from service.store_errors import (
+    REDIS_OUTAGES,
     AppendOutcomeUnknown,
     ChainMismatch,
     GameNotFound,
@@ -197,7 +198,7 @@ def _translated(method: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return method(*args, **kwargs)
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except REDIS_OUTAGES as error:
             raise StoreUnavailable(f"Redis unavailable: {error}") from error
         except OutOfMemoryError as error:
             raise StoreFull(f"Redis refused the write: {error}") from error
@@ -295,7 +296,7 @@ class EventStore:
                 [prev + mode, *tail],
                 None if resend is None else [prev + resend, *tail],
             )
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except REDIS_OUTAGES as error:
             reported = key or (None if resend is None else _private_key())
             raise AppendOutcomeUnknown(game_id, reported, error) from error
         except OutOfMemoryError as error:  # refused before the script's first write

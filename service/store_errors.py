@@ -25,7 +25,10 @@ carries is always safe and returns the original result if it did.
 
 from __future__ import annotations
 
+from redis import exceptions as _redis
+
 __all__ = [
+    "REDIS_OUTAGES",
     "AppendOutcomeUnknown",
     "AppendRejected",
     "ChainMismatch",
@@ -146,3 +149,18 @@ class AppendOutcomeUnknown(StoreUnavailable):
         super().__init__(f"game {game_id!r}: append outcome unknown ({cause}); {advice}")
         self.game_id = game_id
         self.idempotency_key = idempotency_key
+
+
+# What a Redis (or a Redis Cluster) raises while it is away or changing hands:
+# retrying later can succeed, so these are 503s and waited out, never 500s or
+# crashes. A cluster mid-failover answers CLUSTERDOWN, TRYAGAIN or READONLY, or
+# has no node for a slot (RedisClusterException); a restarting Redis LOADING
+# (BusyLoadingError, a ConnectionError).
+REDIS_OUTAGES: tuple[type[Exception], ...] = (
+    _redis.ConnectionError,
+    _redis.TimeoutError,
+    _redis.ClusterError,
+    _redis.TryAgainError,
+    _redis.ReadOnlyError,
+    _redis.RedisClusterException,
+)

@@ -117,17 +117,25 @@ def verify_text(
     text: str, progress: Progress | None = None, expect_heads: Iterable[str] = ()
 ) -> Verdict:
     heads = list(expect_heads)
-    verdict = _one_pass(text, progress, heads)
-    if verdict is not None:
-        return verdict
     try:
+        verdict = _one_pass(text, progress, heads)
+        if verdict is not None:
+            return verdict
         record = parse_record(text)
     except RiskError as error:
-        verdict = Verdict()
-        verdict.checks["structure"] = "failed"
-        verdict.divergence = Divergence("structure", error.message)
-        return verdict
+        return _structure_failed(error.message)
+    except RecursionError:
+        # A line of JSON nested ~1,000 deep (no record has that) overflows the
+        # decoder's stack: a clear verdict, not a traceback (issue 36, item 5).
+        return _structure_failed("a line nests JSON deeper than Python can read")
     return verify_record(record, progress, heads)
+
+
+def _structure_failed(message: str) -> Verdict:
+    verdict = Verdict()
+    verdict.checks["structure"] = "failed"
+    verdict.divergence = Divergence("structure", message)
+    return verdict
 
 
 def _one_pass(text: str, progress: Progress | None, expect_heads: list[str]) -> Verdict | None:

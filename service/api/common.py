@@ -165,9 +165,15 @@ def if_match() -> int | None:
     if header is None or header.strip() == "*":
         return None
     text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit() or len(text) > 18:
+    if not is_version(text):
         raise ApiProblem(400, "invalid_if_match", 'If-Match must be a version such as "12"')
     return int(text)
+
+
+def is_version(text: str) -> bool:
+    """ASCII digits only, at most 18 of them: ``str.isdigit`` alone also takes
+    "²" and "४", which ``int`` then refuses (a 500 where a 400 belongs)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
 
 
 def idempotency_key() -> str | None:

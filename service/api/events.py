@@ -33,6 +33,7 @@ from service.api.common import (
     event_json,
     game_id,
     games,
+    is_version,
     query,
     reply,
     services,
@@ -148,9 +149,9 @@ def _resume_point(since: int | None) -> int:
     last = request.headers.get("Last-Event-ID")
     if last is None:
         return since or 0
-    if not last.strip().isdigit() or len(last) > 18:
+    if not is_version(last.strip()):
         raise ApiProblem(400, "invalid_last_event_id", "Last-Event-ID must be an event version")
-    return int(last)
+    return int(last.strip())
 
 
 def _frames(gid: str, who: str | None, since: int, slot: StreamSlot) -> Iterator[str]:

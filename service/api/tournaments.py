@@ -147,4 +147,4 @@ def _tournament_id(value: str) -> str:
 
 def _is_entry_id(value: str) -> bool:
     first, _, second = value.partition("-")
-    return first.isdigit() and second.isdigit() and len(value) < 40
+    return value.isascii() and first.isdigit() and second.isdigit() and len(value) < 40
