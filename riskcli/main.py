@@ -20,7 +20,7 @@ except ModuleNotFoundError as error:  # `pip install riskcore` installs the scri
         raise
     raise SystemExit("the risk command needs click: pip install 'riskcore[cli]'") from None
 
-from riskcli import audit, engine, tournament
+from riskcli import analyse, audit, engine, tournament
 
 __all__ = ["SERVER_COMMANDS", "main"]
 
@@ -132,5 +132,6 @@ for _command in (
     tournament.tournament,
     audit.verify,
     audit.replay,
+    analyse.analyse_command,
 ):
     main.add_command(_command)
