@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench fuzz clean screenshots clients clients-tools compiled
+.PHONY: test run lint bench fuzz clean screenshots clients clients-tools compiled docs dist
 
 # Quiet (-qq: errors only) so a first run does not bury its first line; the
 # charts extra too, so `risk replay --chart` works after `make run`.
@@ -81,5 +81,16 @@ clients: $(STAMP) clients-tools
 clients-tools: $(STAMP)
 	@$(BIN)/python scripts/clients.py install >/dev/null
 
+# The documentation site from docs/ into site/ (mkdocs.yml); --strict turns a
+# broken link or a page missing from the nav into a failure.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
+# The sdist and the wheel in dist/ (docs/install.md). build makes the wheel from
+# the sdist, so nothing `make compiled` left in build/ can ship in it.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
 clean:
-	rm -rf $(VENV) $(COMPILED) build .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients
+	rm -rf $(VENV) $(COMPILED) build dist site .data .pytest_cache .mypy_cache .ruff_cache .hypothesis .clients

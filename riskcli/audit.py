@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from riskcli.install_hint import install_line
 from riskcore.audit.gamerecord import parse_record
 from riskcore.audit.record import envelope_from_dict
 from riskcore.audit.summary import summarize
@@ -166,9 +167,7 @@ def chart_figure(stats: dict[str, Any], names: dict[str, str]) -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise click.ClickException(
-            "charts need matplotlib: pip install 'riskcore[charts]'"
-        ) from None
+        raise click.ClickException(f"charts need matplotlib: {install_line('charts')}") from None
     timeline = stats["timeline"]
     turns = [point["turn"] for point in timeline]
     figure, (armies, territories) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))

@@ -1,7 +1,7 @@
 """Engine commands of ``risk``: odds, maps and simulated games.
 
 Only the engine and click are imported here: these commands are what
-``pip install 'riskcore[cli]'`` is for, on machines with no server stack.
+installing the ``cli`` extra is for, on machines with no server stack.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The engine and audit commands need only the engine and click, so they are
 registered at import. ``serve``, ``dev``, ``worker`` and ``relay`` are named
 here with their one-line summaries and imported when one is run: with only
-``riskcore[cli]`` installed, ``risk --help`` and the offline commands work
+the ``cli`` extra installed, ``risk --help`` and the offline commands work
 without Flask, Redis or RQ, and a server command says which extra to
 install instead of ending in a traceback.
 """
@@ -13,12 +13,14 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from riskcli.install_hint import install_line
+
 try:
     import click
-except ModuleNotFoundError as error:  # `pip install riskcore` installs the script, not click
+except ModuleNotFoundError as error:  # riskcore without an extra has the script, not click
     if error.name != "click":
         raise
-    raise SystemExit("the risk command needs click: pip install 'riskcore[cli]'") from None
+    raise SystemExit(f"the risk command needs click: {install_line('cli')}") from None
 
 from riskcli import analyse, audit, engine, tournament
 
@@ -53,7 +55,7 @@ class LazyCommand:
                 raise
             raise click.ClickException(
                 f"`risk {name}` needs the server extra (no module {missing!r}): "
-                "pip install 'riskcore[server]'"
+                + install_line("server")
             ) from None
         command = getattr(module, self.attribute)
         assert isinstance(command, click.Command)

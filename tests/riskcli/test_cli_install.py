@@ -1,11 +1,12 @@
-"""`pip install 'riskcore[cli]'` gives a `risk` that works without the server stack.
+"""The wheel with the `cli` extra gives a `risk` that works without the server stack.
 
 The promise is about what gets imported and installed, which an
 in-process test cannot see: the dev virtualenv has every extra, and a test
 process has long since imported Flask and Redis. So one test checks the
-imports in a fresh interpreter, and one installs the package from this
-checkout into a fresh virtualenv, with the `cli` extra only, and runs the
-offline commands there.
+imports in a fresh interpreter, and one builds the sdist and the wheel as
+`make dist` does, installs the wheel into a fresh virtualenv with the `cli`
+extra only (docs/install.md), and runs the offline commands there. No
+package index has riskcore: every hint names where this copy came from.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ SERVER_STACK = (
 )
 OURS_FOR_THE_SERVER = ("service", "workers", "riskcli.serve", "riskcli.worker", "riskcli.dev")
 SERVER_COMMANDS = ("serve", "worker", "relay", "dev")
-INSTALL_HINT = "pip install 'riskcore[server]'"
+# The dev virtualenv holds this checkout, installed editable (`make test`).
+INSTALL_HINT = f"pip install -e '{ROOT}[server]'"
 
 OFFLINE_RUN = """
 import contextlib, io, json, sys
@@ -107,7 +109,7 @@ def test_a_missing_server_extra_gives_the_install_line(command: str, missing: st
 
 
 def _copy_checkout(target: Path) -> Path:
-    """What the sdist would hold, copied so the build writes nothing into the work tree."""
+    """The sdist's sources, copied so the build writes nothing into the work tree."""
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
     for name in ("riskcore", "riskcli", "service", "workers"):
         shutil.copytree(ROOT / name, target / name, ignore=ignore)
@@ -116,7 +118,7 @@ def _copy_checkout(target: Path) -> Path:
     return target
 
 
-def test_the_cli_extra_alone_runs_the_offline_commands(tmp_path: Path) -> None:
+def test_the_wheel_with_the_cli_extra_alone_runs_the_offline_commands(tmp_path: Path) -> None:
     source = _copy_checkout(tmp_path / "source")
     venv = tmp_path / "venv"
     # Nothing of this interpreter's environment may leak into the new one.
@@ -131,9 +133,18 @@ def test_the_cli_extra_alone_runs_the_offline_commands(tmp_path: Path) -> None:
             assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
         return result
 
-    run(sys.executable, "-m", "venv", venv)
+    # As `make dist` builds them, the wheel from the sdist, with the dev extra's
+    # setuptools rather than one installed into an isolated env for each step.
+    run(sys.executable, "-m", "build", "--no-isolation", "--outdir", tmp_path / "dist", source)
+    [sdist] = (tmp_path / "dist").glob("riskcore-*.tar.gz")
+    [wheel] = (tmp_path / "dist").glob("riskcore-*-py3-none-any.whl")
+    assert sdist.name.removesuffix(".tar.gz") == wheel.name.removesuffix("-py3-none-any.whl")
+    # No pip of its own (ensurepip is the slow part): this interpreter's pip installs into it.
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
     python, risk = venv / "bin" / "python", venv / "bin" / "risk"
-    run(python, "-m", "pip", "install", "--quiet", f"{source}[cli]")
+    pip = (sys.executable, "-m", "pip", "--python", python)
+    run(*pip, "install", "--quiet", f"{wheel}[cli]")
+    hint = f"pip install '{wheel}[server]'"
 
     for module in ("flask", "marshmallow", "redis", "rq", "gunicorn"):
         assert run(python, "-c", f"import {module}", check=False).returncode == 1, module
@@ -152,10 +163,12 @@ def test_the_cli_extra_alone_runs_the_offline_commands(tmp_path: Path) -> None:
             assert result.returncode == 1, (args, result.stdout, result.stderr)
             assert "Traceback" not in result.stderr
             [line] = result.stderr.strip().splitlines()
-            assert line.endswith(INSTALL_HINT), line
+            assert line.endswith(hint), line
+    result = run(risk, "replay", RECORD, "--chart", tmp_path / "chart.png", check=False)
+    assert result.stderr.strip().endswith(f"pip install '{wheel}[charts]'"), result.stderr
 
-    # `pip install riskcore` alone installs the script but not click: still one line.
-    run(python, "-m", "pip", "uninstall", "--quiet", "--yes", "click")
+    # The wheel without an extra installs the script but not click: still one line.
+    run(*pip, "uninstall", "--quiet", "--yes", "click")
     result = run(risk, "--help", check=False)
     assert result.returncode == 1
-    assert result.stderr.strip() == "the risk command needs click: pip install 'riskcore[cli]'"
+    assert result.stderr.strip() == f"the risk command needs click: pip install '{wheel}[cli]'"
