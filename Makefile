@@ -84,7 +84,7 @@ clients-tools: $(STAMP)
 # The documentation site from docs/ into site/ (mkdocs.yml); --strict turns a
 # broken link or a page missing from the nav into a failure.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The sdist and the wheel in dist/ (docs/install.md). build makes the wheel from
 # the sdist, so nothing `make compiled` left in build/ can ship in it.
