@@ -10,6 +10,8 @@
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
     python bench/bots.py --mode secret_missions --bots heuristic,heuristic:missions=false
     python bench/bots.py --mode two_player_active --bots heuristic,heuristic:bribes=false
+    RISK_DOM_ARENA=../shared/arena/domination/dom_arena.py python bench/bots.py --domination-only \
+        --dom-lineup 'heuristic,DomHard*3' --dom-games 400
 
 Seats rotate through every order of the bots, so each bot sits in each seat
 (and after each other bot) equally often. In the team game (``--teams``) the
@@ -28,6 +30,13 @@ machine, unless ``--clock cpu``; a rollout budget (``--turn-rollouts``,
 the strong bot's thinking over a game's whole setup (its claims are
 searched, each budgeted as a turn of its own; ``--searched`` without
 ``setup_claim`` plays the bot from before that), apart from its turns.
+``--domination PATH`` (or ``RISK_DOM_ARENA``): the arena that plays
+Domination's AIs on our rules (``dom_arena.py``, outside the project: see
+docs/bots.md); its lineups (``--dom-lineup``, by default the four of
+docs/bots.md's table) are then played too and reported under
+``domination`` beside ours, each with the lone seat kind's wins and Wilson
+interval; without an arena the key says it was skipped.
+``--domination-only`` plays only those.
 ``--rule KEY=VALUE`` sets a rule option over the mode's (``--rule
 setup=deal``: territories dealt, no claims). ``first_out`` counts each
 game's first elimination (``strong>heuristic``: the strong bot put a heuristic
@@ -42,7 +51,9 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -353,6 +364,17 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default="bench")
+    parser.add_argument(
+        "--domination",
+        default=os.environ.get("RISK_DOM_ARENA"),
+        help="the Domination arena's dom_arena.py (default: $RISK_DOM_ARENA)",
+    )
+    parser.add_argument(
+        "--dom-lineup", action="append", default=None, help="a lineup for the arena (repeatable)"
+    )
+    parser.add_argument("--dom-games", type=int, default=20, help="games per arena lineup")
+    parser.add_argument("--dom-seconds", type=float, default=None, help="per arena lineup")
+    parser.add_argument("--domination-only", action="store_true", help="only the arena lineups")
     args = parser.parse_args(argv)
     for rule in args.rule:
         if "=" not in rule:
@@ -381,8 +403,59 @@ def seatings(args: argparse.Namespace) -> tuple[list[str], list[tuple[tuple[str,
     return sides, rotations
 
 
+# The lineups of docs/bots.md's table: each of ours alone against three of
+# Domination's hard AI, and its hard AI alone against three of our hard level.
+DOM_LINEUPS = ("heuristic,DomHard*3", "medium,DomHard*3", "hard,DomHard*3", "DomHard,hard*3")
+
+
+def domination(args: argparse.Namespace) -> dict[str, Any]:
+    """The arena's lineups, each lone seat kind's wins with its interval; or why
+    they were skipped (no arena given, or not found, or it failed)."""
+    path = args.domination
+    if not path:
+        return {"skipped": "no arena: give --domination PATH or set RISK_DOM_ARENA"}
+    if not os.path.isfile(path):
+        return {"skipped": f"no arena at {path}"}
+    lineups = args.dom_lineup or list(DOM_LINEUPS)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "arena.json")
+        command = [sys.executable, path, "--games", str(args.dom_games), "--out", out, "--quiet"]
+        if args.dom_seconds is not None:
+            command += ["--seconds", str(args.dom_seconds)]
+        for lineup in lineups:
+            command += ["--lineup", lineup]
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0 or not os.path.exists(out):
+            return {"skipped": f"the arena failed: {done.stderr.strip()[-500:]}"}
+        with open(out, encoding="utf-8") as handle:
+            document = json.load(handle)
+    return {"command": " ".join(command[1:]), "rows": [_dom_row(p) for p in document["pairings"]]}
+
+
+def _dom_row(pairing: dict[str, Any]) -> dict[str, Any]:
+    """One lineup: the kind that sits alone, its wins and their interval."""
+    lineup: list[str] = pairing["lineup"]
+    lone = min(pairing["wins"], key=lambda kind: (lineup.count(kind), kind))
+    wins = pairing["wins"][lone]
+    low, high = wilson(wins["wins"], pairing["games"])
+    return {
+        "lineup": lineup,
+        "games": pairing["games"],
+        "lone": lone,
+        "wins": wins["wins"],
+        "rate": wins["rate"],
+        "wilson95": [round(low, 4), round(high, 4)],
+        "equal_share": wins["equal_strength_rate"],
+        "seconds_per_game": pairing["seconds_per_game"],
+        "refusals": pairing["refusals"]["total"],
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
+    if args.domination_only:
+        print(json.dumps({"domination": domination(args)}, indent=2))
+        return
     names, rotations = seatings(args)
     config = SearchConfig(
         iterations=args.budget,
@@ -448,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     report["games_asked"] = args.games  # more than "games" when --stop-after cut the run
     # The machine's load: a time budget buys fewer rollouts on a busy machine.
     report["load_average"] = {"start": load_before, "end": os.getloadavg()}
+    report["domination"] = domination(args)
     print(json.dumps(report, indent=2))
 
 

@@ -45,6 +45,7 @@ from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position, joined_to
 from riskcore.bots.losses import attack_odds
 from riskcore.bots.mission_progress import Aims
+from riskcore.bots.plan import Conquest, Hunt, conquest, hunt, hunt_target, next_target
 from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
     ATTACK,
@@ -86,6 +87,18 @@ class Params:
     mission_bonus: float = 10.0  # added to the bonus of a continent a mission wants
     focus: bool = True  # raise only the wanted continent nearest done
     bribes: bool = True  # active neutrals: bribe with spare cards (False: never)
+    # Eliminations planned over the turn (``riskcore.bots.plan``): off, or the
+    # armies demanded per territory above the expected cost, the most
+    # territories a hunted rival holds, and the share of the cost its prize must be.
+    hunt: bool = False
+    hunt_margin: float = 1.0
+    hunt_most: int = 8
+    hunt_ratio: float = 0.5
+    # Continents planned over the turn (``plan.conquest``): off, or the margin
+    # per territory and the most territories it may be short.
+    conquer: bool = False
+    conquer_margin: float = 1.0
+    conquer_most: int = 4
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -203,6 +216,14 @@ class HeuristicPolicy:
             short = stack_up(pos, pos.aims, reserve)
             if short is not None:
                 return short
+        planned = self.hunting(pos, reserve)
+        if planned is not None and planned.needs:
+            source, missing = planned.needs[0]
+            return source, max(1, min(reserve, missing))
+        continent = self.conquering(pos, reserve)
+        if continent is not None and continent.needs:
+            source, missing = continent.needs[0]
+            return source, max(1, min(reserve, missing))
         need = self._defence_need(pos)
         if need is not None:
             territory, missing = need
@@ -277,14 +298,41 @@ class HeuristicPolicy:
 
     # Attack -----------------------------------------------------------------
 
+    def hunting(self, pos: Position, reserve: int) -> Hunt | None:
+        """The elimination this turn's armies and ``reserve`` make likely (``plan.hunt``)."""
+        params = self.params
+        if not params.hunt or pos.view.rules.neutrals == "active" or pos.aims is not None:
+            return None
+        return hunt(
+            pos, reserve, card_worth(pos), params.hunt_margin, params.hunt_most, params.hunt_ratio
+        )
+
+    def conquering(self, pos: Position, reserve: int) -> Conquest | None:
+        """The continent this turn's armies and ``reserve`` make likely to finish."""
+        params = self.params
+        if not params.conquer or pos.view.rules.neutrals == "active" or pos.aims is not None:
+            return None
+        return conquest(pos, reserve, params.conquer_margin, params.conquer_most)
+
     def attack_or_stop(self, pos: Position) -> Body:
-        chosen = self.best_attack(pos)
+        chosen = self.planned_attack(pos) or self.best_attack(pos)
         if chosen is None:
             return {"type": "end_phase"}  # fortifying has its own phase
         where = {"source": chosen.source, "target": chosen.target}
         if pos.view.rules.defender_chooses_dice and _defender_chooses(pos, chosen.target):
             return {"type": "attack", **where, "dice": min(3, pos.troops[chosen.source] - 1)}
         return {"type": "blitz", **where, "stop_at": chosen.stop_at}
+
+    def planned_attack(self, pos: Position) -> Attack | None:
+        """The next attack of an elimination the armies on the board make likely."""
+        planned = self.hunting(pos, 0)
+        step = None if planned is None else hunt_target(pos, planned.victim)
+        if step is None:
+            continent = self.conquering(pos, 0)
+            step = None if continent is None else next_target(pos, list(continent.targets))
+        if step is None:
+            return None
+        return Attack(step[0], step[1], 1.0, WIN_VALUE, 1)
 
     def best_attack(self, pos: Position) -> Attack | None:
         best: Attack | None = None
