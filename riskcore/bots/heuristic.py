@@ -90,12 +90,15 @@ class Params:
     # Eliminations planned over the turn (``riskcore.bots.plan``): off, or the
     # armies demanded per territory above the expected cost, the most
     # territories a hunted rival holds, and the share of the cost its prize must be.
-    hunt: bool = False
+    hunt: bool = True
     hunt_margin: float = 1.0
     hunt_most: int = 8
     hunt_ratio: float = 0.5
     # Continents planned over the turn (``plan.conquest``): off, or the margin
     # per territory and the most territories it may be short.
+    # Trade a set only with this many cards or more (3: whenever it may; 5: when
+    # forced), unless a planned elimination needs the armies.
+    trade_at: int = 3
     conquer: bool = False
     conquer_margin: float = 1.0
     conquer_most: int = 4
@@ -203,6 +206,8 @@ class HeuristicPolicy:
     def reinforce(self, pos: Position) -> Body:
         view = pos.view
         sets = sets_in_hand(view.board, view.my_hand()) if may_trade(view) else []
+        if sets and not view.must_trade and len(view.my_hand()) < self.params.trade_at:
+            sets = [] if self.hunting(pos, view.reserve() + 4) is None else sets
         if sets:
             return {"type": "trade_cards", "cards": list(best_set(pos, sets))}
         reserve = view.reserve()

@@ -132,9 +132,9 @@ def conquest(pos: Position, reserve: int, margin: float, most: int) -> Conquest 
     """The continent (not the seat's yet, at most ``most`` territories short) that
     ``reserve`` more armies make likely to finish this turn, best bonus for its cost."""
     best: tuple[float, Conquest] | None = None
-    owner = pos.owner
+    owner, names = pos.owner, pos.view.board.territory_names
     for group, info in pos.info.groups.items():
-        missing = [t for t in info.territories if not pos.is_friend(owner.get(t))]
+        missing = [t for t in names if t in info.territories and not pos.is_friend(owner.get(t))]
         if not missing or len(missing) > most:
             continue
         plan = _plan(pos, missing, margin)

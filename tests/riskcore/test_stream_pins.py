@@ -21,12 +21,14 @@ from riskcore.simulate import play_game
 # Every pin was recomputed when game_created v5 began to name ``adventure_deck`` in its
 # rules (issue 17), and again when v6 named ``blitz_battles``: the first event's bytes
 # changed, nothing else (the digests of the events after it were compared).
+# The heuristic's pins (2, 5, 6) were recomputed when it began to plan eliminations
+# over a turn (issue 34, riskcore/bots/plan.py): its commands changed, not the rules.
 PINS = {
     ("classic", "random", b"pin-1"): (
         "d1dd42c3ff1f31244e7e3516a07a6cd95a181b7882b91e217006011b4e3e5b0e"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "505530feb9420a822c5d96ff7a6988c48ac253ea7c2360ea45910936c98eaf99"
+        "a2c3818228ae07761f12063334531cf3cc1b7d34bf0d0f6cbec7255e8b0f5988"
     ),
     ("two_player", "random", b"pin-3"): (
         "f1313d1da18f5c99328b10fe864a4234d0efff7bf8e3206f7999baf95f64c920"
@@ -35,10 +37,10 @@ PINS = {
         "afe750c0758da80918895750d56c0e1d9d23eb8f29368aa41eb5761857a21fc9"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "fdb3d24712cff088bc47e19f0dc164993cbe6bae66d51403da20ba81e4297a3c"
+        "80e808f8ec4249513ec2786328780c4963928939dc0e724bc9b9636a1183ab8f"
     ),
     ("middle_earth", "heuristic", b"pin-6"): (
-        "3b01eb0836321afbbdb2ad3ed405b1382da6488f7d5d106f4f95bf9cd94e399b"
+        "3fca0cca7915c92f2e9a98bb4d84c521b258d71e648e770bcbbd633771122ec5"
     ),
     # Two players with active neutrals (issue 15): bribes, ally phases, marker dice
     # (recorded with game_created v4, which lists one_die_vs_one).

@@ -86,8 +86,9 @@ def test_only_the_phases_named_are_searched() -> None:
 
 def test_rounds_play_a_rollout_past_the_next_own_turn() -> None:
     """``rounds=1`` rolls out one more round: it ends where the seat's second turn
-    after this one begins, ``rounds=0`` where the next one does."""
-    state = _placing(_midgame(b"clock"))
+    after this one begins, ``rounds=0`` where the next one does. Three players
+    are in (in the duel of ``b"clock"`` the heuristic may win within the rollout)."""
+    state = _placing(_midgame(b"mid"))
     seat = state.current
     assert seat is not None
     first = HeuristicPolicy().body(SeatView(state, seat))
