@@ -1,31 +1,51 @@
 // A game's page: watch it live over SSE, replay any version, and play a seat.
 // Holds no rules: the map is the API's view, the choices are /legal-actions.
-import { ApiError, api, commandText, drawMap, el, eventText, loadBoard, boardLayout, paintMap, placeTokens, seatName, seatStyles, svg } from "/board/common.js";
+import { ApiError, api, drawMap, el, eventText, loadBoard, boardLayout, paintMap, placeTokens, seatName, seatStyles, svg } from "/board/common.js";
+import { actionForm } from "/board/forms.js";
+import { adventureName, renderHand } from "/board/hand.js";
+import { attentionControls, setTitle, yourMove } from "/board/attention.js";
+import { forgetSeat, keepSeat, linkShown, seatLink, seatOf } from "/board/seat.js";
 
 const gid = decodeURIComponent(location.pathname.split("/").pop());
 const base = `/v1/games/${encodeURIComponent(gid)}`;
-const mine = JSON.parse(sessionStorage.getItem(`risk-seat:${gid}`) || "null"); // {seat, token}
+let mine = seatOf(gid); // {seat, token}: from a seat link, this tab or another tab of this browser
 const $ = (id) => document.getElementById(id);
 
 const page = {
   board: null, map: null, styles: {}, events: [], head: 0, shown: 0, following: true,
   finished: false, view: null, request: 0, timer: null, source: null, retry: 1000,
   legal: null, pick: [], summary: null, refreshing: null,
+  cards: new Set(), remembered: {}, passed: 0, countdown: null, autoEnded: 0,
 };
+// How long a window with a playable adventure card waits before the page passes it.
+const WINDOW_SECONDS = 20;
 
 // ---------------------------------------------------------------- start
 
 async function start() {
   $("title").textContent = gid;
-  const first = await api(base, { token: mine?.token });
+  setTitle(`Risk — ${gid}`);
+  let first;
+  try {
+    first = await api(base, { token: mine?.token });
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.status === 401 && mine) { // a stale token: watch instead
+      forgetSeat(gid);
+      mine = null;
+      $("page-error").textContent = "The seat token kept for this game was refused; you are watching.";
+      first = await api(base);
+    } else if (failure instanceof ApiError && failure.status === 404) {
+      setConnection("no such game", "ended");
+      $("page-error").replaceChildren(`There is no game “${gid}” on this server. `, el("a", { href: "/", text: "Back to the lobby" }));
+      return;
+    } else throw failure;
+  }
   page.board = await loadBoard(first.board);
   const layout = await boardLayout(page.board);
   page.map = drawMap($("map"), page.board, layout, mine ? choose : null);
   page.styles = seatStyles(first.seats);
-  if (mine) {
-    $("play-panel").hidden = false;
-    $("you").textContent = `You play ${seatName(page.styles, mine.seat)} (${mine.seat})`;
-  }
+  if (mine) showSeat(first);
+  else offerToken();
   await loadEvents();
   if (page.head === 0) {
     renderPlayers({ seats: first.seats.map((s) => ({ id: s.seat, name: s.name, bot: s.bot, team: s.team, territories: 0, armies: 0, card_count: 0, reserve: 0, status: s.kind === "open" ? "open seat" : "playing" })) });
@@ -36,6 +56,7 @@ async function start() {
   }
   const hashed = versionFromHash();
   if (hashed) { page.following = false; await show(Math.min(hashed, page.head)); } else await show(page.head);
+  if (hashed > page.head) $("page-error").textContent = `Version ${hashed} does not exist: the game is at version ${page.head}, shown here.`;
   follow();
   bindControls();
   loadSummary();
@@ -50,9 +71,55 @@ async function loadEvents() {
   }
 }
 
+/** ``#v=N``: a version to open at; anything else after ``v=`` is said in words and ignored. */
 function versionFromHash() {
-  const match = /(?:^#|&)v=(\d+)/.exec(location.hash);
-  return match ? Math.max(1, Number(match[1])) : null;
+  const match = /(?:^#|&)v=([^&]*)/.exec(location.hash);
+  if (!match) return null;
+  const value = decodeURIComponent(match[1]);
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    $("page-error").textContent = `“#v=${value}” is not a version (a whole number from 1): showing the game live.`;
+    history.replaceState(null, "", location.pathname);
+    return null;
+  }
+  return Number(value);
+}
+
+// ---------------------------------------------------------------- your seat
+
+function showSeat(view) {
+  $("play-panel").hidden = false;
+  $("token-panel").hidden = true;
+  $("you").textContent = `You play ${seatName(page.styles, mine.seat)} (${mine.seat})`;
+  $("attention").replaceChildren(attentionControls());
+  if (!linkShown(gid)) {
+    const link = seatLink(gid, mine.seat, mine.token);
+    const field = el("input", { type: "text", readonly: true, value: link, id: "seat-link", "aria-label": "your seat link", size: 30 });
+    const copy = el("button", { type: "button", text: "Copy", onclick: () => { field.select(); navigator.clipboard?.writeText(link).catch(() => {}); } });
+    const close = el("button", { type: "button", text: "Done", onclick: () => $("seat-link-box").replaceChildren() });
+    $("seat-link-box").replaceChildren(el("div", { class: "seat-link", role: "note" },
+      el("p", { text: "Your seat link opens this seat in any tab or on any device. It is shown once: keep it, and share it with nobody." }),
+      field, " ", copy, " ", close));
+  }
+  void view;
+}
+
+/** A spectator may take a seat with its token (from `risk dev`, another device, the API). */
+function offerToken() {
+  $("token-panel").hidden = false;
+  $("token-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const token = $("token").value.trim();
+    $("token-error").textContent = "";
+    try {
+      const view = await api(base, { token });
+      if (!view.viewer) throw new Error("that token holds no seat in this game");
+      keepSeat(gid, view.viewer, token);
+      sessionStorage.setItem(`risk-link-shown:${gid}`, "1");
+      location.reload();
+    } catch (failure) {
+      $("token-error").textContent = `Not a seat of this game: ${failure.message}`;
+    }
+  });
 }
 
 // ---------------------------------------------------------------- live feed
@@ -115,8 +182,11 @@ function addEvent(envelope) {
   }
   if (envelope.event.type === "game_finished") page.finished = true;
   const text = eventText(envelope.event, page.styles, page.board);
-  const colour = page.styles[envelope.actor]?.colour;
-  $("log").append(el("li", { "data-version": envelope.version, value: envelope.version },
+  // The seat the event is about (a bot's battle that ends in a window another seat
+  // closed is the bot's), else whoever sent the command.
+  const actor = envelope.event.seat ?? envelope.event.player ?? envelope.actor;
+  const colour = page.styles[actor]?.colour;
+  $("log").append(el("li", { "data-version": envelope.version, value: envelope.version, "data-actor": actor ?? "" },
     el("a", { href: `#v=${envelope.version}`, class: "swatch-dot", style: colour ? `background:${colour}` : null, "aria-label": `version ${envelope.version}` }),
     el("span", { text })));
   if (envelope.event.type === "turn_started" || envelope.event.type === "game_finished") scheduleSummary();
@@ -187,10 +257,16 @@ function render(view) {
   $("log").querySelector(".current")?.classList.remove("current");
   if (current) {
     current.classList.add("current");
-    const log = $("log");
-    log.scrollTop = Math.max(0, current.offsetTop - log.offsetTop - log.clientHeight + current.offsetHeight + 8);
+    keepInView($("log"), current);
   }
   drawCharts();
+}
+
+/** Scroll ``list`` (only it, not the page) so that ``item`` is inside its visible box. */
+function keepInView(list, item) {
+  const box = list.getBoundingClientRect(), line = item.getBoundingClientRect();
+  if (line.bottom > box.bottom) list.scrollTop += line.bottom - box.bottom + 2;
+  else if (line.top < box.top) list.scrollTop -= box.top - line.top + 2;
 }
 
 function renderPlayers(view) {
@@ -428,6 +504,8 @@ async function loadLegal(version) {
 }
 
 const territorial = (command) => command.territory ?? command.source ?? null;
+// Commands the page sends by itself or shows elsewhere (the hand panel, the window prompt).
+const ELSEWHERE = new Set(["resign", "trade_cards"]);
 
 /** A click on a territory picks the first, then the second territory of an action. */
 function choose(territory) {
@@ -439,10 +517,10 @@ function choose(territory) {
   else page.pick = [];
   showActions(actions);
   // One click is enough where the territory allows a single move with nothing to choose
-  // (a claim, or one army to place in setup): that is the move.
+  // (a claim, one army to place in setup, a leader to put down): that is the move.
   const chosen = matching(actions);
   const fixed = (a) => Object.values(a.bounds || {}).every(([low, high]) => low === high);
-  if (chosen.length === 1 && fixed(chosen[0]) && ["claim_territory", "place_armies"].includes(chosen[0].command.type)) {
+  if (chosen.length === 1 && fixed(chosen[0]) && ["claim_territory", "place_armies", "place_leader"].includes(chosen[0].command.type)) {
     const form = $("actions").querySelector("form.action");
     if (form) send({ ...chosen[0].command }, form);
   }
@@ -456,21 +534,39 @@ function matching(actions) {
 
 let shownActions = "";
 
+/** Where the game waits for this seat in a Lord of the Rings window, its name; else null. */
+function openWindow(view) {
+  const adventure = view?.mode_state?.adventure;
+  if (view?.phase === "defence_window" || adventure?.defence_window) return "defence window";
+  if (view?.phase === "fellowship_window" || adventure?.window) return "Fellowship's window";
+  return null;
+}
+
 function showActions(actions) {
   // Redrawn only when something changed, so a number being typed survives other seats' moves.
-  const key = JSON.stringify([actions, page.pick, page.view?.version]);
+  const key = JSON.stringify([actions, page.pick, page.view?.version, [...page.cards]]);
   if (key === shownActions) return;
   shownActions = key;
   const box = $("actions");
   box.replaceChildren();
+  box.dataset.version = String(actions ? page.legal?.version ?? "" : ""); // what tests wait for
+  clearCountdown();
   for (const node of Object.values(page.map.nodes)) node.group.classList.remove("choosable", "picked", "target");
-  if (!actions) { $("hint").textContent = "Replaying: go live to play."; return; }
+  const view = page.view;
+  drawHand(actions);
+  if (!actions) { $("hint").textContent = "Replaying: go live to play."; yourMove(false); return; }
   if (!actions.length) {
     page.pick = [];
-    const view = page.view;
     $("hint").textContent = view?.phase === "finished" ? "The game is over." : `Waiting for ${seatName(page.styles, view?.defender_to_choose || view?.current)}.`;
+    yourMove(false);
     return;
   }
+  if (handleWindow(actions, view)) return;
+  if (autoEndTurn(actions, view)) return;
+  yourMove(true);
+  // A pick the actions no longer allow is dropped; one they still allow is kept ("attack again").
+  if (page.pick.length && !actions.some((a) => territorial(a.command) === page.pick[0])) page.pick = [];
+  if (page.pick.length === 2 && !matching(actions).length) page.pick = [page.pick[0]];
   const [first, second] = page.pick;
   for (const a of actions) {
     const t = territorial(a.command);
@@ -480,38 +576,108 @@ function showActions(actions) {
   if (first) page.map.nodes[first]?.group.classList.add("picked");
   if (second) page.map.nodes[second]?.group.classList.add("picked");
   const chosen = matching(actions);
-  const general = actions.filter((a) => territorial(a.command) === null && a.command.type !== "resign");
+  const general = actions.filter((a) => territorial(a.command) === null && !ELSEWHERE.has(a.command.type));
   const needsTarget = first && !second && !chosen.length;
-  $("hint").textContent = needsTarget ? `From ${page.board.names[first]}: pick a target.` : chosen.length || general.length ? "Choose an action." : "Pick a territory on the map.";
-  for (const action of [...chosen, ...general]) box.append(actionForm(action));
+  $("hint").textContent = hintWords(view, needsTarget ? first : null, chosen.length || general.length, actions);
+  for (const action of [...chosen, ...general]) box.append(actionForm(action, formContext(), send));
   const resign = actions.find((a) => a.command.type === "resign");
-  if (resign) box.append(el("details", { class: "resign" }, el("summary", { text: "Resign…" }), actionForm(resign)));
+  if (resign) box.append(el("details", { class: "resign" }, el("summary", { text: "Resign…" }), actionForm(resign, formContext(), send)));
 }
 
-/** One legal action as a button, with a number field for each bounded value. */
-function actionForm(action) {
-  const command = { ...action.command };
-  const inputs = Object.entries(action.bounds || {}).map(([field, [low, high]]) => {
-    const input = el("input", { type: "number", min: low, max: high, value: command[field] ?? high, name: field, "aria-label": `${field.replaceAll("_", " ")} (${low}–${high})` });
-    return [field, input];
+function formContext() {
+  return {
+    board: page.board, view: page.view, remembered: page.remembered,
+    remember: (field, value) => { page.remembered[field] = value; },
+    cardName: (n) => adventureName(page.view, n),
+  };
+}
+
+/** The hint names the phase as the header does, and what to do in it. */
+function hintWords(view, from, offered, actions) {
+  const phase = (view?.phase || "").replaceAll("_", " ");
+  if (from) return `From ${page.board.names[from]}: pick a target (outlined in red).`;
+  const types = new Set(actions.map((a) => a.command.type));
+  if (view?.must_trade && types.has("trade_cards")) return "Trade a set of cards first: pick three in your hand.";
+  const what = {
+    setup_claim: "claim a free territory (click it)",
+    setup_place: "place an army on one of yours (click it)",
+    setup_leader: "put your leader on one of yours (click it)",
+    reinforce: `place your ${view?.reinforcements ?? ""} armies: click one of yours`,
+    attack: "pick one of yours to attack from, or end attacks",
+    occupy: "move armies into the conquered territory",
+    fortify: "move armies between two of yours, or end the turn",
+    defend: "choose your dice",
+  }[view?.phase];
+  if (what) return `${phase[0].toUpperCase()}${phase.slice(1)}: ${what}.`;
+  return offered ? `${phase}: choose an action.` : `${phase}: pick a territory on the map.`;
+}
+
+function drawHand(actions) {
+  renderHand($("hand"), {
+    board: page.board, view: page.view, seat: mine.seat, actions: actions || [], picked: page.cards,
+    redraw: () => { shownActions = ""; showActions(page.legal?.actions ?? null); },
+    send: (command, form) => { page.cards.clear(); send(command, form); },
   });
-  const form = el("form", { class: "action", "data-type": command.type },
-    el("button", { type: "submit", text: commandText(command, page.board) }),
-    ...inputs.map(([field, input]) => el("label", {}, `${field.replaceAll("_", " ")} `, input, ` (${input.min}–${input.max})`)));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    for (const [field, input] of inputs) command[field] = Number(input.value);
-    send(command, form);
-  });
-  return form;
+}
+
+/**
+ * Lord of the Rings windows: with no card the seat may play now, the page passes at once
+ * (the seat's own legal actions say so: nothing of another seat is read); with one, a
+ * prompt counts down and passes when it runs out.
+ */
+function handleWindow(actions, view) {
+  const name = openWindow(view);
+  const pass = actions.find((a) => a.command.type === "pass_adventure");
+  if (!name || !pass) return false;
+  const plays = actions.filter((a) => a.command.type === "play_adventure");
+  const box = $("actions");
+  if (!plays.length) {
+    $("hint").textContent = `The ${name}: you hold no card to play in it, so the page passes for you.`;
+    yourMove(false);
+    if (page.passed !== view.version) {
+      page.passed = view.version;
+      send({ ...pass.command }, box);
+    }
+    return true;
+  }
+  yourMove(true, `The ${name}`);
+  let left = WINDOW_SECONDS;
+  const clock = el("strong", { class: "countdown", text: String(left) });
+  $("hint").replaceChildren(`The ${name}: play an adventure card or pass; the page passes in `, clock, " s.");
+  for (const action of [pass, ...plays]) box.append(actionForm(action, formContext(), send));
+  page.countdown = setInterval(() => {
+    left -= 1;
+    clock.textContent = String(left);
+    if (left <= 0) { clearCountdown(); send({ ...pass.command }, box); }
+  }, 1000);
+  return true;
+}
+
+function clearCountdown() {
+  clearInterval(page.countdown);
+  page.countdown = null;
+}
+
+/** After a fortification the turn is over unless something else may still be done: end it. */
+function autoEndTurn(actions, view) {
+  const left = actions.filter((a) => a.command.type !== "resign");
+  if (view?.phase !== "fortify" || !view.fortified_this_turn || left.length !== 1 || left[0].command.type !== "end_phase") return false;
+  $("hint").textContent = "Fortified: ending your turn.";
+  if (page.autoEnded !== view.version) {
+    page.autoEnded = view.version;
+    send({ ...left[0].command }, $("actions"));
+  }
+  return true;
 }
 
 async function send(command, form) {
   $("play-error").textContent = "";
+  clearCountdown();
   for (const button of form.querySelectorAll("button")) button.disabled = true;
+  const keep = command.type === "attack" || command.type === "blitz"; // "attack again" keeps the pick
   try {
     await api(`${base}/commands`, { method: "POST", body: command, token: mine.token, headers: { "If-Match": `"${page.legal.version}"` } });
-    page.pick = [];
+    if (!keep) page.pick = [];
   } catch (failure) {
     $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
   }

@@ -1,13 +1,12 @@
 // The lobby: games by status, a form to start one, and a button to join an open seat.
 import { api, el } from "/board/common.js";
+import { heldGames, keepSeat } from "/board/seat.js";
 
 const STATUSES = [["open", "Waiting for players"], ["running", "Running"], ["finished", "Finished"]];
 let meta = null;
 
-/** Seat tokens live in this tab's sessionStorage, never in a URL. */
-export function keepToken(game, seat, token) {
-  sessionStorage.setItem(`risk-seat:${game}`, JSON.stringify({ seat, token }));
-}
+/** Seat tokens live in this browser's storage (seat.js), never in a URL sent to the server. */
+export const keepToken = keepSeat;
 
 async function start() {
   const [maps, loaded] = await Promise.all([api("/v1/maps"), api("/board/meta.json")]);
@@ -136,14 +135,20 @@ async function refresh() {
   const error = document.getElementById("games-error");
   try {
     const lists = await Promise.all(STATUSES.map(([status]) => api(`/v1/games?status=${status}&limit=50`)));
+    const held = heldGames();
+    const action = (game, status) => {
+      if (held.has(game.game_id) && status !== "finished") return el("a", { href: `/games/${game.game_id}`, class: "play", text: "Play" });
+      if (game.open_seats?.length) return el("button", { type: "button", class: "join", onclick: () => join(game.game_id), text: "Join" });
+      return el("a", { href: `/games/${game.game_id}`, text: status === "finished" ? "Replay" : "Watch" });
+    };
     box.replaceChildren(...STATUSES.map(([status, title], index) => {
       const games = lists[index].games;
-      const rows = games.map((game) => el("tr", { "data-game": game.game_id },
+      const rows = games.map((game) => el("tr", { "data-game": game.game_id, class: held.has(game.game_id) ? "mine" : null },
         el("td", {}, el("a", { href: `/games/${game.game_id}`, text: game.game_id })),
         el("td", { text: `${game.board} · ${game.mode}` }),
         el("td", { text: seatsText(game) }),
         el("td", { text: String(game.version) }),
-        el("td", {}, game.open_seats?.length ? el("button", { type: "button", class: "join", onclick: () => join(game.game_id), text: "Join" }) : el("a", { href: `/games/${game.game_id}`, text: status === "finished" ? "Replay" : "Watch" }))));
+        el("td", {}, action(game, status))));
       return el("section", { class: `games ${status}`, "data-status": status },
         el("h3", { text: `${title} (${games.length})` }),
         games.length ? el("table", {}, el("thead", {}, el("tr", {}, ...["game", "board · mode", "seats", "version", ""].map((h) => el("th", { text: h })))), el("tbody", {}, rows)) : el("p", { class: "empty", text: "none" }));
