@@ -172,8 +172,8 @@ def open_seat(browser: Any, stack: Stack, game: str, seat: str, token: str) -> N
 def test_clicks_for_a_reinforce_attack_occupy_fortify_turn(
     board_stack: Stack, browser: Any
 ) -> None:
-    """p1 places everything on one border, attacks its weakest neighbour until it falls, moves in, ends the attack,
-    fortifies and ends the turn. The clicks are printed for docs/board.md."""
+    """p1 places everything on one border, attacks its weakest neighbour until it falls,
+    moves in, ends the attack, fortifies and ends the turn; the clicks are printed."""
     created = create(
         board_stack,
         [{"kind": "human", "name": "Ada"}, BOT, BOT],
