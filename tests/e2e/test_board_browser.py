@@ -191,6 +191,9 @@ class Seat:
             legal = self.get("/legal-actions")
             if not legal["actions"] or shown_version(self.browser) != legal["version"]:
                 return None
+            shown = self.browser.find_element(By.ID, "actions").get_attribute("data-version")
+            if shown != str(legal["version"]):  # the forms of an earlier version
+                return None
             offered = ".territory.choosable, #actions form"
             if not self.browser.find_elements(By.CSS_SELECTOR, offered):
                 return None
