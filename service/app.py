@@ -36,10 +36,12 @@ from service.api.common import Services, bearer_token, client_address, services
 from service.api.records import RECORDS_VERIFY
 from service.auth import hash_token
 from service.bodies import BodyGuard
+from service.computed import Computed
 from service.connections import queue_client, store_client
 from service.games import GameService
 from service.keys import KeySpace
 from service.metrics import Metrics
+from service.offload import Offload
 from service.problems import ApiProblem, register_error_handlers
 from service.quotas import GameQuota
 from service.ratelimit import Check, RateLimiter
@@ -134,8 +136,21 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         abandon=games.abandon,
     )
     tournaments = Tournaments(games, client, keys, blocking_client=blocking)
+    offload = Offload(settings, max_waiting=settings.offload_waiting)
+    computed = Computed(client, keys)
     return Services(
-        settings, games, limiter, metrics, client, queues, streams, Progress(), quotas, tournaments
+        settings,
+        games,
+        limiter,
+        metrics,
+        client,
+        queues,
+        streams,
+        Progress(),
+        quotas,
+        tournaments,
+        offload,
+        computed,
     )
 
 

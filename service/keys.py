@@ -38,6 +38,12 @@ The workers' record kept beside a game (``workers.claims``)::
     <prefix>:{p<N>}:game:<id>:worker     string with a TTL: the id of the bot job holding
                                          the game (queued or running)
 
+Results kept beside a game (``service.records``, ``service.computed``)::
+
+    <prefix>:{p<N>}:game:<id>:record     string: a finished game's record (zlib)
+    <prefix>:{p<N>}:game:<id>:computed:<kind>  string with a TTL: 8-byte version + zlib of
+                                         a summary or a reader's record at that version
+
 Tournaments (``service.tournaments``), each under a hash tag of its own::
 
     <prefix>:{t:<id>}:tournament         hash: spec (JSON: entrants, format, schedule),
@@ -248,6 +254,11 @@ class KeySpace:
     def record_export(self, game_id: str) -> str:
         """String: a finished game's complete record (zlib-compressed JSON Lines)."""
         return f"{_game_base(self, game_id)}:record"
+
+    def computed(self, game_id: str, kind: str) -> str:
+        """String with a TTL: a result built at one version (``service.computed``);
+        ``kind`` is ``summary``, ``record:<seat>`` or ``record:public``."""
+        return f"{_game_base(self, game_id)}:computed:{kind}"
 
     def clock(self, game_id: str) -> str:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""

@@ -12,6 +12,11 @@ directly instead of patching the environment::
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
     RISK_RATE_IP           1200/60         requests per window per client address
+    RISK_COSTLY_IP         60/60           large summaries, records and verifications built
+                                           per window per address (a kept one is free)
+    RISK_OFFLOAD_WAITING   8               requests that may wait for a process's helper
+                                           (service.offload); more get 503 + Retry-After
+    RISK_SEND_TIMEOUT      30              seconds a client may stop reading a record
     RISK_CREATE_TOKEN      unset: anyone may create games; set: POST /v1/games needs it
                            (or the admin token) as its bearer token
     RISK_GAMES_PER_ADDRESS 20              open + running games one address may have (0: any)
@@ -87,6 +92,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
+    costly_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
+    offload_waiting: int = 8
+    send_timeout_seconds: float = 30.0
     proxy_hops: int = 0
     max_body_bytes: int = 64 * 1024
     max_record_bytes: int = 16 * 1024 * 1024
@@ -133,6 +141,8 @@ class Settings:
             values["rate_token"] = RateLimit.parse(env["RISK_RATE_TOKEN"])
         if "RISK_RATE_IP" in env:
             values["rate_ip"] = RateLimit.parse(env["RISK_RATE_IP"])
+        if "RISK_COSTLY_IP" in env:
+            values["costly_ip"] = RateLimit.parse(env["RISK_COSTLY_IP"])
         for name, variable, kind in _NUMBERS:
             if variable in env:
                 values[name] = _number(kind, variable, env[variable])
@@ -148,6 +158,8 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),
+    ("offload_waiting", "RISK_OFFLOAD_WAITING", int),
+    ("send_timeout_seconds", "RISK_SEND_TIMEOUT", float),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
     ("cache_games", "RISK_CACHE_GAMES", int),
     ("max_wait_seconds", "RISK_MAX_WAIT", float),

@@ -23,10 +23,12 @@ from riskcore.audit.record import Envelope
 from riskcore.protocol.codec import event_to_dict
 from riskcore.views.view import redact
 from service import auth
+from service.computed import Computed
 from service.games import GameService
 from service.keys import check_game_id
 from service.lobby import GameInfo, SeatInfo
 from service.metrics import Metrics
+from service.offload import Offload
 from service.problems import BEARER_CHALLENGE, ApiProblem
 from service.quotas import GameQuota
 from service.ratelimit import RateLimiter
@@ -59,6 +61,8 @@ class Services:
     progress: Progress  # what each client was sent: what a request costs (rate limits)
     quotas: GameQuota  # open and running games per creator
     tournaments: Tournaments
+    offload: Offload  # the helper process for what costs CPU (service.offload)
+    computed: Computed  # summaries and records kept at a game's version
 
     @classmethod
     def of(cls, app: Flask) -> Services:

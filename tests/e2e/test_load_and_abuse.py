@@ -1,4 +1,4 @@
-"""Load and abuse against a real `risk serve` (issue 13, items 10 and 12).
+"""Load and abuse against a real `risk serve` (issue 13, items 10 and 12; issue 36).
 
 Idle event streams and long-polls must not starve `/healthz` (forty of them
 used to take every thread of the gthread pool), a client that goes away is
@@ -15,6 +15,7 @@ import json
 import random
 import socket
 import statistics
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -27,6 +28,11 @@ from typing import Any
 import pytest
 import redis as redis_lib
 
+from riskcore.bots.base import get_bot
+from riskcore.simulate import play_game
+from service.keys import KeySpace
+from service.records import append_simulated
+from service.store import EventStore
 from tests.e2e.conftest import Stack, free_port, http, running_stack, wait_ready
 
 pytestmark = pytest.mark.e2e
@@ -147,12 +153,12 @@ def test_healthz_stays_fast_with_200_idle_streams_and_dead_ones_are_noticed(
         slowloris.close()
 
 
-def healthz_latencies(stack: Stack, count: int) -> list[float]:
+def healthz_latencies(stack: Stack, count: int, timeout: float = 2) -> list[float]:
     """Seconds each of ``count`` consecutive `/healthz` requests took (each answered 200)."""
     latencies = []
     for _ in range(count):
         started = time.perf_counter()
-        status, _ = http("GET", f"{stack.url}/healthz", timeout=2)
+        status, _ = http("GET", f"{stack.url}/healthz", timeout=timeout)
         latencies.append(time.perf_counter() - started)
         assert status == 200
     return latencies
@@ -296,3 +302,61 @@ def choose(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     if "end_phase" in by_type:
         return {"type": "end_phase"}
     return dict(rng.choice([a for a in actions if a["command"]["type"] != "resign"])["command"])
+
+
+def stored_long_game(redis: redis_lib.Redis, env: dict[str, str], events: int) -> str:
+    """A finished random-bot game of at least ``events`` events, played in process and
+    appended straight to the store (a second, not minutes of HTTP commands)."""
+    for attempt in range(200):
+        seed = attempt.to_bytes(32, "big")
+        result = play_game(
+            [get_bot("random") for _ in range(3)], seed=seed, game_id=f"long{attempt}"
+        )
+        if len(result.events) >= events and result.winner:
+            return append_simulated(
+                EventStore(redis, KeySpace(env["RISK_KEY_PREFIX"])), result, seed
+            )
+    raise AssertionError(f"no game of {events} events in 200 seeds")
+
+
+def test_costly_requests_run_beside_the_server_so_healthz_stays_fast(
+    stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
+) -> None:
+    """Four clients posting a long game's record to /v1/records/verify without a pause
+    (issue 36, item 1: at 16,768 events /healthz took 14 s). Scaled: a game of 3,000+
+    events (~1.3 MB of record); docs/operations.md has the full-size figures."""
+    game = stored_long_game(redis, stack_env, 3000)
+    with server(stack_env, tmp_path, RISK_COSTLY_IP="1000/60") as stack:
+        record = urllib.request.urlopen(f"{stack.url}/v1/games/{game}/record", timeout=60).read()
+        assert record.count(b"\n") > 3000
+        before = healthz_latencies(stack, 20)
+        stop, answers = threading.Event(), collections.Counter[int]()
+
+        def verify() -> None:
+            while not stop.is_set():
+                request = urllib.request.Request(
+                    f"{stack.url}/v1/records/verify",
+                    data=record,
+                    headers={"Content-Type": "application/x-ndjson"},
+                )
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as answer:
+                        answers[answer.status] += 1
+                        assert json.loads(answer.read())["ok"] is True
+                except urllib.error.HTTPError as error:
+                    answers[error.code] += 1
+
+        clients = [threading.Thread(target=verify) for _ in range(4)]
+        for client in clients:
+            client.start()
+        try:
+            time.sleep(1)  # every client has sent its first record
+            latencies = healthz_latencies(stack, 40, timeout=30)
+        finally:
+            stop.set()
+            for client in clients:
+                client.join(90)
+        assert answers[200] >= 2 and set(answers) <= {200, 503}, answers
+        assert max(latencies) < 0.5, sorted(latencies)
+        median, baseline = statistics.median(latencies), statistics.median(before)
+        assert median < max(0.1, 3 * baseline), (sorted(latencies), sorted(before))

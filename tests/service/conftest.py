@@ -37,6 +37,7 @@ def app(settings: Settings, redis: redis_lib.Redis) -> Iterator[Flask]:
     app = create_app(settings)
     yield app
     risk = app.extensions["risk"]
+    risk.offload.close()
     risk.redis.close()
 
 
