@@ -1,6 +1,8 @@
 // A game's page: watch it live over SSE, replay any version, and play a seat.
 // Holds no rules: the map is the API's view, the choices are /legal-actions.
-import { ApiError, api, drawMap, el, eventText, loadBoard, boardLayout, paintMap, placeTokens, seatName, seatStyles, svg } from "/board/common.js";
+import { ApiError, api, el, eventText, loadBoard, seatName, seatStyles, svg } from "/board/common.js";
+import { boardLayout, drawMap, drawMoment, legend, loadShapes, paintMap, placeTokens } from "/board/map.js";
+import { PACES, Playback, momentAt, nextStep } from "/board/playback.js";
 import { actionForm } from "/board/forms.js";
 import { adventureName, renderHand } from "/board/hand.js";
 import { attentionControls, setTitle, yourMove } from "/board/attention.js";
@@ -41,9 +43,11 @@ async function start() {
     } else throw failure;
   }
   page.board = await loadBoard(first.board);
-  const layout = await boardLayout(page.board);
-  page.map = drawMap($("map"), page.board, layout, mine ? choose : null);
+  const [layout, shapes] = await Promise.all([boardLayout(page.board), loadShapes(page.board)]);
+  page.map = drawMap($("map"), page.board, layout, shapes, mine ? choose : null);
   page.styles = seatStyles(first.seats);
+  page.shapes = shapes;
+  bindPlayback();
   if (mine) showSeat(first);
   else offerToken();
   await loadEvents();
@@ -138,7 +142,7 @@ function follow() {
   });
   source.addEventListener("game_event", (message) => {
     addEvent(JSON.parse(message.data));
-    if (page.following) scheduleShow();
+    if (page.following) page.playback.advance();
     else updateSlider();
   });
   source.addEventListener("end", () => {
@@ -161,7 +165,7 @@ function follow() {
 async function resync() {
   try {
     await loadEvents();
-    if (page.following) scheduleShow();
+    if (page.following) page.playback.advance();
   } catch (failure) {
     showError(failure);
   }
@@ -214,10 +218,10 @@ async function show(version) {
     page.view = view;
     page.shown = view.version;
     render(view);
-    if (!live) history.replaceState(null, "", `#v=${view.version}`);
+    if (!page.following) history.replaceState(null, "", `#v=${view.version}`);
     else if (location.hash) history.replaceState(null, "", location.pathname);
     if (mine && live) await loadLegal(view.version);
-    else if (mine) showActions(null);
+    else if (mine && !page.following) showActions(null); // (a step played back keeps the panel)
   } catch (failure) {
     showError(failure);
   }
@@ -238,6 +242,8 @@ async function pastState(version) {
 function render(view) {
   page.styles = seatStyles(view.seats);
   paintMap(page.map, view.territories, page.styles);
+  drawMoment(page.map, momentAt(page.events, view.version), page.styles);
+  legend($("legend"), page.map, page.shapes, page.styles, { tokens: Boolean(view.mode_state?.fellowship) });
   const map = $("map");
   map.dataset.version = String(view.version);
   const who = seatName(page.styles, view.current);
@@ -358,8 +364,25 @@ function updateSlider() {
   $("live").disabled = page.following;
 }
 
+// ---------------------------------------------------------------- other seats' moves at a pace
+
+function bindPlayback() {
+  const state = () => ({ events: page.events, head: page.head, shown: page.shown, seat: mine?.seat ?? null });
+  page.playback = new Playback(state, show, () => {
+    const behind = page.following ? page.playback.behind() : 0;
+    $("behind").textContent = behind ? `${behind} step${behind === 1 ? "" : "s"} behind` : "";
+    $("skip-now").disabled = !behind;
+  });
+  const pace = $("pace");
+  pace.replaceChildren(...Object.entries(PACES).map(([name, ms]) => el("option", { value: name, text: ms ? `${name} (${ms / 1000} s a step)` : name })));
+  pace.value = page.playback.pace;
+  pace.addEventListener("change", () => page.playback.setPace(pace.value));
+  $("skip-now").addEventListener("click", () => { page.following = true; stopPlaying(); page.playback.skip(); });
+}
+
 function goTo(version) {
   page.following = false;
+  page.playback.stop();
   stopPlaying();
   show(version);
 }
@@ -367,7 +390,7 @@ function goTo(version) {
 function goLive() {
   page.following = true;
   stopPlaying();
-  show(page.head);
+  page.playback.skip();
 }
 
 function stopPlaying() {
@@ -380,12 +403,13 @@ function stopPlaying() {
 function togglePlay() {
   if (page.timer) return stopPlaying();
   page.following = false;
+  page.playback.stop();
   if (page.shown >= page.head) page.shown = 0;
   $("play").textContent = "❚❚ pause";
   $("play").setAttribute("aria-label", "pause");
   const step = () => {
     if (page.shown >= page.head) { stopPlaying(); return; }
-    page.shown += 1;
+    page.shown = nextStep(page.events, page.shown, page.head); // a step: one move with its dice
     show(page.shown);
   };
   page.timer = setInterval(step, 1000 / Number($("speed").value));
@@ -683,7 +707,7 @@ async function send(command, form) {
   }
   await loadEvents().catch(() => {});
   page.following = true;
-  show(page.head);
+  page.playback.skip(); // your own move: no playback
 }
 
 function showError(failure) {

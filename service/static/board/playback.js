@@ -1,0 +1,160 @@
+// What just happened, one step at a time: the events cut into steps a person can follow
+// (a placement, a roll of the dice, a conquest, a move), the last move read from them for
+// the map, and the live page's queue that shows other seats' steps at a chosen pace.
+
+// Events that change the board and end a step unless a follow-up of the same command comes next.
+const SHOWN = new Set([
+  "territory_claimed", "armies_placed", "cards_traded", "battle_resolved", "territory_conquered",
+  "territory_occupied", "fortified", "player_eliminated", "neutral_bribed", "leader_placed",
+  "leader_moved", "leader_lost", "fellowship_moved", "game_finished", "player_resigned",
+]);
+// Events that belong to the step before them (the same command's consequences).
+const FOLLOW_UP = new Set(["territory_conquered", "player_eliminated", "leader_moved", "leader_lost", "game_finished", "card_drawn"]);
+
+/** Whether the board should pause after ``version`` (``events`` is indexed by version). */
+export function isStepEnd(events, version) {
+  const here = events[version]?.event;
+  if (!here || !SHOWN.has(here.type)) return false;
+  const next = events[version + 1]?.event;
+  return !next || !FOLLOW_UP.has(next.type);
+}
+
+/** The first step end after ``version`` and at most ``head``, else ``head``. */
+export function nextStep(events, version, head) {
+  for (let v = version + 1; v < head; v++) if (isStepEnd(events, v)) return v;
+  return head;
+}
+
+/** The last step end before ``version`` (at least 1). */
+export function previousStep(events, version) {
+  for (let v = version - 1; v > 1; v--) if (isStepEnd(events, v)) return v;
+  return 1;
+}
+
+/**
+ * The move to draw at ``version``: the newest step at or before it that changed the board.
+ * {kind, seat, defender, source, target, count, battle, conquered, eliminated, placed}.
+ */
+export function momentAt(events, version) {
+  let end = version;
+  for (let tries = 0; tries < 40 && end >= 1; tries++) {
+    const moment = stepMoment(events, end);
+    if (moment) return moment;
+    end -= 1;
+    while (end > 1 && !isStepEnd(events, end)) end -= 1;
+  }
+  return null;
+}
+
+/** What the step ending at ``end`` did, read backwards to the previous step's end. */
+function stepMoment(events, end) {
+  let moment = null;
+  const start = previousStepEnd(events, end);
+  for (let v = start + 1; v <= end; v++) {
+    const e = events[v]?.event;
+    if (!e) continue;
+    moment = apply(moment, e);
+  }
+  return moment;
+}
+
+function previousStepEnd(events, end) {
+  for (let v = end - 1; v >= 1; v--) if (isStepEnd(events, v)) return v;
+  return 0;
+}
+
+function apply(moment, e) {
+  const m = moment || { kind: null, seat: e.seat, placed: null, eliminated: [] };
+  switch (e.type) {
+    case "battle_resolved":
+      return { ...m, kind: "attack", seat: e.seat, defender: e.defender, source: e.source, target: e.target, battle: e };
+    case "territory_conquered":
+      return { ...m, kind: m.kind || "attack", seat: e.seat, defender: e.defender, source: e.source, target: e.target, conquered: true };
+    case "territory_occupied":
+      return { ...m, kind: "occupy", seat: e.seat, source: e.source, target: e.target, count: e.count, conquered: true };
+    case "fortified":
+      return { ...m, kind: "fortify", seat: e.seat, source: e.source, target: e.target, count: e.count };
+    case "player_eliminated":
+      return { ...m, eliminated: [...m.eliminated, e.player] };
+    case "armies_placed":
+    case "territory_claimed": {
+      const placed = { ...(m.placed || {}) };
+      placed[e.territory] = (placed[e.territory] || 0) + (e.count ?? 1);
+      return { ...m, kind: m.kind || "place", seat: e.seat, placed };
+    }
+    case "cards_traded":
+      if (!e.bonus_territory) return m.kind ? m : { ...m, kind: "trade", seat: e.seat };
+      return { ...m, kind: m.kind || "place", seat: e.seat, placed: { ...(m.placed || {}), [e.bonus_territory]: e.bonus_armies } };
+    default:
+      return moment;
+  }
+}
+
+// ---------------------------------------------------------------- the live queue
+
+export const PACES = { instant: 0, fast: 300, normal: 800, slow: 1600 };
+const MOST_BEHIND = 12; // steps: a longer backlog is skipped (it stays in the log)
+
+/**
+ * Shows other seats' steps one by one while the page follows the game. ``state()`` gives
+ * {events, head, shown, seat} (``seat``: the one this tab plays, or null); ``show`` draws a
+ * version. Steps of this tab's own seat pass without a pause.
+ */
+export class Playback {
+  constructor(state, show, onChange = () => {}) {
+    this.state = state;
+    this.show = show;
+    this.onChange = onChange;
+    this.timer = null;
+    this.at = 0; // the last version asked for (a fetch may still be on its way)
+    const saved = localStorage.getItem("risk-pace");
+    this.pace = PACES[saved] !== undefined ? saved : "normal";
+  }
+
+  setPace(name) {
+    this.pace = PACES[name] !== undefined ? name : "normal";
+    localStorage.setItem("risk-pace", this.pace);
+    this.advance();
+  }
+
+  /** Steps not yet shown (what "skip to now" would skip). */
+  behind() {
+    const { events, head, shown } = this.state();
+    let count = 0;
+    for (let v = Math.max(shown, this.at) + 1; v <= head; v++) if (v === head || isStepEnd(events, v)) count++;
+    return count;
+  }
+
+  /** New events arrived (or the pace changed): show the next step now, the rest at the pace. */
+  advance() {
+    if (this.timer) return this.onChange();
+    const delay = PACES[this.pace];
+    const { events, head, shown, seat } = this.state();
+    let at = Math.max(shown, this.at);
+    if (at >= head) return this.onChange();
+    let next = nextStep(events, at, head);
+    const own = (v) => seat && events[v]?.actor === seat;
+    while (next < head && (delay === 0 || this.behind() > MOST_BEHIND || own(next))) {
+      this.at = at = next; // passed over: the log keeps it
+      next = nextStep(events, at, head);
+    }
+    this.at = next;
+    this.show(next);
+    // the next step waits its turn, even one that has not happened yet
+    if (delay) this.timer = setTimeout(() => { this.timer = null; this.advance(); }, delay);
+    this.onChange();
+  }
+
+  /** Straight to the newest version. */
+  skip() {
+    this.stop();
+    this.at = this.state().head;
+    this.show(this.at);
+    this.onChange();
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

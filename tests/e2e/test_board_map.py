@@ -1,0 +1,166 @@
+"""The map in a real headless Chromium (issue 33): shapes for both boards, the last move
+with both sides' dice, conquests and eliminations called out, other seats' moves played
+back at a pace with "skip to now", and no JavaScript errors on the way.
+
+Reuses the stack and helpers of test_board_browser.py; this module's browser keeps the
+console log, so each test can check that the page threw nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+# After test_board_browser's import: it skips (and so this module) without Chromium.
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from tests.e2e import test_board_browser as pages
+from tests.e2e.conftest import Stack, http
+
+BOTS, create, wait_for = pages.BOTS, pages.create, pages.wait_for
+shown_version = pages.shown_version
+board_stack = pages.board_stack  # the stack fixture, with this module's browser
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = pages.CHROMIUM
+    for flag in pages.FLAGS:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(pages.DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def errors(browser: Any) -> list[str]:
+    """The page's console errors since the last call (the log is read once)."""
+    found = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    return [m for m in found if "favicon.ico" not in m]  # the JSON page opened for storage
+
+
+def finished_game(stack: Stack, **extra: Any) -> tuple[str, list[dict[str, Any]]]:
+    game = create(stack, BOTS, **extra)["game"]["game_id"]
+    url = f"{stack.url}/v1/games/{game}"
+    wait_for(lambda: http("GET", url)[1]["status"] == "finished", 60, "the bots' game to end")
+    envelopes: list[dict[str, Any]] = []
+    while True:
+        page = http("GET", f"{url}/events?since={len(envelopes)}&limit=1000")[1]
+        envelopes += page["events"]
+        if len(page["events"]) < 1000:
+            return game, envelopes
+
+
+def first(envelopes: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    return next(e for e in envelopes if e["event"]["type"] == kind)
+
+
+def open_version(stack: Stack, browser: Any, game: str, version: int) -> None:
+    browser.get(f"{stack.url}/games/{game}#v={version}")
+    wait_for(lambda: shown_version(browser) == version, 20, f"version {version}")
+
+
+def test_the_last_attack_its_dice_a_conquest_and_an_elimination_are_drawn(
+    board_stack: Stack, browser: Any
+) -> None:
+    """After an attack the map shows the arrow from source to target and both sides'
+    dice with the losses (the rules' battle: highest against highest, RULES.md "Attack"),
+    as the events say; a conquest and an elimination are called out."""
+    game, envelopes = finished_game(board_stack)
+    battle = first(envelopes, "battle_resolved")
+    event = battle["event"]
+    open_version(board_stack, browser, game, battle["version"])
+    panel = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, ".dice-panel"), 5, "dice")
+    shown = lambda d: "".join(str(n) for n in d)  # noqa: E731
+    assert panel.get_attribute("data-attacker") == shown(event["attacker_dice"])
+    assert panel.get_attribute("data-defender") == shown(event["defender_dice"])
+    losses = f"{event['attacker_losses']}-{event['defender_losses']}"
+    assert panel.get_attribute("data-losses") == losses
+    faces = browser.execute_script(
+        "return [...document.querySelectorAll('.dice-panel .die')].map(d => d.classList[1]"
+        " + Number(d.dataset.value) + ':' + d.querySelectorAll('.pip').length)"
+    )
+    expected = [f"attack{n}:{n}" for n in sorted(event["attacker_dice"], reverse=True)]
+    expected += [f"defend{n}:{n}" for n in sorted(event["defender_dice"], reverse=True)]
+    assert faces == expected  # each face shows as many pips as it rolled
+    ends = browser.execute_script(
+        "return [document.querySelector('.territory.moved-from')?.dataset.territory,"
+        " document.querySelector('.territory.moved-to')?.dataset.territory,"
+        " document.querySelectorAll('.move-arrow path').length]"
+    )
+    assert ends == [event["source"], event["target"], 2]
+
+    conquest = first(envelopes, "territory_conquered")
+    open_version(board_stack, browser, game, conquest["version"])
+    callout = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, ".callout.conquest"), 5)
+    assert "Conquered" in callout.text
+    target = conquest["event"]["target"]
+    assert browser.find_element(By.CSS_SELECTOR, f".territory[data-territory='{target}']")
+    assert "conquered" in browser.find_element(
+        By.CSS_SELECTOR, f".territory[data-territory='{target}']"
+    ).get_attribute("class")
+
+    out = first(envelopes, "player_eliminated")
+    open_version(board_stack, browser, game, out["version"])
+    banner = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, ".banner").text, 5)
+    assert "eliminated" in banner
+    assert errors(browser) == []
+
+
+def test_both_boards_draw_as_shapes_with_a_legend_of_their_own(
+    board_stack: Stack, browser: Any
+) -> None:
+    classic = create(board_stack, BOTS)["game"]["game_id"]
+    lotr = create(board_stack, BOTS, mode="lotr")["game"]["game_id"]
+    read = (
+        "return [document.querySelectorAll('.territory path.land[d^=M]').length,"
+        " document.querySelectorAll('.group-label').length,"
+        " document.querySelector('#legend').textContent,"
+        " [...document.querySelectorAll('.legend-seat')].map(s => s.dataset.seat)]"
+    )
+    for game, board_words, absent in (
+        (classic, ["sea lane"], ["bridge", "harbour", "stronghold", "site of power"]),
+        (lotr, ["bridge", "harbour", "stronghold", "site of power", "no passage"], ["sea lane"]),
+    ):
+        browser.get(f"{board_stack.url}/games/{game}")
+        wait_for(lambda: shown_version(browser) > 1, 20, "a first view")
+        land, labels, words, seats = wait_for(lambda: browser.execute_script(read), 5)
+        assert (land, labels) == (42, 6)
+        assert seats == ["p1", "p2", "p3"]
+        for word in board_words:
+            assert word in words, (game, word)
+        for word in absent:
+            assert word not in words, (game, word)
+    assert errors(browser) == []
+
+
+def test_other_seats_moves_play_back_at_a_pace_until_skipped(
+    board_stack: Stack, browser: Any
+) -> None:
+    """Bots that move in milliseconds: the page shows their steps one after another (the
+    slow pace: 1.6 s a step) and is behind the game, until "skip to now"."""
+    browser.get(board_stack.url + "/board/meta.json")  # the origin, for its storage
+    browser.execute_script("localStorage.setItem('risk-pace', 'slow')")
+    thinking = {"kind": "bot", "level": "medium"}
+    game = create(board_stack, [thinking, thinking, thinking])["game"]["game_id"]
+    browser.get(f"{board_stack.url}/games/{game}")
+    wait_for(lambda: shown_version(browser) > 0, 20, "a first view")
+    behind = lambda: browser.find_element(By.ID, "behind").text  # noqa: E731
+    wait_for(lambda: "behind" in behind(), 20, "the page to fall behind the bots")
+    seen = {shown_version(browser)}
+    wait_for(lambda: seen.add(shown_version(browser)) or len(seen) >= 3, 10, "steps")
+    head = http("GET", f"{board_stack.url}/v1/games/{game}")[1]["version"]
+    assert min(seen) < head
+    browser.find_element(By.ID, "skip-now").click()
+    wait_for(lambda: shown_version(browser) >= head, 10, "the newest version")
+    browser.execute_script("localStorage.removeItem('risk-pace')")
+    assert errors(browser) == []
