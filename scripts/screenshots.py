@@ -3,12 +3,15 @@
 Starts ``risk serve`` and ``risk worker`` on a free port with a key prefix
 of its own (removed afterwards), plays bot games, and photographs with
 the system's headless Chromium (``apt-get install -y chromium
-chromium-driver``): the lobby, a classic game live, a finished game's
-replay with its charts, and a Middle-earth game. Needs ``REDIS_URL``.
+chromium-driver``): the lobby, a classic game live in the seat of a player
+who has just attacked (the arrow and both sides' dice on the map), a
+finished game's replay at a conquest with its charts, and a Middle-earth
+game at a battle. Needs ``REDIS_URL``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -80,28 +83,81 @@ def _photograph(url: str) -> None:
     _wait(lambda: call("GET", f"{url}/v1/games/{finished}")[1]["status"] == "finished", 120)
     lotr = _create(url, BOTS, mode="lotr")
     active = _create(url, BOTS[:2], mode="two_player_active")
-    live = _create(url, BOTS)
+    created = _created(url, [{"kind": "human", "name": "You"}, *BOTS[:2]], rules={"setup": "deal"})
+    seat = (created["game"]["game_id"], created["tokens"]["p1"])
     _create(url, [{"kind": "human", "name": "You"}, {"kind": "open"}, BOTS[0]])
-    for game in (live, lotr, active):
+    for game in (lotr, active):
         _wait(lambda game=game: call("GET", f"{url}/v1/games/{game}")[1]["version"] > 300, 60)
+    _attack_once(url, *seat)
+    conquest = _version_of(url, finished, "territory_conquered", after=300)
+    battle = _version_of(url, lotr, "battle_resolved", after=250)
     OUT.mkdir(parents=True, exist_ok=True)
     browser = _browser()
     try:
         _shot(browser, f"{url}/", "lobby.png", 1280, 800)
-        _shot(browser, f"{url}/games/{live}", "live-classic.png", 1280, 800)
-        _shot(browser, f"{url}/games/{finished}#v=400", "replay-charts.png", 1280, 1050)
-        _shot(browser, f"{url}/games/{lotr}#v=300", "middle-earth.png", 1280, 900)
+        browser.get(f"{url}/board/meta.json")  # the origin, to hand the tab its seat
+        browser.execute_script(
+            "sessionStorage.setItem(arguments[0], arguments[1])",
+            f"risk-seat:{seat[0]}",
+            json.dumps({"seat": "p1", "token": seat[1]}),
+        )
+        _shot(browser, f"{url}/games/{seat[0]}", "live-classic.png", 1280, 900)
+        _shot(browser, f"{url}/games/{finished}#v={conquest}", "replay-charts.png", 1280, 1050)
+        _shot(browser, f"{url}/games/{lotr}#v={battle}", "middle-earth.png", 1280, 900)
         _shot(browser, f"{url}/games/{active}#v=300", "active-neutrals.png", 1280, 900)
-        _shot(browser, f"{url}/games/{live}", "phone.png", 390, 844)
+        _shot(browser, f"{url}/games/{seat[0]}", "phone.png", 390, 844)
     finally:
         browser.quit()
 
 
+def _attack_once(url: str, game: str, token: str) -> None:
+    """Plays the human seat through the API until it has rolled the dice once: armies on
+    its strongest border, then an attack from there with as many dice as it may."""
+    base = f"{url}/v1/games/{game}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        legal = call("GET", f"{base}/legal-actions", token=token)[1]
+        actions = legal["actions"]
+        attacks = [a for a in actions if a["command"]["type"] == "attack"]
+        if attacks:
+            _send(base, token, max(attacks, key=_dice))
+            return
+        if not actions:
+            time.sleep(0.2)
+            continue
+        _send(base, token, actions[0])
+    raise SystemExit("the seat never could attack")
+
+
+def _dice(action: dict[str, Any]) -> int:
+    bound: int = action.get("bounds", {}).get("dice", [0, action["command"].get("dice", 0)])[1]
+    return bound
+
+
+def _send(base: str, token: str, action: dict[str, Any]) -> None:
+    """The action with each bounded value at its highest (a refused one is tried anew)."""
+    command = dict(action["command"])
+    for field, (_, high) in action.get("bounds", {}).items():
+        command[field] = high
+    call("POST", f"{base}/commands", command, token=token)
+
+
+def _version_of(url: str, game: str, kind: str, after: int) -> int:
+    events = call("GET", f"{url}/v1/games/{game}/events?since={after}&limit=1000")[1]["events"]
+    found: int = next(e["version"] for e in events if e["event"]["type"] == kind)
+    return found
+
+
 def _create(url: str, seats: list[dict[str, Any]], **extra: Any) -> str:
+    game: str = _created(url, seats, **extra)["game"]["game_id"]
+    return game
+
+
+def _created(url: str, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     status, body = call("POST", url + "/v1/games", {"seats": seats, **extra})
     assert status == 201, body
-    game: str = body["game"]["game_id"]
-    return game
+    created: dict[str, Any] = body
+    return created
 
 
 def _browser() -> Any:
