@@ -136,7 +136,7 @@ class Clicker:
         self.clicks += 1
 
     def territory(self, territory: str) -> None:
-        self.click(f"[data-territory='{territory}']")
+        self.click(f"[data-territory='{territory}'] .disc")  # its army badge
 
     def moved(self, action: Callable[[], None], what: str) -> None:
         """Do ``action`` and wait until the server has a new version."""

@@ -133,9 +133,11 @@ function territoryNode(t, [x, y], path, onClick) {
   const land = path ? svg("path", { d: path, class: "land" }) : svg("circle", { cx: x, cy: y, r: 24, class: "land" });
   const team = path ? svg("path", { d: path, class: "team-mark" }) : svg("circle", { cx: x, cy: y, r: 24, class: "team-mark" });
   const title = svg("title");
-  const group = svg("g", { class: "territory", "data-territory": t.id, tabindex: onClick ? 0 : null, role: onClick ? "button" : null, "aria-label": t.name }, land, team, title);
   const disc = svg("circle", { cx: x, cy: y, r: BADGE, class: "disc" });
   const armies = svg("text", { x, y: y + 4.5, class: "armies", "text-anchor": "middle" });
+  // The territory takes the clicks, its army badge with it; what is drawn around the badge
+  // (names, marks, tokens) lies in a layer above every territory and lets clicks through.
+  const group = svg("g", { class: "territory", "data-territory": t.id, tabindex: onClick ? 0 : null, role: onClick ? "button" : null, "aria-label": t.name }, land, team, title, disc, armies);
   const tag = svg("text", { x: x + BADGE + 2, y: y - 7, class: "tag", "text-anchor": "start" });
   const name = svg("text", { x, y: y + BADGE + 11, class: "name", "text-anchor": "middle" }, text(t.name));
   const stacks = svg("g", { class: "stacks" }); // the team game: each seat's armies here
@@ -144,9 +146,9 @@ function territoryNode(t, [x, y], path, onClick) {
   if (t.stronghold) marks.push(svg("rect", { x: x - BADGE - 11, y: y - BADGE - 3, width: 9, height: 9, class: "stronghold" }, svg("title", {}, text(`stronghold: ${t.stronghold}`))));
   if (t.site_of_power) marks.push(svg("polygon", { points: `${x - BADGE - 12},${y + 2} ${x - BADGE - 7},${y - 7} ${x - BADGE - 2},${y + 2}`, class: "site" }, svg("title", {}, text(`site of power: ${t.site_of_power}`))));
   if (t.harbour) marks.push(svg("text", { x: x - BADGE - 8, y: y + 15, class: "harbour-mark", "text-anchor": "middle" }, text("⚓")));
-  const badgeGroup = svg("g", { class: "badge", "data-territory": t.id }, disc, armies, tag, name, stacks, tokens, ...marks);
+  const badgeGroup = svg("g", { class: "badge", "data-label": t.id }, tag, name, stacks, tokens, ...marks);
   if (onClick) {
-    for (const target of [group, badgeGroup]) target.addEventListener("click", () => onClick(t.id));
+    group.addEventListener("click", () => onClick(t.id));
     group.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onClick(t.id); } });
   }
   return { group, badgeGroup, land, team, disc, armies, tag, title, stacks, tokens, name: t.name, at: [x, y] };
