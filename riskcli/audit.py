@@ -16,10 +16,11 @@ from typing import Any
 import click
 
 from riskcli.install_hint import install_line
+from riskcore.audit.forks import check_parent
 from riskcore.audit.gamerecord import parse_record
 from riskcore.audit.record import envelope_from_dict
 from riskcore.audit.summary import summarize
-from riskcore.audit.verify import NOT_FINAL, Verdict, verify_text
+from riskcore.audit.verify import FAILED, NOT_FINAL, Verdict, verify_text
 from riskcore.engine.evolve import fold
 from riskcore.errors import RiskError
 from riskcore.views.view import view
@@ -37,7 +38,12 @@ EXIT_VERIFIED, EXIT_FAILED, EXIT_NOT_FINAL = 0, 1, 2
     metavar="HASH",
     help="A head hash you saw (command response, event feed): the record must contain it.",
 )
-def verify(record: Path, as_json: bool, heads: tuple[str, ...]) -> None:
+@click.option(
+    "--parent",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="For a fork: the parent game's record, which must hold the fork's starting position.",
+)
+def verify(record: Path, as_json: bool, heads: tuple[str, ...], parent: Path | None) -> None:
     """Check a game record offline: chain, header, seed commitment, hidden cards, replay.
 
     Exits 0 when the whole record verifies (VERIFIED), 1 when it does not
@@ -47,11 +53,23 @@ def verify(record: Path, as_json: bool, heads: tuple[str, ...]) -> None:
     """
     text = record.read_text(encoding="utf-8", errors="replace")
     verdict = verify_offline(text, as_json, heads)
+    if parent is not None and verdict.ok:
+        with_parent(verdict, text, parent.read_text(encoding="utf-8", errors="replace"))
     if as_json:
         click.echo(json.dumps(verdict.to_dict(), indent=2, default=str))
     else:
         _print(verdict)
     sys.exit(_exit_status(verdict))
+
+
+def with_parent(verdict: Verdict, text: str, parent_text: str) -> None:
+    """Add the fork's check against its parent's record (issue 37) to ``verdict``."""
+    divergence = check_parent(text, parent_text)
+    if divergence is None:
+        verdict.checks["parent"] = "passed"
+        return
+    verdict.ok, verdict.status, verdict.divergence = False, FAILED, divergence
+    verdict.checks["parent"] = "failed"
 
 
 def _print(verdict: Verdict) -> None:

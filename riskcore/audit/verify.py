@@ -57,6 +57,7 @@ from riskcore.audit.gamerecord import (
 )
 from riskcore.audit.record import Envelope, envelope_from_dict
 from riskcore.audit.sealing import hidden, matches, public_event, salt, secret_fields
+from riskcore.engine import fork
 from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import apply, fold
 from riskcore.errors import RiskError
@@ -614,8 +615,11 @@ def _salt(record: GameRecord, entry: RecordEntry, seed: bytes | None) -> bytes |
 
 
 def _opening(created: ev.GameCreated, seed: bytes) -> list[ev.Event]:
-    """The opening events the first event's facts and the seed give."""
+    """The opening events the first event's facts and the seed give (a fork's:
+    its first event and the draw pile shuffled again, ``riskcore.engine.fork``)."""
     try:
+        if isinstance(created, ev.GameForked):
+            return fork.opening(created, seed)
         return new_game(
             game_id=created.game_id,
             players=[s["name"] for s in created.seats if s["kind"] == "player"],

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from riskcore.boards.board import load_board
+from riskcore.engine.forked import forked_state
 from riskcore.engine.registry import mode_named
 from riskcore.model.options import RuleSet
 from riskcore.model.state import (
@@ -47,6 +48,8 @@ def _applies(event_type: type[ev.Event]) -> Callable[[Applier], Applier]:
 
 def initial_state(created: ev.GameCreated) -> State:
     """The state right after the first event: everything it needs is in it."""
+    if isinstance(created, ev.GameForked):
+        return forked_state(created)
     seats = {
         s["id"]: Seat(s["id"], s["kind"], s.get("name", s["id"]), s.get("team"), s.get("side"))
         for s in created.seats
@@ -120,6 +123,11 @@ def _follow_event(state: State, event: Any, next_phase: Any, setup_turn: Any) ->
 @_applies(ev.GameCreated)
 def _game_created(state: State, event: ev.GameCreated) -> None:  # pragma: no cover
     raise ValueError("game_created can only be the first event")
+
+
+@_applies(ev.GameForked)
+def _game_forked(state: State, event: ev.GameForked) -> None:  # pragma: no cover
+    raise ValueError("game_forked can only be the first event")
 
 
 @_applies(ev.OrderRolled)

@@ -151,6 +151,38 @@ register_event(
 
 
 @dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
+class GameForked(GameCreated):
+    """The first event of a fork ("continue from here", issue 37): a game_created
+    that names the finished game it continues (its id, the version it starts
+    after and that game's head hash) and carries that position
+    (``riskcore.engine.snapshot.state_to_dict``, the draw pile's order left
+    out: ``riskcore.engine.fork`` shuffles it again from this game's seed)."""
+
+    parent_game_id: Final[str]
+    parent_version: Final[int]
+    parent_head: Final[str]
+    position: Final[dict[str, Any]]
+
+    def __init__(
+        self,
+        *,
+        parent_game_id: str,
+        parent_version: int,
+        parent_head: str,
+        position: dict[str, Any],
+        **created: Any,
+    ) -> None:
+        GameCreated.__init__(self, **created)
+        self.parent_game_id = parent_game_id
+        self.parent_version = parent_version
+        self.parent_head = parent_head
+        self.position = position
+
+
+register_event(GameForked, "game_forked", tuples=("seats",))
+
+
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class OrderRolled(Event):
     """Dice rolled to pick who goes first; ``rounds`` holds re-rolls of ties."""
 

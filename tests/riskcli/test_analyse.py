@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from riskcli.main import main
 from riskcore.bots import get_bot
 from riskcore.simulate import play_game, record_of
+from tests.riskcore.fork_games import fork_record, parent
 
 SEED = b"an1"  # a 20-turn game of three, won by p1
 
@@ -48,3 +49,20 @@ def test_analyse_refuses_a_game_that_has_not_ended(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["analyse", str(record)])
     assert result.exit_code == 1
     assert "only a finished game is analysed" in result.output
+
+
+def test_verify_checks_a_fork_alone_and_with_its_parent(tmp_path: Path) -> None:
+    """`risk verify FORK` replays the fork from its own record; `--parent` also
+    checks the position against the parent's record (a stranger's fails)."""
+    fork = tmp_path / "fork.jsonl"
+    fork.write_text(fork_record())
+    parent_record = tmp_path / "parent.jsonl"
+    parent_record.write_text(parent()[1])
+    stranger = write_record(tmp_path / "stranger.jsonl")  # another game of the same id
+    alone = CliRunner().invoke(main, ["verify", str(fork)])
+    assert alone.exit_code == 0 and "VERIFIED" in alone.stdout
+    both = CliRunner().invoke(main, ["verify", str(fork), "--parent", str(parent_record), "--json"])
+    assert both.exit_code == 0 and json.loads(both.stdout)["checks"]["parent"] == "passed"
+    wrong = CliRunner().invoke(main, ["verify", str(fork), "--parent", str(stranger), "--json"])
+    assert wrong.exit_code == 1
+    assert json.loads(wrong.stdout)["divergence"]["check"] == "parent"

@@ -16,6 +16,7 @@ import pytest
 
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
+from riskcore.engine.fork import fork_game
 from riskcore.engine.legal import legal_actions
 from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.errors import MalformedCommand, RecordError
@@ -50,6 +51,11 @@ def recorded() -> list[ev.Event]:
         game = new(n, rules, seed=b"codec %d" % i, player_seeds={"p1": "c0ffee"})
         play(game, random.Random(i), Policy(resign=0.001))
         events += game.events
+    # A fork's first event (issue 37), from the first game's position at event 200.
+    first_game = events[
+        : events.index(next(e for e in events[1:] if isinstance(e, ev.GameCreated)))
+    ]
+    events += fork_game(fold(first_game[:200]), parent_head="h", game_id="f", seed=b"f", names={})
     return events
 
 
