@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from riskcli.install_hint import install_line
 from riskcore.analysis import DEFAULT_DEPTH, MAX_DEPTH, analyse
 from riskcore.audit.gamerecord import parse_record
 from riskcore.audit.record import Envelope, envelope_from_dict
@@ -102,9 +103,7 @@ def draw_chances(report: dict[str, Any], path: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise click.ClickException(
-            "charts need matplotlib: pip install 'riskcore[charts]'"
-        ) from None
+        raise click.ClickException(f"charts need matplotlib: {install_line('charts')}") from None
     points = report["points"]
     figure, axes = plt.subplots(figsize=(9, 4))
     for seat, player in report["players"].items():

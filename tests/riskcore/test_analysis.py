@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 
 from riskcore.analysis import analyse
-from riskcore.analysis.decisions import options
+from riskcore.analysis.decisions import judge, options
 from riskcore.analysis.positions import read_game
 from riskcore.audit.gamerecord import parse_record
 from riskcore.audit.record import Envelope, envelope_from_dict
@@ -54,15 +54,27 @@ def test_the_graph_has_a_point_per_turn_and_ends_in_the_result() -> None:
 
 
 def test_a_costly_decision_names_a_legal_better_move_that_played_out_better() -> None:
+    """The game's moves are judged until one is found costly: its better move
+    is legal there and did better on the same dice."""
+    moves = [m for t in read_game(list(game())).turns for m in t.moves]
+    verdicts = (judge(move, b"key", 3) for move in moves if options(move))
+    found = next((v for v in verdicts if v is not None), None)
+    assert found is not None, "no costly move in the game"
+    move = next(m for m in moves if m.version == found["version"])
+    assert found["better_chance"] > found["played_chance"] and found["cost"] > 0
+    assert found["better"] in options(move)[1:] and found["played"] == options(move)[0]
+    command = command_from_dict(found["better"], move.seat)
+    assert decide(move.before, command, GameRng(SEED, "t", move.version))  # a legal move
+
+
+def test_the_report_lists_judged_decisions_with_their_turn() -> None:
     found = json.loads(report())
-    moves = {m.version: m for t in read_game(list(game())).turns for m in t.moves}
-    assert found["decisions"], "the random bot's game has costly decisions"
     for decision in found["decisions"]:
-        assert decision["better_chance"] > decision["played_chance"]
-        move = moves[decision["version"]]
-        assert decision["better"] in options(move)[1:]
-        command = command_from_dict(decision["better"], move.seat)
-        assert decide(move.before, command, GameRng(SEED, "t", move.version))  # a legal move
+        assert decision["better_chance"] - decision["played_chance"] == pytest.approx(
+            decision["cost"], abs=0.002
+        )
+    listed = {v for point in found["turning_points"] for v in point["decisions"]}
+    assert listed <= {d["version"] for d in found["decisions"]}
 
 
 def test_a_game_that_has_not_ended_is_refused() -> None:
