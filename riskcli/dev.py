@@ -2,7 +2,8 @@
 
 Starts ``risk serve`` and ``risk worker`` (which runs the relay too) as child
 processes, waits until the API is ready, creates a demo game with one seat
-for you against two bots, and prints the docs URL, your seat token and a
+for you against two bots, and prints the lobby URL first, then the docs URL, a
+link that opens your seat in a browser, your seat token and a
 ``curl`` line for your first move.
 
 Nothing is left running: Ctrl-C, SIGTERM and SIGHUP (the terminal closed)
@@ -71,6 +72,7 @@ def dev(port: int, host: str, demo: bool, bots: str) -> None:
         children.append(_spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"))
         children.append(_spawn("worker", "--log-level", "WARNING"))
         _wait_ready(url, children)
+        click.echo(f"Open the lobby in a browser: {url}/")
         click.echo(f"Risk server on {url}  (API docs: {url}/docs, spec: {url}/openapi.yaml)")
         if demo:
             _demo(url, [b.strip() for b in bots.split(",") if b.strip()])
@@ -149,6 +151,8 @@ def _demo(url: str, bots: list[str]) -> None:
     token, seat = joined["token"], joined["seat"]
     command = _first_move(url, game, token)
     click.echo(f"Demo game {game}: you are {seat} against {len(bots)} bots ({', '.join(bots)}).")
+    # The seat link keeps the token in the fragment, which the browser never sends.
+    click.echo(f"  play it in the browser: {url}/games/{game}#seat={seat}&token={token}")
     click.echo(f"  your seat token: {token}")
     click.echo(
         f"  your view:       curl -s {url}/v1/games/{game} -H 'Authorization: Bearer {token}'"

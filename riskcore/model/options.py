@@ -49,8 +49,15 @@ class OptionSpec:
         return asdict(self)
 
 
-def _option(default: Any, choices: tuple[Any, ...], summary: str) -> Any:
-    return field(default=default, metadata={"choices": choices, "summary": summary})
+def _option(
+    default: Any, choices: tuple[Any, ...], summary: str, *, mode_only: bool = False
+) -> Any:
+    """``mode_only``: read only by the modes that name it in ``GameMode.own_options``
+    (a form offers it for those modes alone); every other option is read by every mode."""
+    return field(
+        default=default,
+        metadata={"choices": choices, "summary": summary, "mode_only": mode_only},
+    )
 
 
 def _count(default: int, bounds: tuple[int, int], summary: str) -> Any:
@@ -102,22 +109,26 @@ class RuleSet:
         ("passive", "active"),
         "how neutral armies play (two players): obstacles, or allies to bribe"
         " (the two_player_active mode)",
+        mode_only=True,  # set by the mode (two_player or two_player_active), chosen by none
     )
     team_placement: str = _option(
         "controlled",
         ("controlled", "present"),
         "team game: reinforce territories you control, or any where you have armies",
+        mode_only=True,
     )
     mission_target_gone: str = _option(
         "occupy_24",
         ("occupy_24", "complete"),
         "secret missions: a destroy mission whose target is your own or put out by"
         " another becomes 24 territories (European cards), or is done (1993 US rules)",
+        mode_only=True,
     )
     mission_deck: str = _option(
         "graded-house-v1",
         ("graded-house-v1",),
         "the mission game's deck of graded missions (a data file; not the printed cards)",
+        mode_only=True,
     )
     one_die_vs_one: bool = _option(
         False,
@@ -129,6 +140,7 @@ class RuleSet:
         ("none", *ADVENTURE_DECKS),
         "Lord of the Rings Risk: the adventure deck (a data file, a reconstruction, not the"
         " printed cards); none plays without adventure cards",
+        mode_only=True,
     )
     starting_armies: int = _count(
         0, (0, MAX_STARTING_ARMIES), "armies per player at the start; 0 takes the rule book's table"
@@ -204,3 +216,9 @@ def _best_fixed_value(symbols: tuple[str, ...]) -> int:
         named = kinds[0] if kinds else "artillery"
         best = max(best, FIXED_VALUES.get(named, FIXED_VALUES["mixed"]))
     return best or FIXED_VALUES["mixed"]
+
+
+# The options only some modes read (``GameMode.own_options`` names them).
+MODE_OPTIONS: frozenset[str] = frozenset(
+    f.name for f in fields(RuleSet) if f.metadata.get("mode_only")
+)

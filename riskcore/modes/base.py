@@ -38,7 +38,7 @@ from riskcore.engine.evolve import APPLIERS, Applier
 from riskcore.engine.legal import Builder, builders_by_type
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError, RuleViolation
-from riskcore.model.options import RuleSet
+from riskcore.model.options import MODE_OPTIONS, OPTIONS, RuleSet
 from riskcore.model.state import ATTACK, DEFEND, FORTIFY, REINFORCE, State
 from riskcore.mypyc_hints import mypyc_attr
 from riskcore.protocol import commands as cmd
@@ -75,6 +75,9 @@ class GameMode:
     rule_defaults: ClassVar[Mapping[str, Any]] = {}
     # The board a game of this mode is played on unless it names another.
     board: ClassVar[str] = "classic"
+    # The options of ``MODE_OPTIONS`` (riskcore/model/options.py) this mode reads; it
+    # reads every other option too. A lobby offers a mode these and the others.
+    own_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
@@ -104,6 +107,13 @@ class GameMode:
 
     def __reduce__(self) -> tuple[Callable[[str], GameMode], tuple[str]]:
         return (mode_named, (self.name,))
+
+    @classmethod
+    def reads_options(cls) -> tuple[str, ...]:
+        """The rule options a game of this mode reads, in ``OPTIONS`` order."""
+        return tuple(
+            o.name for o in OPTIONS if o.name not in MODE_OPTIONS or o.name in cls.own_options
+        )
 
     def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
         """The rule options of a new game: ``given``, else this mode's defaults,

@@ -641,6 +641,7 @@ class LordOfTheRings(GameMode):
         "one_die_vs_one": True,
         "adventure_deck": "adventure-northern-v1",
     }
+    own_options: ClassVar[frozenset[str]] = frozenset({"adventure_deck"})
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {

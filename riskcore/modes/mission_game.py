@@ -113,6 +113,7 @@ class MissionGame(GameMode):
     name = "mission_game"
     title = "The mission game: four graded missions each"
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed"}
+    own_options: ClassVar[frozenset[str]] = frozenset({"mission_deck", "mission_target_gone"})
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {**super().command_handlers(), ClaimMission: claim_mission}

@@ -137,6 +137,7 @@ class TeamGame(GameMode):
     players = (4, 4)
     # docs/rules.md: trades at the fixed values; the 2006 book's fortify along a path.
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed", "fortify": "connected"}
+    own_options: ClassVar[frozenset[str]] = frozenset({"team_placement"})
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
         seats = super().seat_list(players, rules)

@@ -65,10 +65,14 @@ def test_risk_dev_serves_a_playable_demo_and_stops_cleanly(stack_env: dict[str, 
         children = descendants(process.pid)
         assert len(children) >= 2
         assert f"http://127.0.0.1:{port}/docs" in output
+        # The lobby first (issue 33), then a link that opens the demo seat in a browser.
+        assert output.splitlines()[0] == f"Open the lobby in a browser: http://127.0.0.1:{port}/"
         game = re.search(r"Demo game (\S+):", output)
         token = re.search(r"your seat token: (\S+)", output)
         move = re.search(r"first move: +(curl .+)$", output, flags=re.M)
         assert game and token and move
+        link = f"http://127.0.0.1:{port}/games/{game.group(1)}#seat=p1&token={token.group(1)}"
+        assert f"play it in the browser: {link}" in output
         before = http("GET", f"http://127.0.0.1:{port}/v1/games/{game.group(1)}")[1]["version"]
         answer = subprocess.run(shlex.split(move.group(1)), capture_output=True, text=True)
         assert '"version"' in answer.stdout, answer.stdout

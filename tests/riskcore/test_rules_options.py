@@ -192,3 +192,21 @@ def test_fixed_values(symbols: tuple[str, ...], value: int) -> None:
     rules = RuleSet(card_values="fixed")
     assert rules.trade_value(0, symbols) == value
     assert rules.trade_value(9, symbols) == value  # earlier trades do not matter
+
+
+def test_options_read_by_some_modes_only_are_named_by_those_modes() -> None:
+    """riskcore/model/options.py: a ``mode_only`` option is read only by the modes naming it
+    in ``GameMode.own_options`` (a lobby offers it for them alone); every other option is
+    read by every mode. ``neutrals`` is set by the mode itself (two_player, or
+    two_player_active), so no mode offers it as a choice."""
+    from riskcore.model.options import MODE_OPTIONS, OPTIONS
+    from riskcore.modes import BUILT_IN_MODES, mode_named
+
+    owned = {name: mode_named(name).own_options for name in BUILT_IN_MODES}
+    assert all(options <= MODE_OPTIONS for options in owned.values()), owned
+    assert set().union(*owned.values()) == MODE_OPTIONS - {"neutrals"}
+    assert owned["lotr"] == {"adventure_deck"} and owned["team"] == {"team_placement"}
+    for name in BUILT_IN_MODES:
+        reads = mode_named(name).reads_options()
+        assert [o.name for o in OPTIONS if o.name in reads] == list(reads)  # declared order
+        assert set(reads) == ({o.name for o in OPTIONS} - MODE_OPTIONS) | owned[name]

@@ -8,74 +8,125 @@ let meta = null;
 /** Seat tokens live in this browser's storage (seat.js), never in a URL sent to the server. */
 export const keepToken = keepSeat;
 
+// The form follows the chosen mode, as the engine declares it (GET /v1/modes): its
+// boards, its player counts, the seats it adds (neutral armies, teams), and the rule
+// options it reads with its own defaults. What the engine would refuse cannot be sent.
+let modes = null;
+let titles = {};
+const $ = (id) => document.getElementById(id);
+const modeOf = () => modes.modes.find((m) => m.name === $("mode").value);
+
 async function start() {
-  const [maps, loaded] = await Promise.all([api("/v1/maps"), api("/board/meta.json")]);
+  const [maps, loaded, declared] = await Promise.all([api("/v1/maps"), api("/board/meta.json"), api("/v1/modes")]);
   meta = loaded;
-  const board = document.getElementById("board");
-  for (const map of maps.maps) board.append(el("option", { value: map.name, text: map.title }));
-  const mode = document.getElementById("mode");
-  for (const name of meta.modes) mode.append(el("option", { value: name, text: name.replaceAll("_", " ") }));
-  mode.addEventListener("change", () => { seatsFollowMode(); teamsFollowMode(); });
+  modes = declared;
+  titles = Object.fromEntries(maps.maps.map((m) => [m.name, m.title]));
+  const mode = $("mode");
+  for (const m of modes.modes) mode.append(el("option", { value: m.name, text: m.title }));
+  mode.addEventListener("change", followMode);
   for (const kind of ["human", "bot", "bot"]) addSeat(kind);
-  document.getElementById("add-seat").addEventListener("click", () => addSeat("bot"));
-  document.getElementById("remove-seat").addEventListener("click", () => {
+  $("add-seat").addEventListener("click", () => { addSeat("bot"); followSeats(); });
+  $("remove-seat").addEventListener("click", () => {
     const rows = document.querySelectorAll(".seat");
-    if (rows.length > 2) rows[rows.length - 1].remove();
+    if (rows.length > modeOf().players[0]) rows[rows.length - 1].remove();
+    followSeats();
   });
-  drawRules();
-  document.getElementById("create").addEventListener("submit", create);
+  $("seats").addEventListener("change", followSeats);
+  followMode();
+  $("create").addEventListener("submit", create);
+  $("token-play").addEventListener("submit", playWithToken);
   await refresh();
   setInterval(refresh, 5000);
 }
 
 function addSeat(kind) {
-  const fieldset = document.getElementById("seats");
+  const fieldset = $("seats");
   const count = fieldset.querySelectorAll(".seat").length;
-  if (count >= 6) return;
   const n = count + 1;
   const kindSelect = el("select", { name: "kind", "aria-label": `seat ${n} kind` },
-    ...["human", "bot", "open"].map((k) => el("option", { value: k, text: k === "human" ? "me (this tab)" : k === "open" ? "open seat" : "bot", selected: k === kind })));
+    ...["human", "bot", "open"].map((k) => el("option", { value: k, text: k === "human" ? "me" : k === "open" ? "open seat" : "bot", selected: k === kind })));
   const levels = (meta.levels || []).map((l) => el("option", { value: `level:${l.level}`, text: `${l.level} (${l.bot})` }));
   const bot = el("select", { name: "bot", "aria-label": `seat ${n} bot` }, ...meta.bots.map((b) => el("option", { value: b, text: b })), ...levels);
   const name = el("input", { name: "name", "aria-label": `seat ${n} name`, placeholder: "name", maxlength: 40, size: 12 });
-  const team = el("select", { name: "team", "aria-label": `seat ${n} team`, class: "team" },
-    el("option", { value: "", text: "any team" }), el("option", { value: "A", text: "team A" }), el("option", { value: "B", text: "team B" }));
+  const team = el("select", { name: "team", "aria-label": `seat ${n} team`, class: "team" });
   const row = el("div", { class: "seat" }, el("span", { text: `p${n}` }), kindSelect, bot, name, team);
   const follow = () => { bot.hidden = kindSelect.value !== "bot"; };
   kindSelect.addEventListener("change", follow);
   follow();
   fieldset.append(row);
-  teamsFollowMode();
 }
 
-/** The seats follow the mode's player count (the engine's, from meta.json). */
-function seatsFollowMode() {
-  const [low, high] = meta.players[document.getElementById("mode").value] || [2, 6];
+/** A new mode: its board, its seat count within bounds, its options with its defaults. */
+function followMode() {
+  const mode = modeOf();
+  const board = $("board");
+  board.replaceChildren(...mode.boards.map((name) => el("option", { value: name, text: titles[name] || name, selected: name === mode.board })));
+  board.disabled = mode.boards.length === 1;
+  const [low, high] = mode.players;
   while (document.querySelectorAll(".seat").length < low) addSeat("bot");
   const rows = document.querySelectorAll(".seat");
   for (let i = rows.length - 1; i >= high; i--) rows[i].remove();
+  drawRules(mode);
+  followSeats();
 }
 
-function teamsFollowMode() {
-  const team = document.getElementById("mode").value === "team";
-  for (const select of document.querySelectorAll("select.team")) select.hidden = !team;
+/** The seats as the mode makes them: teams where it has teams, the neutrals it adds. */
+function followSeats() {
+  const mode = modeOf();
+  const rows = [...document.querySelectorAll(".seat")];
+  const [low, high] = mode.players;
+  $("add-seat").disabled = rows.length >= high;
+  $("remove-seat").disabled = rows.length <= low;
+  const seats = mode.seats[String(rows.length)] || [];
+  const teams = [...new Set(seats.map((s) => s.team).filter(Boolean))];
+  rows.forEach((row, i) => {
+    const select = row.querySelector("[name=team]");
+    select.hidden = !teams.length;
+    if (teams.length && select.options.length !== teams.length) {
+      select.replaceChildren(...teams.map((t) => el("option", { value: t, text: `team ${t}`, selected: t === seats[i]?.team })));
+    }
+  });
+  const neutrals = seats.filter((s) => s.kind === "neutral").length;
+  const words = [`${low === high ? low : `${low}–${high}`} players`];
+  if (neutrals) words.push(`the game adds ${neutrals} neutral ${neutrals === 1 ? "army" : "armies"}`);
+  if (teams.length) words.push(`teams ${teams.join(" and ")}, ${rows.length / teams.length} each`);
+  $("mode-note").textContent = `${mode.title}: ${words.join("; ")}.`;
+  const problem = formProblem(rows, teams);
+  $("start").disabled = Boolean(problem);
+  $("create-error").textContent = problem || "";
 }
 
-function drawRules() {
-  const box = document.getElementById("rules");
-  for (const option of meta.rules) {
+/** Why the form cannot be sent as it is (what the engine would refuse), or "". */
+function formProblem(rows, teams) {
+  const [low, high] = modeOf().players;
+  if (rows.length < low || rows.length > high) return `This mode takes ${low}–${high} players.`;
+  const me = rows.filter((row) => row.querySelector("[name=kind]").value === "human").length;
+  if (me > 1) return "Only one seat can be you: make the others bots or open seats.";
+  if (teams.length) {
+    const count = (t) => rows.filter((row) => row.querySelector("[name=team]").value === t).length;
+    if (teams.some((t) => count(t) !== rows.length / teams.length)) return `Each team needs ${rows.length / teams.length} players.`;
+  }
+  return "";
+}
+
+function drawRules(mode) {
+  const box = $("rules");
+  box.replaceChildren();
+  for (const option of modes.options.filter((o) => mode.options.includes(o.name))) {
+    const value = mode.defaults[option.name];
     let input;
     if (option.choices) {
       input = el("select", { name: option.name, "data-rule": option.name },
-        ...option.choices.map((c) => el("option", { value: JSON.stringify(c), text: String(c), selected: c === option.default })));
+        ...option.choices.map((c) => el("option", { value: JSON.stringify(c), text: String(c), selected: c === value })));
     } else {
-      input = el("input", { type: "number", name: option.name, "data-rule": option.name, value: option.default, min: option.bounds[0], max: option.bounds[1] });
+      input = el("input", { type: "number", name: option.name, "data-rule": option.name, value, min: option.bounds[0], max: option.bounds[1] });
     }
     box.append(el("label", { title: option.summary }, el("span", { text: option.name.replaceAll("_", " ") }), input, el("small", { text: option.summary })));
   }
 }
 
 function formBody() {
+  const mode = modeOf();
   const seats = [...document.querySelectorAll(".seat")].map((row) => {
     const kind = row.querySelector("[name=kind]").value;
     const seat = { kind };
@@ -91,11 +142,26 @@ function formBody() {
   });
   const rules = {};
   for (const input of document.querySelectorAll("[data-rule]")) {
-    const option = meta.rules.find((o) => o.name === input.dataset.rule);
+    const option = modes.options.find((o) => o.name === input.dataset.rule);
     const value = option.choices ? JSON.parse(input.value) : Number(input.value);
-    if (value !== option.default) rules[option.name] = value;
+    if (value !== mode.defaults[option.name]) rules[option.name] = value;
   }
-  return { board: document.getElementById("board").value, mode: document.getElementById("mode").value, seats, rules };
+  return { board: $("board").value, mode: mode.name, seats, rules };
+}
+
+/** A game of this server played with a token from elsewhere (`risk dev`, another device). */
+async function playWithToken(event) {
+  event.preventDefault();
+  const game = $("token-game").value.trim(), token = $("token-value").value.trim();
+  $("token-play-error").textContent = "";
+  try {
+    const view = await api(`/v1/games/${encodeURIComponent(game)}`, { token });
+    if (!view.viewer) throw new Error("that token holds no seat in this game");
+    keepSeat(game, view.viewer, token);
+    location.assign(`/games/${encodeURIComponent(game)}`);
+  } catch (failure) {
+    $("token-play-error").textContent = `Could not open the seat: ${failure.message}`;
+  }
 }
 
 async function create(event) {
