@@ -55,6 +55,9 @@ def _end_phase(d: Decision, command: cmd.EndPhase) -> None:
             )
         d.emit(ev.PhaseEnded(seat=command.seat, phase=nr.REINFORCE_ALLIES, next_phase=ATTACK))
     else:
+        if s.phase == ATTACK:
+            check_turn(s, command.seat)
+            nr.finish_attack(d, command.seat)
         turns.end_phase(d, command)
 
 
@@ -209,6 +212,12 @@ class ActiveNeutrals(TwoPlayer):
         base = super().event_appliers()
         started, ended = base[ev.TurnStarted], base[ev.PhaseEnded]
         conquered, fortified = base[ev.TerritoryConquered], base[ev.Fortified]
+        fought = base[ev.BattleResolved]
+
+        def battle_resolved(state: State, event: ev.BattleResolved) -> None:
+            fought(state, event)
+            nr.battle_fought(state, event)
+
         eliminated, placed = base[ev.PlayerEliminated], base[ev.ArmiesPlaced]
 
         def armies_placed(state: State, event: ev.ArmiesPlaced) -> None:
@@ -222,11 +231,18 @@ class ActiveNeutrals(TwoPlayer):
 
         def turn_started(state: State, event: ev.TurnStarted) -> None:
             started(state, event)
-            for fact in ("allies_rolled", "ally_armies", "allies_fortified", "own_conquest"):
+            for fact in (
+                "allies_rolled",
+                "ally_armies",
+                "allies_fortified",
+                "own_conquest",
+                nr.ATTACK_UNDER_WAY,
+            ):
                 state.mode_data.pop(fact, None)
 
         def phase_ended(state: State, event: ev.PhaseEnded) -> None:
             ended(state, event)
+            state.mode_data.pop(nr.ATTACK_UNDER_WAY, None)
             if event.phase == nr.BRIBE:
                 nr.forced_trade_after_bribes(state)
 
@@ -249,6 +265,7 @@ class ActiveNeutrals(TwoPlayer):
             ev.TurnStarted: turn_started,
             ev.PhaseEnded: phase_ended,
             ev.TerritoryConquered: territory_conquered,
+            ev.BattleResolved: battle_resolved,
             ev.Fortified: ally_fortified,
             ev.PlayerEliminated: player_eliminated,
             ev.ArmiesPlaced: armies_placed,

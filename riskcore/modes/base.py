@@ -267,12 +267,15 @@ class GameMode:
     # The end -----------------------------------------------------------
 
     def outcome(self, state: State) -> Outcome | None:
-        """One active player left wins: by conquest, or because the rest left."""
+        """One active player left wins: by conquest, or because the rest left. With
+        ``neutrals_must_fall`` a neutral army still on the board must be beaten too."""
         active = state.active_players()
         if len(active) > 1:
             return None
         winner = active[0] if active else None
         eliminated = all(state.out.get(p) == "eliminated" for p in state.order if p != winner)
+        if eliminated and winner and state.rules.neutrals_must_fall and state.non_players():
+            return None  # 002: "när en armé har erövrat alla territorier i Midgård"
         reason = "conquest" if eliminated else "resignation"
         return Outcome(winner, (winner,) if winner else (), reason)
 

@@ -639,6 +639,7 @@ class LordOfTheRings(GameMode):
         "card_values": "fixed",
         "fortify": "connected",
         "one_die_vs_one": True,
+        "neutrals_must_fall": True,
         "adventure_deck": "adventure-northern-v1",
     }
     own_options: ClassVar[frozenset[str]] = frozenset({"adventure_deck"})

@@ -79,12 +79,31 @@ def passive_neutral(mode: GameMode, rules: RuleSet) -> RuleSet:
     return rules
 
 
+# The sides of three cards as the trilogy edition's data has them (``card_sides``
+# ``trilogy``, games recorded before the option); the board file pictures the 2002 book's:
+# 002_84c66041fccdfcee.txt, «RHUDAUR Onda territoriekort FORLINDON Goda territoriekort
+# EMYN MUIL Neutrala territoriekort».
+TRILOGY_SIDES = {"rhudaur": GOOD, "forlindon": "neutral", "emyn_muil": EVIL}
+
+
+def card_side(state: State, territory: str, side: str | None) -> str | None:
+    """The side of ``territory``'s card in this game (``card_sides``)."""
+    if state.rules.card_sides == "trilogy":
+        return TRILOGY_SIDES.get(territory, side)
+    return side
+
+
 def side_piles(d: Decision) -> dict[str, list[str]]:
     """The territory cards by side, each pile shuffled (wild cards out)."""
     piles: dict[str, list[str]] = {}
-    cards = [c for c in d.state.board.cards if c.symbol != WILD]
+    s = d.state
+    cards = [
+        (c.territory, card_side(s, c.territory, c.side))
+        for c in s.board.cards
+        if c.symbol != WILD and c.territory is not None
+    ]
     for side in (GOOD, EVIL, "neutral"):
-        pile = [c.territory for c in cards if c.side == side and c.territory is not None]
+        pile = [territory for territory, of in cards if of == side]
         d.rng.shuffle(pile)
         piles[side] = pile
     return piles
@@ -124,6 +143,7 @@ class MiddleEarth(GameMode):
         "card_values": "fixed",
         "fortify": "adjacent",
         "one_die_vs_one": True,
+        "neutrals_must_fall": True,
     }
 
     def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:

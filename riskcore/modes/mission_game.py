@@ -147,10 +147,13 @@ class MissionGame(GameMode):
 
     def open_game(self, d: Decision) -> None:
         missions.check_deck_fits(_deck(d.state), d.state)
+        if d.state.rules.missions_dealt == "before_setup":
+            missions.deal_missions(d, _deck(d.state), GRADES)
         super().open_game(d)
 
     def after_setup(self, d: Decision) -> None:
-        missions.deal_missions(d, _deck(d.state), GRADES)
+        if d.state.rules.missions_dealt == "after_setup":
+            missions.deal_missions(d, _deck(d.state), GRADES)
         setup.start_play(d)
 
     def outcome(self, state: State) -> Outcome | None:

@@ -337,6 +337,7 @@ def attack(d: Decision, command: cmd.Attack) -> None:
     choice = (
         min(battle.defence_cap(s, command.target, dice), s.armies[(command.target, defender)]) > 1
     )
+    finish_other_attack(d, command.seat, command.target)
     if s.rules.defender_chooses_dice and chooser is not None and choice:
         d.emit(
             ev.AttackDeclared(
@@ -349,7 +350,7 @@ def attack(d: Decision, command: cmd.Attack) -> None:
         )
         return
     battle.battle(d, army, command.source, command.target, dice, None)
-    roll_markers(d, command.seat, army, defender)
+    after_battles(d, command.seat, army, defender)
 
 
 def blitz(d: Decision, command: cmd.Blitz) -> None:
@@ -367,8 +368,9 @@ def blitz(d: Decision, command: cmd.Blitz) -> None:
     floor = command.stop_at
     if armies[(source, army)] <= floor:
         raise violation("too_few_armies", f"{source!r} already has {floor} or fewer armies")
+    finish_other_attack(d, seat, target)
     battle.fight_blitz(d, army, source, target, floor)
-    roll_markers(d, seat, army, defender)
+    after_battles(d, seat, army, defender)
 
 
 def defend(d: Decision, command: cmd.Defend) -> None:
@@ -389,7 +391,7 @@ def defend(d: Decision, command: cmd.Defend) -> None:
     army = s.owner.get(pending.source) or s.current
     player = s.current
     battle.battle(d, army, pending.source, pending.target, pending.dice, command.dice)
-    roll_markers(d, player, army, pending.defender)
+    after_battles(d, player, army, pending.defender)
 
 
 def roll_markers(d: Decision, seat: str, army: str, defender: str) -> None:
@@ -406,8 +408,69 @@ def roll_markers(d: Decision, seat: str, army: str, defender: str) -> None:
         d.emit(MarkerRolled(seat=seat, neutral=neutral, die=die, ally=ally))
 
 
+def after_battles(d: Decision, seat: str, army: str, defender: str) -> None:
+    """The marker dice once the battles of a command are fought: at once for each
+    command (``marker_dice`` ``command``, as games recorded before the option), or
+    when the attack is over (``attack``, 000_ed9208fe5525be2d.txt: «Ett ANGREPP är en
+    attack mot ett enskilt territorium och kan bestå av en eller flera strider» and
+    «När du har avslutat ett angrepp mot ett neutralt territorium ... kastar du 1
+    tärning»): here, when the territory has fallen; otherwise when the player attacks
+    another territory or ends the attack phase (``finish_attack``)."""
+    s = d.state
+    if s.rules.marker_dice == "command":
+        roll_markers(d, seat, army, defender)
+    elif s.phase == OCCUPY:
+        finish_attack(d, seat)
+
+
+def finish_other_attack(d: Decision, seat: str, target: str) -> None:
+    """An attack on a territory other than the one under attack ends that attack."""
+    attack = d.state.mode_data.get(ATTACK_UNDER_WAY)
+    if attack is not None and attack["target"] != target:
+        finish_attack(d, seat)
+
+
+def finish_attack(d: Decision, seat: str) -> None:
+    """The attack under way is over: one marker die for each neutral it involved."""
+    s = d.state
+    attack = s.mode_data.get(ATTACK_UNDER_WAY)
+    if attack is None or s.phase == FINISHED:
+        return
+    for neutral in attack["neutrals"]:
+        if neutral in s.out:
+            continue
+        die = d.rng.die()
+        now = s.alliances.get(neutral)
+        ally = away(now, seat, opponent(s, seat)) if die <= MOVES_ON_AT_MOST else now
+        d.emit(MarkerRolled(seat=seat, neutral=neutral, die=die, ally=ally))
+
+
+# ``State.mode_data`` key: the attack under way (``marker_dice`` ``attack``): its
+# target and the neutrals it involved so far (attacking allies, a neutral defender).
+ATTACK_UNDER_WAY = "attack_under_way"
+
+
+def battle_fought(state: State, event: ev.BattleResolved) -> None:
+    """Note the neutrals a battle involved in the attack under way (a battle on
+    another territory starts a new attack)."""
+    if state.rules.marker_dice != "attack":
+        return
+    data = state.mode_data
+    attack = data.get(ATTACK_UNDER_WAY)
+    if attack is None or attack["target"] != event.target:
+        attack = data[ATTACK_UNDER_WAY] = {"target": event.target, "neutrals": []}
+    for seat in (event.seat, event.defender):
+        if is_neutral(state, seat) and seat not in attack["neutrals"]:
+            attack["neutrals"].append(seat)
+
+
 def marker_rolled(state: State, event: MarkerRolled) -> None:
     state.alliances[event.neutral] = event.ally
+    attack = state.mode_data.get(ATTACK_UNDER_WAY)
+    if attack is not None and event.neutral in attack["neutrals"]:
+        attack["neutrals"].remove(event.neutral)
+        if not [n for n in attack["neutrals"] if n not in state.out]:
+            del state.mode_data[ATTACK_UNDER_WAY]
 
 
 def occupy(d: Decision, command: cmd.Occupy) -> None:

@@ -73,12 +73,15 @@ class SecretMissions(GameMode):
 
     def open_game(self, d: Decision) -> None:
         missions.check_deck_fits(_deck(d.state), d.state)
+        if d.state.rules.missions_dealt == "before_setup":
+            missions.deal_missions(d, _deck(d.state), (0,))
         super().open_game(d)
 
     def after_setup(self, d: Decision) -> None:
         """Deal the missions to the players still in (the destroy cards of seats not
         in play, or gone in setup, taken out first), then play."""
-        missions.deal_missions(d, _deck(d.state), (0,))
+        if d.state.rules.missions_dealt == "after_setup":
+            missions.deal_missions(d, _deck(d.state), (0,))
         setup.start_play(d)
 
     def outcome(self, state: State) -> Outcome | None:

@@ -144,8 +144,10 @@ register_event(
     # 2: the mode by name, and each seat's starting armies; 3: record_format, and
     # rules name ``team_placement`` (every option is in ``rules``, so a replay compares them);
     # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``;
-    # 6: rules name ``blitz_battles``
-    version=6,
+    # 6: rules name ``blitz_battles``; 7: rules name the options of issue 35
+    # (``marker_dice``, ``missions_dealt``, ``neutrals_must_fall``,
+    # ``adventure_draw_closes``, ``second_leader``, ``card_sides``)
+    version=7,
     tuples=("seats",),
 )
 

@@ -84,6 +84,23 @@ def _game_created_options_since_v6(data: dict[str, Any]) -> dict[str, Any]:
 _OPTIONS_SINCE_V6 = {"blitz_battles": 0}
 
 
+@upcaster("game_created", 6)
+def _game_created_options_since_v7(data: dict[str, Any]) -> dict[str, Any]:
+    """v6 games came before the fixes of issue 35 (docs/conformance.md): the rules
+    they were played by, so each replays and verifies as it was played."""
+    return {**data, "v": 7, "rules": {**_OPTIONS_SINCE_V7, **data["rules"]}}
+
+
+_OPTIONS_SINCE_V7 = {
+    "marker_dice": "command",
+    "missions_dealt": "after_setup",
+    "neutrals_must_fall": False,
+    "adventure_draw_closes": False,
+    "second_leader": "next_turn",
+    "card_sides": "trilogy",
+}
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

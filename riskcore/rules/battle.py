@@ -317,12 +317,20 @@ def _emptied(s: State, target: str, attacker: str) -> bool:
     return all(armies.get((target, p), 0) <= 0 for p in s.seats if p != attacker)
 
 
+def _least_move(rule: str, dice: int, survivors: int) -> int:
+    """The least a conquest moves in by ``conquest_min_move``: the dice of the last battle
+    (001, 002), its surviving attackers (000), or one army (004: "flytte minst en hær")."""
+    if rule == "dice":
+        return dice
+    return survivors if rule == "survivors" else 1
+
+
 def conquer(
     d: Decision, seat: str, source: str, target: str, defender: str, survivors: int
 ) -> None:
     s = d.state
     most = s.armies[(source, seat)] - 1  # ``troops``: the attacker holds the source
-    wanted = s.last_battle_dice if s.rules.conquest_min_move == "dice" else survivors
+    wanted = _least_move(s.rules.conquest_min_move, s.last_battle_dice, survivors)
     least = max(1, min(wanted, most))
     d.emit(
         ev.TerritoryConquered(

@@ -73,6 +73,9 @@ def board(rules: RuleSet | None = None, **armies: int) -> Game:
     )
     counts = {"ontario": 10, "quebec": 2, "indonesia": 5, **armies}
     hands = {"p1": [*SET, cards_with("cavalry")[0]]}
+    # The marker dice of each command, so one command shows its own roll: when a whole
+    # attack rolls them (the default, marker_dice=attack) is tested in test_conformance_fixes.
+    rules = rules or mode_named(MODE).rule_set({"marker_dice": "command"})
     return position(owners, counts, hands=hands, mode=MODE, rules=rules)
 
 
@@ -327,7 +330,9 @@ def test_a_defender_facing_one_die_rolls_one_where_the_one_die_rule_is_played() 
     """The battle rules every mode shares hold with allies too: with ``one_die_vs_one``
     (docs/rules.md, "Lord of the Rings Risk") an attack with one die leaves the
     defender no choice, so it is rolled at once; with three the defender chooses."""
-    rules = mode_named(MODE).rule_set({"defender_chooses_dice": True, "one_die_vs_one": True})
+    rules = mode_named(MODE).rule_set(
+        {"defender_chooses_dice": True, "one_die_vs_one": True, "marker_dice": "command"}
+    )
     game = board(rules, quebec=4)
     to_attack(game)
     one = game.do(
@@ -362,7 +367,11 @@ def test_an_ally_attacking_the_other_neutral_rolls_one_die_for_each() -> None:
     owners = dict(board().state.owner)
     owners["siam"] = "n2"
     game = position(
-        owners, {"ontario": 10, "indonesia": 5, "siam": 3}, hands={"p1": SET}, mode=MODE
+        owners,
+        {"ontario": 10, "indonesia": 5, "siam": 3},
+        hands={"p1": SET},
+        mode=MODE,
+        rules=mode_named(MODE).rule_set({"marker_dice": "command"}),
     )
     bribe(game, "n1", SET[0])
     to_attack(game, [1])

@@ -229,6 +229,12 @@ def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
         "one_die_vs_one": False,
         "adventure_deck": "none",
         "blitz_battles": 0,
+        "marker_dice": "command",
+        "missions_dealt": "after_setup",
+        "neutrals_must_fall": False,
+        "adventure_draw_closes": False,
+        "second_leader": "next_turn",
+        "card_sides": "trilogy",
     }
     assert [s["armies"] for s in created.seats] == [36, 36, 24]
     turn = event_from_dict(

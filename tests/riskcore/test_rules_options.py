@@ -34,6 +34,12 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
         "adventure_deck": "none",
         "starting_armies": 0,
         "blitz_battles": 1000,
+        "marker_dice": "attack",
+        "missions_dealt": "before_setup",
+        "neutrals_must_fall": False,
+        "adventure_draw_closes": True,
+        "second_leader": "at_once",
+        "card_sides": "book-2002",
     }
 
 
@@ -43,7 +49,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "setup": ["claim", "deal"],
         "first_player": ["claim_order", "reroll"],
         "card_values": ["progressive", "fixed"],
-        "conquest_min_move": ["dice", "survivors"],
+        "conquest_min_move": ["dice", "survivors", "one"],
         "elimination_trade_threshold": [5, 6],
         "fortify": ["adjacent", "connected"],
         "defender_chooses_dice": [False, True],
@@ -54,6 +60,12 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "adventure_deck": ["none", "adventure-northern-v1"],
         "starting_armies": [0, 1, 200],
         "blitz_battles": [0, 1, 5000],
+        "marker_dice": ["attack", "command"],
+        "missions_dealt": ["before_setup", "after_setup"],
+        "neutrals_must_fall": [False, True],
+        "adventure_draw_closes": [True, False],
+        "second_leader": ["at_once", "next_turn"],
+        "card_sides": ["book-2002", "trilogy"],
     }
     for name, values in choices.items():
         for value in values:

@@ -142,7 +142,12 @@ def test_a_seat_gone_in_setup_is_dealt_no_mission_nor_named_by_one() -> None:
     from riskcore.engine.decide import new_game
     from tests.riskcore.helpers import Game, players
 
-    rules = RuleSet(setup="deal", mission_target_gone="complete", starting_armies=12)
+    rules = RuleSet(
+        setup="deal",
+        mission_target_gone="complete",
+        starting_armies=12,
+        missions_dealt="after_setup",
+    )
     for seed in range(30):
         events = new_game(
             game_id="g", players=players(4), seed=bytes([seed]), mode="secret_missions", rules=rules

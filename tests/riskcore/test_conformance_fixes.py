@@ -1,0 +1,187 @@
+"""The rules an independent reading of the books found broken (issue 35), each
+checked against its passage; docs/conformance.md lists them with every other rule.
+
+Each test names its passage with a ``# rule:`` marker (a row of
+docs/conformance.yaml, checked by tests/riskcore/test_conformance.py) and quotes
+the book in its docstring. Each was seen failing before its fix.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from riskcore.boards.board import load_board
+from riskcore.engine.decide import new_game
+from riskcore.engine.evolve import fold
+from riskcore.engine.registry import mode_named
+from riskcore.model.state import FINISHED, OCCUPY, SETUP_CLAIM
+from riskcore.modes.missions import MissionDealt
+from riskcore.modes.neutral_rules import MarkerRolled
+from riskcore.protocol import commands as cmd
+from riskcore.protocol import events as ev
+from tests.riskcore.helpers import ScriptedRng, players, position
+from tests.riskcore.test_active_neutrals import board, to_attack
+
+ACTIVE = mode_named("two_player_active").rule_set()
+ME = load_board("middle_earth")
+
+
+# 1. Active neutrals: one marker die when an attack (one or more battles) is over ----------
+
+
+def test_three_battles_on_one_neutral_territory_roll_one_marker_die() -> None:
+    """000_ed9208fe5525be2d.txt: «Ett ANGREPP är en attack mot ett enskilt territorium och
+    kan bestå av en eller flera strider» and «När du har avslutat ett angrepp mot ett
+    neutralt territorium (vare sig du tog över det eller inte) ... kastar du 1 tärning»:
+    an attack of three battles on Quebec rolls the marker die once, when it is over."""
+    # rule: 000-active-marker-roll
+    game = board(ACTIVE, quebec=5)
+    to_attack(game)
+    for _ in range(3):
+        events = game.do(
+            cmd.Attack(seat="p1", source="ontario", target="quebec", dice=1),
+            ScriptedRng([1, 6, 6]),
+        )
+        assert [type(e) for e in events] == [ev.BattleResolved]
+    ended = game.do(cmd.EndPhase(seat="p1"), ScriptedRng([3]))
+    rolls = [e for e in ended if isinstance(e, MarkerRolled)]
+    assert [(r.neutral, r.die, r.ally) for r in rolls] == [("n2", 3, "p2")]
+    assert ended.index(rolls[0]) < next(
+        i for i, e in enumerate(ended) if isinstance(e, ev.PhaseEnded)
+    )
+
+
+def test_an_attack_ends_when_another_territory_is_attacked_or_it_falls() -> None:
+    """000: «Ett angrepp varar antingen tills territoriet har tagits över eller tills
+    angriparen avbryter angreppet»: attacking another territory ends the attack on
+    Quebec (its die is rolled first); taking a neutral territory ends that attack."""
+    # rule: 000-active-marker-roll
+    game = board(ACTIVE, quebec=5, iceland=3, alaska=3)
+    to_attack(game)
+    game.do(
+        cmd.Attack(seat="p1", source="ontario", target="quebec", dice=1), ScriptedRng([1, 6, 6])
+    )
+    events = game.do(
+        cmd.Attack(seat="p1", source="alaska", target="kamchatka", dice=1),
+        ScriptedRng([3, 1, 6]),
+    )
+    assert isinstance(events[0], MarkerRolled) and events[0].neutral == "n2"
+    assert not any(isinstance(e, MarkerRolled) for e in events[1:])
+    taken = game.do(
+        cmd.Attack(seat="p1", source="iceland", target="greenland", dice=2),
+        ScriptedRng([6, 6, 1, 2]),
+    )
+    assert [type(e) for e in taken] == [ev.BattleResolved, ev.TerritoryConquered, MarkerRolled]
+
+
+def test_the_marker_dice_of_each_command_replay_games_recorded_before() -> None:
+    """Games recorded before ``marker_dice`` rolled after each command; they upcast to
+    ``command`` (riskcore/protocol/upcasters.py) and play on as they were played."""
+    # rule: 000-active-marker-roll
+    game = board(mode_named("two_player_active").rule_set({"marker_dice": "command"}))
+    to_attack(game)
+    events = game.do(
+        cmd.Attack(seat="p1", source="ontario", target="quebec", dice=1), ScriptedRng([1, 6, 6, 5])
+    )
+    assert isinstance(events[-1], MarkerRolled)
+
+
+# 8. Regular Risk on Middle-earth, two players: every territory, the neutral's too ------------
+
+
+def _middle_earth_endgame(rules_given: dict[str, object] | None = None):  # type: ignore[no-untyped-def]
+    """p1 holds everything but one territory of p2 (1 army) and one of the neutral n1."""
+    names = list(ME.territories)
+    target = "fangorn"
+    source = ME.neighbours[target][0]
+    neutral = next(t for t in names if t not in (target, source, *ME.neighbours[target]))
+    owners = {t: "p1" for t in names}
+    owners[target] = "p2"
+    owners[neutral] = "n1"
+    rules = mode_named("middle_earth").rule_set(rules_given)
+    game = position(owners, {source: 10}, n=2, mode="middle_earth", rules=rules)
+    return game, source, target, neutral
+
+
+def test_two_players_on_middle_earth_play_on_until_the_neutral_falls_too() -> None:
+    """002_84c66041fccdfcee.txt, SPELA RISK PÅ VANLIGT SÄTT: «Spelet är slut när en armé
+    har erövrat alla territorier i Midgård»: eliminating the other player while the
+    neutral army still holds a territory does not end the game."""
+    # rule: 002-regular-win
+    game, source, target, _ = _middle_earth_endgame()
+    game.place_all(source)
+    events = game.do(
+        cmd.Attack(seat="p1", source=source, target=target, dice=3), ScriptedRng([6, 6, 6, 1])
+    )
+    assert any(isinstance(e, ev.PlayerEliminated) for e in events)
+    assert game.state.phase == OCCUPY
+    after = game.do(cmd.Occupy(seat="p1", count=3))
+    assert not any(isinstance(e, ev.GameFinished) for e in after)
+    assert game.state.phase != FINISHED
+
+
+def test_middle_earth_games_recorded_before_end_with_the_last_player() -> None:
+    """Games recorded before ``neutrals_must_fall`` ended with the last player left."""
+    # rule: 002-regular-win
+    game, source, target, _ = _middle_earth_endgame({"neutrals_must_fall": False})
+    game.place_all(source)
+    events = game.do(
+        cmd.Attack(seat="p1", source=source, target=target, dice=3), ScriptedRng([6, 6, 6, 1])
+    )
+    finished = game.do(cmd.Occupy(seat="p1", count=3))
+    assert isinstance(finished[-1], ev.GameFinished) and finished[-1].winner == "p1"
+    assert game.state.phase == FINISHED
+
+
+# 2. The mission game: missions are dealt before the territories -----------------------------
+
+
+def test_missions_are_dealt_before_territories_are_claimed() -> None:
+    """000_ed9208fe5525be2d.txt, UPPDRAGSSPEL: «När uppdragen har delats ut fortsätter
+    förberedelserna på samma sätt som i RISK Spel om världsherravälde ... Var noggrann
+    när du placerar ut arméerna eftersom det kan hjälpa dig att klara av dina uppdrag»:
+    each player holds four missions before the first territory is claimed."""
+    # rule: 000-mission-deal-first
+    events = new_game(game_id="g", players=players(4), seed=b"m", mode="mission_game")
+    kinds = [type(e) for e in events]
+    assert kinds.count(MissionDealt) == 16
+    assert not any(isinstance(e, ev.TerritoryClaimed) for e in events)
+    state = fold(events)
+    assert state.phase == SETUP_CLAIM
+    assert all(len(state.missions[p]) == 4 for p in state.order)
+
+
+def test_secret_missions_are_dealt_before_the_deal_of_territories() -> None:
+    """The same for the classic secret missions (003_281a902b564cb498.txt names no moment;
+    000's mission game is the books' only word on it): the mission comes first."""
+    # rule: 000-mission-deal-first
+    events = new_game(game_id="g", players=players(3), seed=b"s", mode="secret_missions")
+    first_deal = next(i for i, e in enumerate(events) if isinstance(e, ev.TerritoriesDealt))
+    dealt = [i for i, e in enumerate(events) if isinstance(e, MissionDealt)]
+    assert len(dealt) == 3 and max(dealt) < first_deal
+
+
+# 7. The sides of the pictured territory cards -----------------------------------------------
+
+
+def test_the_pictured_cards_are_of_the_sides_the_book_names() -> None:
+    """002_84c66041fccdfcee.txt, twice (pages 5 and 9): «RHUDAUR Onda territoriekort
+    FORLINDON Goda territoriekort EMYN MUIL Neutrala territoriekort»; the board keeps 9
+    good, 9 evil and 24 neutral cards; a two-player deal gives Rhudaur to the evil side."""
+    # rule: 002-card-sides
+    sides = {c.territory: c.side for c in ME.cards if c.territory is not None}
+    assert (sides["rhudaur"], sides["forlindon"], sides["emyn_muil"]) == ("evil", "good", "neutral")
+    assert sorted(Counter(sides.values()).items()) == [("evil", 9), ("good", 9), ("neutral", 24)]
+    events = new_game(game_id="g", players=players(2), seed=b"c", mode="middle_earth")
+    dealt = next(e for e in events if isinstance(e, ev.TerritoriesDealt)).owners
+    assert dealt["rhudaur"] == "p2" and dealt["forlindon"] == "p1"  # p2 plays evil
+    assert dealt.get("emyn_muil") in (None, "n1")
+
+
+def test_games_recorded_before_deal_the_trilogy_sides() -> None:
+    """Games recorded before ``card_sides`` dealt the trilogy data's sides (upcast)."""
+    # rule: 002-card-sides
+    rules = mode_named("middle_earth").rule_set({"card_sides": "trilogy"})
+    events = new_game(game_id="g", players=players(2), seed=b"c", mode="middle_earth", rules=rules)
+    dealt = next(e for e in events if isinstance(e, ev.TerritoriesDealt)).owners
+    assert dealt["rhudaur"] == "p1" and dealt["emyn_muil"] == "p2"
