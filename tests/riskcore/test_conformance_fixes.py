@@ -125,9 +125,7 @@ def test_middle_earth_games_recorded_before_end_with_the_last_player() -> None:
     # rule: 002-regular-win
     game, source, target, _ = _middle_earth_endgame({"neutrals_must_fall": False})
     game.place_all(source)
-    events = game.do(
-        cmd.Attack(seat="p1", source=source, target=target, dice=3), ScriptedRng([6, 6, 6, 1])
-    )
+    game.do(cmd.Attack(seat="p1", source=source, target=target, dice=3), ScriptedRng([6, 6, 6, 1]))
     finished = game.do(cmd.Occupy(seat="p1", count=3))
     assert isinstance(finished[-1], ev.GameFinished) and finished[-1].winner == "p1"
     assert game.state.phase == FINISHED
