@@ -815,6 +815,18 @@ def _held(s: State, seat: str, number: int) -> AdventureCard:
     return deck_of(s).cards[number]
 
 
+def drawn_closes(state: State, seat: str) -> bool:
+    """``seat`` drew its adventure card this turn and plays no more cards in it
+    (``adventure_draw_closes``; 002_84c66041fccdfcee.txt: «Efter att du har dragit ett
+    äventyrskort kan inga fler kort spelas under den spelturen, förutom händelsekort»).
+    The drawer is the player whose turn it is; the other players' cards stay open."""
+    return (
+        state.rules.adventure_draw_closes
+        and seat == state.current
+        and state.mode_data.get("adventure_drawn_turn") == state.turn
+    )
+
+
 def play(d: Decision, command: PlayAdventure) -> None:
     s = d.state
     seat = command.seat
@@ -822,6 +834,10 @@ def play(d: Decision, command: PlayAdventure) -> None:
     if card.kind != POWER:
         raise violation(
             "not_a_power_card", f"{card.name!r} is a {card.kind} card, not a power card"
+        )
+    if drawn_closes(s, seat):
+        raise violation(
+            "adventure_drawn", "you drew an adventure card this turn: no more cards but events"
         )
     if s.phase not in POWER_MOMENTS[card.moment] or not _window_fits(s, card):
         raise violation(
@@ -1034,6 +1050,10 @@ def claim(d: Decision, command: ClaimAdventure) -> None:
     card = _held(s, seat, command.adventure)
     if card.kind != MISSION:
         raise violation("not_a_mission_card", f"{card.name!r} is a {card.kind} card, not a mission")
+    if drawn_closes(s, seat):
+        raise violation(
+            "adventure_drawn", "you drew an adventure card this turn: no more cards but events"
+        )
     if s.phase not in (ATTACK, FORTIFY):
         raise violation(
             "adventure_wrong_moment", "a mission is claimed in the battle or manoeuvre phase"
@@ -1368,7 +1388,7 @@ def discards(s: State, seat: str) -> list[Action]:
 def power_plays(s: State, seat: str) -> list[Action]:
     """Each power card of ``seat``'s hand playable now, with each way to play it."""
     acting = window_seat(s) if s.phase in WINDOWS else s.current
-    if not plays(s) or discard_due(s, seat) or acting != seat:
+    if not plays(s) or discard_due(s, seat) or acting != seat or drawn_closes(s, seat):
         return []
     cards = deck_of(s).cards
     actions: list[Action] = []
@@ -1453,7 +1473,7 @@ def passes(s: State, seat: str) -> list[Action]:
 
 
 def mission_claims(s: State, seat: str) -> list[Action]:
-    if not plays(s) or discard_due(s, seat) or s.current != seat:
+    if not plays(s) or discard_due(s, seat) or s.current != seat or drawn_closes(s, seat):
         return []
     cards = deck_of(s).cards
     leaders = s.leaders.get(seat, ())

@@ -198,6 +198,17 @@ def leaders_of(state: State, seat: str | None) -> tuple[str, ...]:
     return state.leaders.get(seat, ()) if seat is not None else ()
 
 
+def second_leader_owed(state: State, seat: str) -> bool:
+    """A second leader drawn this turn waits to be placed before the turn ends
+    (``second_leader`` ``at_once``; 002_84c66041fccdfcee.txt: «SÄTT EN ANDRA LEDARE I
+    SPEL SPELAS OMEDELBART Placera en andra Ledare i valfritt territorium»)."""
+    return (
+        state.rules.second_leader == "at_once"
+        and adventure.second_leader_due(state, seat)
+        and bool(state.leaders.get(seat))
+    )
+
+
 def leaderless(state: State, seat: str) -> bool:
     """No leader of ``seat`` on the board while it holds territory: one must be placed."""
     return not state.leaders.get(seat) and bool(state.territories_of(seat))
@@ -369,9 +380,16 @@ def end_phase(d: Decision, command: cmd.EndPhase) -> None:
             raise violation(
                 "adventure_discard_due", "you hold four adventure cards: discard one first"
             )
+        if second_leader_owed(s, command.seat):
+            if d.events:  # a discard in this command: the turn waits for the leader
+                return
+            raise violation(
+                "second_leader_to_place",
+                "place the second leader you drew before the turn ends (it is played at once)",
+            )
         if adventure.draw_due(s, command.seat):
             adventure.draw(d, command.seat)
-            if adventure.discard_due(s, command.seat):
+            if adventure.discard_due(s, command.seat) or second_leader_owed(s, command.seat):
                 return
         if _window_before_the_fellowship(d, command.seat):
             return
@@ -583,7 +601,7 @@ def _leader_moves(s: State, seat: str) -> list[Action]:
 
 def _unless_leaderless(builder: Builder) -> Builder:
     def build(s: State, seat: str) -> Sequence[Action]:
-        return [] if leaderless(s, seat) else builder(s, seat)
+        return [] if leaderless(s, seat) or second_leader_owed(s, seat) else builder(s, seat)
 
     return build
 
@@ -593,6 +611,15 @@ def _unless_discarding(builder: Builder) -> Builder:
 
     def build(s: State, seat: str) -> Sequence[Action]:
         return [] if adventure.discard_due(s, seat) else builder(s, seat)
+
+    return build
+
+
+def _unless_owing_a_leader(builder: Builder) -> Builder:
+    """With a second leader drawn at the turn's end, the only move is placing it."""
+
+    def build(s: State, seat: str) -> Sequence[Action]:
+        return [] if second_leader_owed(s, seat) else builder(s, seat)
 
     return build
 
@@ -682,7 +709,12 @@ class LordOfTheRings(GameMode):
         table[FORTIFY] = (
             ("discard_adventure", adventure.discards),
             *(
-                (name, _unless_discarding(builder))
+                (
+                    name,
+                    _unless_discarding(
+                        builder if name == "place_leader" else _unless_owing_a_leader(builder)
+                    ),
+                )
                 for name, builder in (
                     ("place_leader", _placements),
                     ("move_leader", _leader_moves),

@@ -21,6 +21,7 @@ from riskcore.boards.board import load_board
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
+from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
 from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, FINISHED, REINFORCE
@@ -36,7 +37,14 @@ from riskcore.modes.adventure import (
     PassAdventure,
     PlayAdventure,
 )
-from riskcore.modes.lotr import FellowshipMoved, LeaderPlaced, MoveLeader, PlaceLeader, score_table
+from riskcore.modes.lotr import (
+    FellowshipMoved,
+    LeaderPlaced,
+    MoveLeader,
+    PlaceLeader,
+    score_table,
+    second_leader_owed,
+)
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game, record_of
@@ -69,10 +77,11 @@ def with_cards(
     pile: Sequence[str] = (),
     leaders: Mapping[str, Sequence[str]] | None = None,
     steps: int = 0,
+    rules: RuleSet | None = None,
 ) -> Game:
     """A Lord of the Rings position with these adventure hands (card ids) and the pile
     starting with ``pile`` (the rest of the deck after it, in number order)."""
-    game = lotr(groups, armies, leaders=leaders, steps=steps)
+    game = lotr(groups, armies, leaders=leaders, steps=steps, rules=rules)
     taken: list[int] = []
     for cards in hands.values():
         for c in cards:
@@ -105,10 +114,17 @@ def pass_windows(game: Game) -> list[ev.Event]:
 
 
 def end_turn(game: Game) -> list[ev.Event]:
-    """The current player's turn to its end, the window passed."""
+    """The current player's turn to its end, the window passed (a second leader drawn
+    on the way placed at once, on the first own territory without a leader)."""
     if game.state.phase == ATTACK:
         game.end_attack()
-    return game.do(cmd.EndPhase(seat=game.current)) + pass_windows(game)
+    seat = game.current
+    events = game.do(cmd.EndPhase(seat=seat))
+    if second_leader_owed(game.state, seat):
+        free = [t for t in game.state.territories_of(seat) if t not in game.state.leaders[seat]]
+        events += game.do(PlaceLeader(seat=seat, territory=free[0]))
+        events += game.do(cmd.EndPhase(seat=seat))
+    return events + pass_windows(game)
 
 
 def _actions(game: Game, seat: str, kind: str) -> list[dict[str, Any]]:
@@ -531,10 +547,10 @@ THREE_LEADERS = {"p1": ["buckland"], "p2": ["rhudaur"], "p3": ["angmar"]}
 
 
 def _drawing(
-    pile: Sequence[str], armies: Mapping[str, int] | None = None
+    pile: Sequence[str], armies: Mapping[str, int] | None = None, rules: RuleSet | None = None
 ) -> tuple[Game, list[ev.Event]]:
     game = attacking(
-        with_cards({"p1": P1, "p2": P2}, armies, pile=pile, leaders=THREE_LEADERS),
+        with_cards({"p1": P1, "p2": P2}, armies, pile=pile, leaders=THREE_LEADERS, rules=rules),
         "fornost",
     )
     to_fortify(game)
@@ -542,10 +558,13 @@ def _drawing(
     return game, end_turn(game)
 
 
-def test_a_second_leader_comes_into_play_next_turn() -> None:
+def test_a_second_leader_comes_into_play_next_turn_in_games_recorded_before() -> None:
     """002: "SÄTT EN ANDRA LEDARE I SPEL ... Om du redan har två Ledare kastar du det här
-    kortet"; "Det går att ha två ledare om du får en extra genom ett äventyrskort"."""
-    game, events = _drawing(["second_leader", "ambush"])
+    kortet"; "Det går att ha två ledare om du får en extra genom ett äventyrskort". Games
+    recorded before ``second_leader`` placed it in the next turn (test_conformance_fixes
+    has the book's "SPELAS OMEDELBART")."""
+    rules = mode_named("lotr").rule_set({"second_leader": "next_turn"})
+    game, events = _drawing(["second_leader", "ambush"], rules=rules)
     (played,) = [e for e in events if isinstance(e, AdventurePlayed)]
     assert played.facts == {"second_leader": True}
     while game.state.current != "p1":

@@ -13,14 +13,25 @@ from collections import Counter
 from riskcore.boards.board import load_board
 from riskcore.engine.decide import new_game
 from riskcore.engine.evolve import fold
+from riskcore.engine.legal import legal_actions
 from riskcore.engine.registry import mode_named
-from riskcore.model.state import FINISHED, OCCUPY, SETUP_CLAIM
+from riskcore.model.state import FINISHED, FORTIFY, OCCUPY, SETUP_CLAIM
+from riskcore.modes import adventure
+from riskcore.modes.adventure import (
+    AdventureCardDrawn,
+    AdventurePlayed,
+    PassAdventure,
+    PlayAdventure,
+)
+from riskcore.modes.lotr import FellowshipMoved, LeaderPlaced, MoveLeader, PlaceLeader
 from riskcore.modes.missions import MissionDealt
 from riskcore.modes.neutral_rules import MarkerRolled
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from tests.riskcore.helpers import ScriptedRng, players, position
 from tests.riskcore.test_active_neutrals import board, to_attack
+from tests.riskcore.test_adventure import THREE_LEADERS, number, with_cards
+from tests.riskcore.test_lotr import P1, P2, attacking, to_fortify
 
 ACTIVE = mode_named("two_player_active").rule_set()
 ME = load_board("middle_earth")
@@ -183,3 +194,61 @@ def test_games_recorded_before_deal_the_trilogy_sides() -> None:
     events = new_game(game_id="g", players=players(2), seed=b"c", mode="middle_earth", rules=rules)
     dealt = next(e for e in events if isinstance(e, ev.TerritoriesDealt)).owners
     assert dealt["rhudaur"] == "p1" and dealt["emyn_muil"] == "p2"
+
+
+# 4 and 5. Lord of the Rings: after the draw; the second leader at once ---------------------
+
+
+def _drawer_at_turn_end(hand: list[str], pile: list[str], steps: int = 0):  # type: ignore[no-untyped-def]
+    """p1 holds ``hand``, its leader walks onto the Shire (a site of power) and the turn
+    ends: the adventure card on top of ``pile`` is drawn."""
+    game = attacking(
+        with_cards(
+            {"p1": P1, "p2": P2}, hands={"p1": hand}, pile=pile, leaders=THREE_LEADERS, steps=steps
+        ),
+        "fornost",
+    )
+    to_fortify(game)
+    game.do(MoveLeader(seat="p1", source="buckland", target="the_shire"))
+    return game
+
+
+def test_the_drawer_plays_no_power_card_in_the_window_after_drawing() -> None:
+    """002_84c66041fccdfcee.txt, ÄVENTYRSKORT: «Efter att du har dragit ett äventyrskort kan
+    inga fler kort spelas under den spelturen, förutom händelsekort»: p1 drew its card at
+    the end of the turn, so in the Fellowship's window at Moria its Smeagol is refused."""
+    # rule: 002-draw-closes
+    moria = [p.territory for p in ME.path].index("moria")
+    game = _drawer_at_turn_end(["smeagol"], ["ambush"], steps=moria)
+    events = game.do(cmd.EndPhase(seat="p1"), ScriptedRng([2]))
+    assert any(isinstance(e, AdventureCardDrawn) and e.reason == "draw" for e in events)
+    assert adventure.window_seat(game.state) == "p1"
+    game.reject(PlayAdventure(seat="p1", adventure=number("smeagol")), "adventure_drawn")
+    listed = [a["command"]["type"] for a in legal_actions(game.state, "p1")]
+    assert listed == ["pass_adventure", "resign"]
+    moved = [e for e in game.do(PassAdventure(seat="p1")) if isinstance(e, FellowshipMoved)]
+    assert moved and not moved[0].moved  # a 2 keeps the Fellowship in Moria
+
+
+def test_a_second_leader_is_placed_at_once_before_the_turn_passes() -> None:
+    """002: «SÄTT EN ANDRA LEDARE I SPEL SPELAS OMEDELBART Placera en andra Ledare i
+    valfritt territorium på spelplanen»: drawn at the end of p1's turn, the second leader
+    goes on the board before the turn passes (an own territory: docs/rules.md, ours)."""
+    # rule: 002-second-leader
+    game = _drawer_at_turn_end([], ["second_leader", "ambush"])
+    events = game.do(cmd.EndPhase(seat="p1"))
+    assert any(isinstance(e, AdventurePlayed) for e in events)
+    assert game.state.current == "p1" and game.state.phase == FORTIFY
+    game.reject(cmd.EndPhase(seat="p1"), "second_leader_to_place")
+    listed = {a["command"]["type"] for a in legal_actions(game.state, "p1")}
+    assert "place_leader" in listed and "end_phase" not in listed
+    assert game.do(PlaceLeader(seat="p1", territory="moria")) == [
+        LeaderPlaced(seat="p1", territory="moria", reason="second")
+    ]
+    game.do(cmd.EndPhase(seat="p1"))
+    while game.state.phase == adventure.WINDOW:
+        seat = adventure.window_seat(game.state)
+        assert seat is not None
+        game.do(PassAdventure(seat=seat))
+    assert game.state.current == "p2"
+    assert game.state.leaders["p1"] == ("the_shire", "moria")

@@ -18,6 +18,7 @@ from riskcore.boards.board import load_board
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
+from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, FINISHED, FORTIFY, OCCUPY, SETUP_CLAIM, SETUP_PLACE
 from riskcore.modes.lotr import (
     SETUP_LEADER,
@@ -59,6 +60,7 @@ def lotr(
     rest: str = "p3",
     first: str = "p1",
     steps: int = 0,
+    rules: RuleSet | None = None,
 ) -> Game:
     """A Lord of the Rings game at the start of ``first``'s turn: ``groups`` to each
     seat, the rest to ``rest``; leaders where given; the Fellowship ``steps`` along."""
@@ -69,7 +71,7 @@ def lotr(
         for t in where
     ]
     before += [FellowshipMoved(seat=first, roll=None, moved=True, step=i + 1) for i in range(steps)]
-    return position(owners, armies, mode="lotr", first=first, before_turn=before)
+    return position(owners, armies, mode="lotr", first=first, before_turn=before, rules=rules)
 
 
 def attacking(game: Game, depot: str) -> Game:
