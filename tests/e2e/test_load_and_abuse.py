@@ -28,11 +28,15 @@ from typing import Any
 import pytest
 import redis as redis_lib
 
+from riskcore.audit.record import SYSTEM, envelopes
+from riskcore.audit.sealing import seal
 from riskcore.bots.base import get_bot
+from riskcore.engine.evolve import fold
 from riskcore.simulate import play_game
+from service.game_log import NO_EVENTS, GameLog
 from service.keys import KeySpace
 from service.records import append_simulated
-from service.store import EventStore
+from service.store import EventStore, Head
 from tests.e2e.conftest import Stack, free_port, http, running_stack, wait_ready
 
 pytestmark = pytest.mark.e2e
@@ -319,6 +323,49 @@ def stored_long_game(redis: redis_lib.Redis, env: dict[str, str], events: int) -
     raise AssertionError(f"no game of {events} events in 200 seeds")
 
 
+class Passive:
+    """A bot that never attacks: its game runs as long as ``max_commands`` lets it."""
+
+    name, version = "passive", "1"
+
+    def choose(self, view: Any, actions: Any, rng: random.Random) -> dict[str, Any]:
+        by_type = {action["command"]["type"]: action for action in reversed(actions)}
+        for kind in ("claim_territory", "place_armies", "trade_cards", "defend", "occupy"):
+            if kind in by_type:
+                return dict(by_type[kind]["command"])
+        if "end_phase" in by_type:
+            return {"type": "end_phase"}
+        return dict(actions[0]["command"])
+
+
+def stored_passive_game(redis: redis_lib.Redis, env: dict[str, str], commands: int) -> str:
+    """A running game of ~1.3 events a command, appended 2,000 events at a time with one
+    snapshot at its end: 16,000 events in about a second (the bench builds its own)."""
+    result = play_game(
+        [Passive() for _ in range(3)], seed=bytes(32), game_id="passive", max_commands=commands
+    )
+    log = GameLog(EventStore(redis, KeySpace(env["RISK_KEY_PREFIX"])))
+    record_format = fold(result.events[: result.opening]).record_format
+    head = NO_EVENTS
+    for start in range(0, len(result.events), 2000):
+        wrapped = envelopes(
+            result.events[start : start + 2000],
+            first_version=head.version + 1,
+            time_ms=1_764_000_000_000,
+            actor=SYSTEM,
+        )
+        stored = log.append(
+            "passive",
+            head,
+            seal(wrapped, bytes(32), "passive"),
+            seed=bytes(32) if head.version == 0 else None,
+            record_format=record_format,
+        )
+        head = Head(stored.last_version, stored.head_hash)
+    log.keep_snapshots("passive", head.version - 1, head.version, fold(result.events))
+    return "passive"
+
+
 def test_costly_requests_run_beside_the_server_so_healthz_stays_fast(
     stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
 ) -> None:
@@ -360,3 +407,59 @@ def test_costly_requests_run_beside_the_server_so_healthz_stays_fast(
         assert max(latencies) < 0.5, sorted(latencies)
         median, baseline = statistics.median(latencies), statistics.median(before)
         assert median < max(0.1, 3 * baseline), (sorted(latencies), sorted(before))
+
+
+def api_worker_rss(stack: Stack) -> int:
+    """Resident bytes of the API's one gunicorn worker (the master's child)."""
+    master = stack.processes["api"].pid
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    assert len(children) == 1, children
+    status = Path(f"/proc/{children[0]}/status").read_text()
+    return (
+        int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS")))
+        * 1024
+    )
+
+
+def test_clients_that_never_read_a_record_hold_little_memory_and_are_dropped(
+    stack_env: dict[str, str], tmp_path: Path, redis: redis_lib.Redis
+) -> None:
+    """Thirty connections ask a 16,000-event game's record (5 MB, more than the kernel's
+    send buffer takes) and never read (issue 36, item 2: sixty took a worker from 219
+    to 674 MB). The record is sent a chunk at a time, so the worker grows by little;
+    after the send timeout (1 s here) each is dropped."""
+    game = stored_passive_game(redis, stack_env, 12_000)
+    with server(stack_env, tmp_path, RISK_SEND_TIMEOUT="1") as stack:
+        size = len(urllib.request.urlopen(f"{stack.url}/v1/games/{game}/record", timeout=60).read())
+        assert size > 4_500_000
+        before = api_worker_rss(stack)
+        clients = []
+        for _ in range(30):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", port_of(stack)))
+            sock.sendall(f"GET /v1/games/{game}/record HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+            clients.append(sock)
+        time.sleep(1.5)  # every response started and stuck on a full socket
+        grown = api_worker_rss(stack) - before
+        assert grown < 40 * 2**20, f"the worker grew by {grown / 2**20:.1f} MB"
+        assert http("GET", f"{stack.url}/healthz", timeout=2)[0] == 200
+
+        def dropped(sock: socket.socket) -> bool:
+            """Read what was sent; True once the server has closed the connection."""
+            sock.settimeout(0.5)
+            try:
+                while part := sock.recv(1 << 20):
+                    del part
+            except TimeoutError:
+                return False
+            except ConnectionResetError:
+                pass
+            return True
+
+        time.sleep(2)  # past the send timeout
+        try:
+            assert all(dropped(sock) for sock in clients)
+        finally:
+            for sock in clients:
+                sock.close()
