@@ -14,6 +14,7 @@ as impassable.
 
     python scripts/board_shapes.py            # writes service/static/board/shapes/*.json
     python scripts/board_shapes.py --check    # exits 1 when the committed data is stale
+    python scripts/board_shapes.py --fit NAME # adds layout seeds where borders do not meet
 
 Needs shapely (the ``dev`` extra); the page and the tests read only the JSON.
 """
@@ -21,6 +22,7 @@ Needs shapely (the ``dev`` extra); the page and the tests read only the JSON.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from dataclasses import dataclass
@@ -30,7 +32,7 @@ from typing import Any
 from shapely import coverage_simplify
 from shapely.geometry import LineString, MultiPoint, MultiPolygon, Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
-from shapely.ops import nearest_points, polylabel, unary_union, voronoi_diagram
+from shapely.ops import nearest_points, polylabel, substring, unary_union, voronoi_diagram
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS = ROOT / "riskcore" / "boards" / "maps"
@@ -88,7 +90,7 @@ def shapes(board: dict[str, Any], layout: dict[str, Any]) -> dict[str, Any]:
     pieces = _simplified(pieces)
     outlines = {g: unary_union([pieces[t] for t in ts["territories"]]) for g, ts in _groups(board)}
     badges = {t: _badge(pieces[t], points[t]) for t in points}
-    edges, links = _borders(board, pieces, (width, height))
+    edges, links = _borders(board, pieces, (width, height), land.margin)
     return {
         "board": board["name"],
         "width": width,
@@ -249,7 +251,7 @@ def _text_box(centre: Point, text: str, per_char: float, height: float) -> Polyg
 
 
 def _borders(
-    board: dict[str, Any], pieces: dict[str, Polygon], size: tuple[float, float]
+    board: dict[str, Any], pieces: dict[str, Polygon], size: tuple[float, float], margin: float
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each border as a shared edge (with its kind) or, where the shapes do not meet, a link."""
     edges, links = [], []
@@ -266,11 +268,51 @@ def _borders(
                     "along": _direction(common, middle),
                 }
             )
+        elif kind == "harbour":
+            path = _sea_route(a, b, pieces, size, margin) or _link(pieces[a], pieces[b], kind, size)
+            links.append({"a": a, "b": b, "kind": kind, "path": path})
         else:
             links.append(
                 {"a": a, "b": b, "kind": kind, "path": _link(pieces[a], pieces[b], kind, size)}
             )
     return edges, links
+
+
+def _sea_route(
+    a: str, b: str, pieces: dict[str, Polygon], size: tuple[float, float], margin: float
+) -> str | None:
+    """A ship's way between two harbours: out to the sea along the canvas's edge, round
+    the coast the shorter way, and in; None where leaving a harbour would cross land."""
+    ring = box(margin / 2, margin / 2, size[0] - margin / 2, size[1] - margin / 2).exterior
+    others = unary_union([p for t, p in pieces.items() if t not in (a, b)])
+    land = unary_union(list(pieces.values())).buffer(-0.5)
+    ends = []
+    for harbour, other in ((pieces[a], pieces[b]), (pieces[b], pieces[a])):
+        coastline = harbour.boundary.difference(others.buffer(0.5))  # not shared with land
+        if coastline.is_empty:
+            return None
+        ways = [
+            (coast, exit)
+            for coast in map(Point, _coords(coastline))
+            for exit in _exits(coast, ring, margin, size)
+            if LineString([coast, exit]).intersection(land).length <= 1
+        ]
+        if not ways:
+            return None
+        coast, exit = min(ways, key=lambda w: w[0].distance(w[1]) + 0.25 * w[0].distance(other))
+        ends.append((coast, exit, ring.project(exit)))
+    (start, first, at_a), (end, last, at_b) = ends
+    low, high = sorted((at_a, at_b))
+    one_way = substring(ring, low, high)
+    the_other = LineString(
+        [*substring(ring, high, ring.length).coords, *list(substring(ring, 0, low).coords)[1:]]
+    )
+    along = min((one_way, the_other), key=lambda line: line.length)
+    points = list(along.coords)
+    if Point(points[0]).distance(ring.interpolate(at_a)) > 1:
+        points.reverse()
+    route = [(start.x, start.y), (first.x, first.y), *points, (last.x, last.y), (end.x, end.y)]
+    return "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in route)
 
 
 def _barriers(board: dict[str, Any], pieces: dict[str, Polygon]) -> list[dict[str, Any]]:
@@ -318,6 +360,18 @@ def _link(a: Polygon, b: Polygon, kind: str, size: tuple[float, float]) -> str:
     return f"M{inner_a[0]:.1f},{inner_a[1]:.1f} L{inner_b[0]:.1f},{inner_b[1]:.1f}"
 
 
+def _exits(p: Point, ring: Any, margin: float, size: tuple[float, float]) -> list[Point]:
+    """Where a ship leaving ``p`` meets the sea round the canvas: straight out each way."""
+    low, high = margin / 2, (size[0] - margin / 2, size[1] - margin / 2)
+    straight = [Point(low, p.y), Point(high[0], p.y), Point(p.x, low), Point(p.x, high[1])]
+    return [ring.interpolate(ring.project(p)), *straight]
+
+
+def _coords(line: Any) -> list[tuple[float, float]]:
+    parts = list(line.geoms) if hasattr(line, "geoms") else [line]
+    return [xy for part in parts for xy in part.coords]
+
+
 def _towards(p: Point, q: Point, step: float) -> tuple[float, float]:
     dx, dy = q.x - p.x, q.y - p.y
     size = (dx * dx + dy * dy) ** 0.5 or 1.0
@@ -352,6 +406,43 @@ def _line_path(line: Any) -> str:
     return " ".join(parts)
 
 
+def missing(board: dict[str, Any], layout: dict[str, Any]) -> list[tuple[str, str]]:
+    """Land borders the shapes do not show as an edge (drawn as lines instead)."""
+    land = LANDS.get(board["name"], DEFAULT_LAND)
+    group = {t["id"]: t["group"] for t in board["territories"]}
+    return [
+        (link["a"], link["b"])
+        for link in shapes(board, layout)["links"]
+        if link["kind"] not in ("sea", "harbour")
+        and (land.joined or group[link["a"]] == group[link["b"]])
+    ]
+
+
+def fit(board: dict[str, Any], layout: dict[str, Any]) -> dict[str, Any]:
+    """The layout with seeds added, greedily, where a land border is missing: a seed for
+    each side on the line between their points, kept only if fewer borders are missing."""
+    layout = copy.deepcopy(layout)
+    gaps = missing(board, layout)
+    for a, b in list(gaps):
+        if (a, b) not in gaps:
+            continue
+        pa, pb = layout["territories"][a], layout["territories"][b]
+        for near, far in ((0.4, 0.6), (0.3, 0.7), (0.45, 0.55)):
+            trial = copy.deepcopy(layout)
+            seeds = trial.setdefault("seeds", {})
+            seeds.setdefault(a, []).append(_between(pa, pb, near))
+            seeds.setdefault(b, []).append(_between(pa, pb, far))
+            after = missing(board, trial)
+            if len(after) < len(gaps):
+                layout, gaps = trial, after
+                break
+    return layout
+
+
+def _between(p: list[float], q: list[float], share: float) -> list[int]:
+    return [round(p[0] + (q[0] - p[0]) * share), round(p[1] + (q[1] - p[1]) * share)]
+
+
 def written(name: str) -> str:
     board, layout = load(name)
     return json.dumps(shapes(board, layout), indent=1, sort_keys=True) + "\n"
@@ -360,11 +451,17 @@ def written(name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if the committed data is stale")
+    parser.add_argument("--fit", action="store_true", help="add layout seeds, then write")
     parser.add_argument("boards", nargs="*", default=sorted(p.stem for p in LAYOUTS.glob("*.json")))
     args = parser.parse_args(argv)
     stale = []
     OUT.mkdir(exist_ok=True)
     for name in args.boards:
+        if args.fit:
+            board, layout = load(name)
+            fitted = fit(board, layout)
+            (LAYOUTS / f"{name}.json").write_text(json.dumps(fitted, indent=1) + "\n")
+            print(f"{name}: {len(missing(board, fitted))} land borders drawn as lines")
         text = written(name)
         target = OUT / f"{name}.json"
         if args.check:

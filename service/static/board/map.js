@@ -261,19 +261,19 @@ export function drawMoment(map, moment, styles) {
     const [x, y] = node.at;
     layer.append(svg("g", { class: "placed-mark", "data-placed": id },
       svg("circle", { cx: x, cy: y, r: BADGE + 5, class: "pulse", stroke: colour }),
-      callout(x, y - BADGE - 10, `+${count}`, "plus")));
+      callout(map, x, y - BADGE - 10, `+${count}`, "plus")));
   }
   if (moment.battle && to) layer.append(dicePanel(map, moment, styles, from.at, to.at));
   if (moment.conquered && to) {
     to.group.classList.add("conquered");
     const [x, y] = to.at;
-    layer.append(callout(x, y - BADGE - 12, moment.count ? `Conquered · ${moment.count} move in` : "Conquered!", "conquest"));
+    layer.append(callout(map, x, y - BADGE - 12, moment.count ? `Conquered · ${moment.count} move in` : "Conquered!", "conquest"));
   }
   if (moment.eliminated?.length) {
     const names = moment.eliminated.map((s) => seatName(styles, s)).join(" and ");
     layer.append(banner(map, `${names} ${moment.eliminated.length > 1 ? "are" : "is"} eliminated by ${seatName(styles, moment.seat)}`));
   } else if (moment.kind === "fortify" && to) {
-    layer.append(callout(to.at[0], to.at[1] - BADGE - 12, `+${moment.count} from ${from ? from.name : "?"}`, "plus"));
+    layer.append(callout(map, to.at[0], to.at[1] - BADGE - 12, `+${moment.count} from ${from ? from.name : "?"}`, "plus"));
   }
 }
 
@@ -343,8 +343,10 @@ function die(x, y, size, value, side) {
   return svg("g", { class: `die ${side}`, "data-value": value }, svg("rect", { x, y, width: size, height: size, rx: 3.5 }), ...pips, svg("title", {}, text(value)));
 }
 
-function callout(x, y, words, kind) {
+function callout(map, x, y, words, kind) {
   const width = words.length * 6.6 + 12;
+  x = Math.max(width / 2 + 2, Math.min(map.width - width / 2 - 2, x));
+  y = Math.max(13, y);
   return svg("g", { class: `callout ${kind}` },
     svg("rect", { x: x - width / 2, y: y - 11, width, height: 16, rx: 8 }),
     svg("text", { x, y: y + 1, "text-anchor": "middle" }, text(words)));
