@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -312,6 +313,7 @@ def _sea_route(
     if Point(points[0]).distance(ring.interpolate(at_a)) > 1:
         points.reverse()
     route = [(start.x, start.y), (first.x, first.y), *points, (last.x, last.y), (end.x, end.y)]
+    route = [xy for i, xy in enumerate(route) if i == 0 or math.dist(xy, route[i - 1]) > 0.05]
     return "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in route)
 
 
