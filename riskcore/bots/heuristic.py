@@ -45,7 +45,7 @@ from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position, joined_to
 from riskcore.bots.losses import attack_odds
 from riskcore.bots.mission_progress import Aims
-from riskcore.bots.plan import Conquest, Hunt, conquest, hunt, hunt_target, next_target
+from riskcore.bots.plan import Conquest, Hunt, conquest, hunt, next_target
 from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
     ATTACK,
@@ -94,11 +94,14 @@ class Params:
     hunt_margin: float = 1.0
     hunt_most: int = 8
     hunt_ratio: float = 0.5
+    hunt_paths: int = 0  # territories of others taken on the way to a rival (0: none)
     # Continents planned over the turn (``plan.conquest``): off, or the margin
     # per territory and the most territories it may be short.
     # Trade a set only with this many cards or more (3: whenever it may; 5: when
     # forced), unless a planned elimination needs the armies.
     trade_at: int = 3
+    # Expected gain (armies) an unplanned attack must clear once the turn's card is won.
+    after_card_gain: float = 0.0
     conquer: bool = False
     conquer_margin: float = 1.0
     conquer_most: int = 4
@@ -207,7 +210,8 @@ class HeuristicPolicy:
         view = pos.view
         sets = sets_in_hand(view.board, view.my_hand()) if may_trade(view) else []
         if sets and not view.must_trade and len(view.my_hand()) < self.params.trade_at:
-            sets = [] if self.hunting(pos, view.reserve() + 4) is None else sets
+            worth = set_value(pos, best_set(pos, sets))
+            sets = [] if self.hunting(pos, view.reserve() + worth) is None else sets
         if sets:
             return {"type": "trade_cards", "cards": list(best_set(pos, sets))}
         reserve = view.reserve()
@@ -309,7 +313,13 @@ class HeuristicPolicy:
         if not params.hunt or pos.view.rules.neutrals == "active" or pos.aims is not None:
             return None
         return hunt(
-            pos, reserve, card_worth(pos), params.hunt_margin, params.hunt_most, params.hunt_ratio
+            pos,
+            reserve,
+            card_worth(pos),
+            params.hunt_margin,
+            params.hunt_most,
+            params.hunt_ratio,
+            params.hunt_paths,
         )
 
     def conquering(self, pos: Position, reserve: int) -> Conquest | None:
@@ -331,7 +341,7 @@ class HeuristicPolicy:
     def planned_attack(self, pos: Position) -> Attack | None:
         """The next attack of an elimination the armies on the board make likely."""
         planned = self.hunting(pos, 0)
-        step = None if planned is None else hunt_target(pos, planned.victim)
+        step = None if planned is None else next_target(pos, list(planned.targets))
         if step is None:
             continent = self.conquering(pos, 0)
             step = None if continent is None else next_target(pos, list(continent.targets))
@@ -378,9 +388,13 @@ class HeuristicPolicy:
             all_out = self.gain(pos, armies, target, 0, value, bonus)
             if all_out[1] > score + 1.0:
                 stop_at, (win, score) = 1, all_out
-        if win < self.params.min_win or score <= self.params.min_gain:
+        if win < self.params.min_win or score <= self._least_gain(pos):
             return None
         return Attack(source, target, win, score, stop_at)
+
+    def _least_gain(self, pos: Position) -> float:
+        params = self.params
+        return params.min_gain + (params.after_card_gain if pos.view.conquered_this_turn else 0.0)
 
     def _joint(self, pos: Position, sources: list[str], target: str, value: float) -> Attack | None:
         """Attacks from several sides: start from the biggest, all-out."""
@@ -388,7 +402,7 @@ class HeuristicPolicy:
         first = max(sources, key=lambda s: pos.troops[s])
         win, score = self.gain(pos, armies, target, 0, value, pos.view.battle_bonus(first, target))
         score -= 1.0  # the armies end up split
-        if win < self.params.min_win or score <= self.params.min_gain:
+        if win < self.params.min_win or score <= self._least_gain(pos):
             return None
         return Attack(max(sources, key=lambda s: pos.troops[s]), target, win, score, 1)
 
@@ -563,6 +577,13 @@ def may_trade(view: SeatView) -> bool:
     return not view.conquered_this_turn or view.must_trade
 
 
+def set_value(pos: Position, combo: tuple[int, int, int]) -> int:
+    """Armies a set brings now (its value; the +2 on a pictured territory aside)."""
+    view = pos.view
+    symbols = tuple(view.board.cards[c].symbol for c in combo)
+    return view.rules.trade_value(view.sets_traded(), symbols)
+
+
 def best_set(pos: Position, sets: list[tuple[int, int, int]]) -> tuple[int, int, int]:
     """The set worth most now: fixed value, the +2 bonus, and wild cards kept."""
     view = pos.view
@@ -717,15 +738,22 @@ class HeuristicBot:
     version = "1"
 
     def __init__(
-        self, params: Params | None = None, missions: bool | None = None, bribes: bool | None = None
+        self,
+        params: Params | None = None,
+        missions: bool | None = None,
+        bribes: bool | None = None,
+        plans: bool | None = None,
     ) -> None:
         """``missions=False``: blind to its missions (claims a done one, steers to none);
-        ``bribes=False``: never bribes. The old behaviours, kept for the ablations."""
+        ``bribes=False``: never bribes; ``plans=False``: plans no elimination over a
+        turn (the ``easy`` level). The old behaviours, kept for the ablations."""
         chosen = params or Params()
         if missions is not None:
             chosen = replace(chosen, missions=bool(missions))
         if bribes is not None:
             chosen = replace(chosen, bribes=bool(bribes))
+        if plans is not None:
+            chosen = replace(chosen, hunt=bool(plans))
         self.policy = HeuristicPolicy(chosen)
 
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:

@@ -2,16 +2,20 @@
 
 Declared once, here: the API's seats, the workers, tournaments and
 ``risk tournament`` all read a level from this table. ``easy`` is the
-heuristic bot (no search, a few milliseconds a move); ``medium`` and
-``hard`` are the strong bot with a time per decision (``think_ms``) and a
-cap on its rollouts, so a faster machine or engine buys a level more
-search but never more than its cap. Each claim of the setup is budgeted
-as a turn of its own (its share of a turn's time: about 0.15 s at medium,
-0.6 s at hard), so a strong seat's setup takes seconds where the
-heuristic's takes milliseconds. Time-bound play is not reproducible
-from the seed (how far a search gets depends on the machine); the record
-still verifies, since the commands chosen are the record. ``strong`` with
-no level is the strong bot on its iteration budget alone, reproducible.
+heuristic bot without its turn plans (``plans: false``: it prices one
+attack at a time and plans no elimination), the heuristic as it was
+before issue 34, kept beatable; ``medium`` and ``hard`` are the strong bot
+(rollouts of the full heuristic) with a budget of CPU time per own turn
+(``turn_ms`` on the ``cpu`` clock: a loaded machine makes a turn take
+longer, not play weaker) and a cap on its rollouts, so a faster machine or
+engine buys a level more search but never more than its cap. Each claim
+of the setup is budgeted as a turn of its own (its share of a turn's
+time), so a strong seat's setup takes seconds where the heuristic's takes
+milliseconds. Time-bound play is not reproducible from the seed (how far a
+search gets depends on the machine); the record still verifies, since the
+commands chosen are the record. ``strong`` with no level is the strong bot
+on its iteration budget alone, reproducible. docs/bots.md has their
+figures against Domination's AI.
 """
 
 from __future__ import annotations
@@ -39,18 +43,25 @@ class Level:
 
 LEVELS: Mapping[str, Level] = MappingProxyType(
     {
-        "easy": Level("easy", "heuristic", {}, "the heuristic bot: rules of thumb priced by odds"),
+        "easy": Level(
+            "easy",
+            "heuristic",
+            MappingProxyType({"plans": False}),
+            "the heuristic bot without its turn plans: rules of thumb priced by odds",
+        ),
         "medium": Level(
             "medium",
             "strong",
-            MappingProxyType({"turn_ms": 500, "turn_rollouts": 400}),
-            "the strong bot, 0.5 s a turn at most",
+            MappingProxyType({"turn_ms": 250, "turn_rollouts": 200, "clock": "cpu"}),
+            "the strong bot, 0.25 s of CPU a turn at most",
         ),
         "hard": Level(
             "hard",
             "strong",
-            MappingProxyType({"turn_ms": 2000, "turn_rollouts": 1600, "iterations": 32}),
-            "the strong bot, 2 s a turn at most",
+            MappingProxyType(
+                {"turn_ms": 1000, "turn_rollouts": 800, "iterations": 32, "clock": "cpu"}
+            ),
+            "the strong bot, 1 s of CPU a turn at most",
         ),
     }
 )

@@ -38,6 +38,7 @@ class Hunt:
     needs: tuple[tuple[str, int], ...]  # (source, armies still to place there)
     cost: float  # expected armies spent (losses and armies left behind)
     worth: float
+    targets: tuple[str, ...] = ()  # the victim's territories and those on the way to them
 
 
 def loss(defenders: int) -> float:
@@ -67,13 +68,21 @@ def groups_of(pos: Position, territories: list[str]) -> list[list[str]]:
 
 
 def hunt(
-    pos: Position, reserve: int, card: float, margin: float, most: int, ratio: float
+    pos: Position,
+    reserve: int,
+    card: float,
+    margin: float,
+    most: int,
+    ratio: float,
+    paths: int = 0,
 ) -> Hunt | None:
     """The best elimination ``reserve`` more armies make likely this turn, if any.
 
     ``margin``: armies demanded above the expected cost, per territory taken;
     ``most``: rivals with more territories are not hunted; ``ratio``: the
-    prize must be worth this share of the expected cost.
+    prize must be worth this share of the expected cost; ``paths``: the most
+    territories of others taken on the way to a group no own territory
+    touches (0: such a rival is not hunted).
     """
     best: Hunt | None = None
     me = pos.me
@@ -83,39 +92,79 @@ def hunt(
         held = [t for t, p in pos.owner.items() if p == rival]
         if not held or len(held) > most:
             continue
-        plan = _plan(pos, held, margin)
+        plan = _plan(pos, held, margin, paths)
         if plan is None:
             continue
-        needs, cost = plan
+        needs, cost, way = plan
         if sum(n for _, n in needs) > reserve:
             continue
         worth = cards * card + 4.0 + (card * 3 if len(pos.cards) == 3 else 0.0)
         if worth < ratio * cost:
             continue
         if best is None or worth - cost > best.worth - best.cost:
-            best = Hunt(rival, tuple((s, n) for s, n in needs if n > 0), cost, worth)
+            kept = tuple((s, n) for s, n in needs if n > 0)
+            best = Hunt(rival, kept, cost, worth, tuple(held + way))
     return best
 
 
 Needs = list[tuple[str, int]]
 
 
-def _plan(pos: Position, held: list[str], margin: float) -> tuple[Needs, float] | None:
-    """Each group's source and what it lacks, and the plan's cost; None if a group
-    has no own territory next to it."""
+def _plan(
+    pos: Position, held: list[str], margin: float, paths: int = 0
+) -> tuple[Needs, float, list[str]] | None:
+    """Each group's source and what it lacks, the plan's cost and the territories
+    taken on the way; None if a group has no own territory next to it (nor, with
+    ``paths``, a way of at most that many territories to one)."""
     troops, owner, me, nbrs = pos.troops, pos.owner, pos.me, pos.info.neighbours
     demand: dict[str, float] = {}
     cost = 0.0
+    way: list[str] = []
     for group in groups_of(pos, held):
         sources = {n for t in group for n in nbrs[t] if owner.get(n) == me}
-        if not sources:
-            return None
-        source = max(sources, key=lambda s: (troops[s], s))
-        spent = sum(loss(troops[t]) + 1.0 for t in group)
+        taken = list(group)
+        if sources:
+            source = max(sources, key=lambda s: (troops[s], s))
+        else:
+            found = _way_to(pos, group, paths) if paths else None
+            if found is None:
+                return None
+            source, path = found
+            taken += path
+            way += path
+        spent = sum(loss(troops[t]) + 1.0 for t in taken)
         cost += spent
-        demand[source] = demand.get(source, 0.0) + spent + margin * len(group)
+        demand[source] = demand.get(source, 0.0) + spent + margin * len(taken)
     needs = [(s, max(0, round(d) - (troops[s] - 1))) for s, d in sorted(demand.items())]
-    return needs, cost
+    return needs, cost, way
+
+
+def _way_to(pos: Position, group: list[str], most: int) -> tuple[str, list[str]] | None:
+    """The cheapest way from an own territory to ``group`` through at most ``most``
+    territories of others: (the own source, those territories); None if none."""
+    troops, owner, nbrs = pos.troops, pos.owner, pos.info.neighbours
+    inside = set(group)
+    frontier: dict[str, tuple[float, list[str]]] = {t: (0.0, []) for t in group}
+    best: tuple[float, str, list[str]] | None = None
+    for _ in range(most):
+        grown: dict[str, tuple[float, list[str]]] = {}
+        for here, (spent, path) in frontier.items():
+            for n in nbrs[here]:
+                if n in inside or pos.is_friend(owner.get(n)):
+                    continue
+                price = spent + loss(troops[n]) + 1.0
+                if n not in grown or price < grown[n][0]:
+                    grown[n] = (price, [n, *path])
+        for here, (spent, path) in grown.items():
+            for s in nbrs[here]:
+                usable = owner.get(s) == pos.me and troops[s] >= 2
+                if usable and (best is None or (spent - troops[s], s) < (best[0], best[1])):
+                    best = (spent - troops[s], s, path)
+        if best is not None:
+            return best[1], best[2]
+        inside.update(frontier)
+        frontier = grown
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +189,7 @@ def conquest(pos: Position, reserve: int, margin: float, most: int) -> Conquest 
         plan = _plan(pos, missing, margin)
         if plan is None:
             continue
-        needs, cost = plan
+        needs, cost, _ = plan
         if sum(n for _, n in needs) > reserve:
             continue
         score = info.bonus / (cost + 1.0)
@@ -148,11 +197,6 @@ def conquest(pos: Position, reserve: int, margin: float, most: int) -> Conquest 
             kept = tuple((s, n) for s, n in needs if n > 0)
             best = (score, Conquest(group, tuple(missing), kept, cost))
     return None if best is None else best[1]
-
-
-def hunt_target(pos: Position, victim: str) -> tuple[str, str] | None:
-    """The victim's territory to attack next and from where (``next_target``)."""
-    return next_target(pos, [t for t, p in pos.owner.items() if p == victim])
 
 
 def next_target(pos: Position, targets: list[str]) -> tuple[str, str] | None:

@@ -14,10 +14,14 @@ from riskcore.simulate import play_game
 
 def test_each_level_names_a_bot_that_takes_its_options() -> None:
     assert list(LEVELS) == ["easy", "medium", "hard"]
-    assert isinstance(bot_for(None, "easy"), HeuristicBot)
+    easy = bot_for(None, "easy")
+    assert isinstance(easy, HeuristicBot) and not easy.policy.params.hunt
+    assert HeuristicBot().policy.params.hunt  # easy is the heuristic without its plans
     medium, hard = bot_for(None, "medium"), bot_for("strong", "hard")
     assert isinstance(medium, StrongBot) and isinstance(hard, StrongBot)
-    assert medium.config.turn_time == 0.5 and hard.config.turn_time == 2.0
+    # issue 34's think-time targets: 0.25 s and 1 s of CPU a turn
+    assert medium.config.turn_time == 0.25 and hard.config.turn_time == 1.0
+    assert medium.config.clock == hard.config.clock == "cpu"
     assert medium.config.turn_rollouts is not None and hard.config.turn_rollouts is not None
     assert hard.config.turn_rollouts > medium.config.turn_rollouts
 
