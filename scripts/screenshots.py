@@ -6,7 +6,7 @@ the system's headless Chromium (``apt-get install -y chromium
 chromium-driver``): the lobby, a classic game live in the seat of a player
 who has just attacked (the arrow and both sides' dice on the map), a
 finished game's replay at a conquest with its charts, and a Middle-earth
-game at a battle. Needs ``REDIS_URL``.
+game at a battle, two neutrals, and a team game. Needs ``REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -83,10 +83,11 @@ def _photograph(url: str) -> None:
     _wait(lambda: call("GET", f"{url}/v1/games/{finished}")[1]["status"] == "finished", 120)
     lotr = _create(url, BOTS, mode="lotr")
     active = _create(url, BOTS[:2], mode="two_player_active")
+    team = _create(url, [*BOTS, {"kind": "bot", "bot": "heuristic", "name": "Edsger"}], mode="team")
     created = _created(url, [{"kind": "human", "name": "You"}, *BOTS[:2]], rules={"setup": "deal"})
     seat = (created["game"]["game_id"], created["tokens"]["p1"])
     _create(url, [{"kind": "human", "name": "You"}, {"kind": "open"}, BOTS[0]])
-    for game in (lotr, active):
+    for game in (lotr, active, team):
         _wait(lambda game=game: call("GET", f"{url}/v1/games/{game}")[1]["version"] > 300, 60)
     _attack_once(url, *seat)
     conquest = _version_of(url, finished, "territory_conquered", after=300)
@@ -105,6 +106,7 @@ def _photograph(url: str) -> None:
         _shot(browser, f"{url}/games/{finished}#v={conquest}", "replay-charts.png", 1280, 1050)
         _shot(browser, f"{url}/games/{lotr}#v={battle}", "middle-earth.png", 1280, 900)
         _shot(browser, f"{url}/games/{active}#v=300", "active-neutrals.png", 1280, 900)
+        _shot(browser, f"{url}/games/{team}#v=300", "team.png", 1280, 900)
         _shot(browser, f"{url}/games/{seat[0]}", "phone.png", 390, 844)
     finally:
         browser.quit()
@@ -171,7 +173,12 @@ def _browser() -> Any:
 def _shot(browser: Any, address: str, name: str, width: int, height: int) -> None:
     browser.set_window_size(width, height)
     browser.get(address)
-    time.sleep(3)  # the page's first view, its charts and a few live updates
+    drawn = "return !document.querySelector('#map') || Boolean(document.querySelector('#map')"
+    drawn += ".dataset.version && (!location.hash || document.querySelector('.chart')))"
+    deadline = time.monotonic() + 20  # the page's first view and its charts, however busy
+    while time.monotonic() < deadline and not browser.execute_script(drawn):
+        time.sleep(0.2)
+    time.sleep(1.5)  # a few live updates
     browser.save_screenshot(str(OUT / name))
     print(f"docs/img/{name}")
 
