@@ -143,24 +143,46 @@ def test_both_boards_draw_as_shapes_with_a_legend_of_their_own(
     assert errors(browser) == []
 
 
+def play_a_turn(stack: Stack, game: str, token: str) -> None:
+    """The human seat's turn through the API: every army on its first choice, no attack,
+    no fortification."""
+    url = f"{stack.url}/v1/games/{game}"
+    wait_for(lambda: http("GET", f"{url}/legal-actions", token=token)[1]["actions"], 20, "p1")
+    while actions := http("GET", f"{url}/legal-actions", token=token)[1]["actions"]:
+        by_type = {a["command"]["type"]: a for a in actions}
+        action = by_type.get("place_armies") or by_type.get("end_phase") or actions[0]
+        command = dict(action["command"])
+        command.update({field: high for field, (_, high) in action.get("bounds", {}).items()})
+        status, body = http("POST", f"{url}/commands", command, token=token)
+        assert status in (200, 201), body
+
+
 def test_other_seats_moves_play_back_at_a_pace_until_skipped(
     board_stack: Stack, browser: Any
 ) -> None:
-    """Bots that move in milliseconds: the page shows their steps one after another (the
-    slow pace: 1.6 s a step) and is behind the game, until "skip to now"."""
+    """Bots that move in milliseconds: once the human seat ends its turn, the page shows
+    the bots' steps one after another (the slow pace: 1.6 s a step), behind the game,
+    until "skip to now" shows the newest version."""
+    created = create(
+        board_stack,
+        [{"kind": "human", "name": "Ada"}, *BOTS[:2]],
+        rules={"setup": "deal", "starting_armies": 14},
+    )
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
     browser.get(board_stack.url + "/board/meta.json")  # the origin, for its storage
     browser.execute_script("localStorage.setItem('risk-pace', 'slow')")
-    thinking = {"kind": "bot", "level": "medium"}
-    game = create(board_stack, [thinking, thinking, thinking])["game"]["game_id"]
-    browser.get(f"{board_stack.url}/games/{game}")
+    browser.get(f"{board_stack.url}/games/{game}")  # watched, not played: no token here
     wait_for(lambda: shown_version(browser) > 0, 20, "a first view")
+    start = shown_version(browser)
+    play_a_turn(board_stack, game, token)  # the bots play at once, in milliseconds
     behind = lambda: browser.find_element(By.ID, "behind").text  # noqa: E731
     wait_for(lambda: "behind" in behind(), 20, "the page to fall behind the bots")
     seen = {shown_version(browser)}
     wait_for(lambda: seen.add(shown_version(browser)) or len(seen) >= 3, 10, "steps")
     head = http("GET", f"{board_stack.url}/v1/games/{game}")[1]["version"]
-    assert min(seen) < head
+    assert start < min(seen) and max(seen) < head
     browser.find_element(By.ID, "skip-now").click()
     wait_for(lambda: shown_version(browser) >= head, 10, "the newest version")
+    assert "behind" not in behind()
     browser.execute_script("localStorage.removeItem('risk-pace')")
     assert errors(browser) == []
