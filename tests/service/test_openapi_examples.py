@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import riskcore.modes  # noqa: F401  (registers every mode's commands and events)
 from riskcore.protocol.codec import event_from_dict
@@ -23,6 +24,7 @@ from riskcore.protocol.events import EVENT_CLASSES
 from tests.e2e.conftest import Stack, free_port, wait_ready
 from tests.service.api_helpers import SPEC, _schema_validator
 
+OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
 METHODS = ("get", "post", "put", "patch", "delete")
 SCHEMAS = SPEC["components"]["schemas"]
 # These answer with a page, a file or a text format that has no schema to hold an
@@ -308,3 +310,20 @@ def offered_by_swagger_ui(url: str) -> Any:
         return json.loads(area.get_attribute("value"))
     finally:
         browser.quit()
+
+
+def test_the_document_has_no_key_twice() -> None:
+    """PyYAML keeps the last of two equal keys without a word; the client generators
+    (ruamel.yaml) refuse the document."""
+
+    class Strict(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: Strict, node: yaml.MappingNode) -> dict[Any, Any]:
+        keys = [loader.construct_object(key) for key, _ in node.value]
+        twice = {k for k in keys if keys.count(k) > 1}
+        assert not twice, f"line {node.start_mark.line + 1}: {sorted(twice)} twice"
+        return dict(loader.construct_pairs(node))
+
+    Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    assert yaml.load(OPENAPI.read_text(), Loader=Strict)["openapi"]
