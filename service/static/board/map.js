@@ -322,13 +322,13 @@ function clearSpot(map, ends, width, height) {
   const mid = [(ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2];
   const badges = Object.values(map.nodes).map((n) => n.at);
   let best = null;
-  for (const distance of [45, 75, 110]) {
-    for (let k = 0; k < 12; k++) {
-      const angle = (Math.PI * 2 * k) / 12;
+  for (const distance of [45, 70, 100, 135, 170]) {
+    for (let k = 0; k < 16; k++) {
+      const angle = (Math.PI * 2 * k) / 16;
       const x = Math.max(4, Math.min(map.width - width - 4, mid[0] + Math.cos(angle) * distance - width / 2));
       const y = Math.max(4, Math.min(map.height - height - 4, mid[1] + Math.sin(angle) * distance - height / 2));
-      const covers = (p, pad) => p[0] > x - pad && p[0] < x + width + pad && p[1] > y - pad && p[1] < y + height + pad;
-      const score = badges.filter((p) => covers(p, 14)).length + 10 * ends.filter((p) => covers(p, 24)).length + distance / 200;
+      const covers = (p, pad) => p[0] > x - pad && p[0] < x + width + pad && p[1] > y - pad && p[1] < y + height + pad + 12; // (names below)
+      const score = badges.filter((p) => covers(p, 16)).length + 10 * ends.filter((p) => covers(p, 24)).length + distance / 150;
       if (!best || score < best[0]) best = [score, x, y];
     }
   }
