@@ -29,12 +29,25 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", flags=re.M | re.S)
 
 
 def on_files(files: Files, config: Any) -> Files:
-    """Add the root's pages and the API document as generated files."""
+    """Add the root's pages and the API document as generated files, and put a page
+    that mkdocs.yml's nav does not name yet under "More", so none is left unlinked."""
     for page, source in {**FROM_THE_ROOT, **COPIED}.items():
         files.append(
             File.generated(config, page, content=(ROOT / source).read_text(encoding="utf-8"))
         )
+    named = set(_pages(config["nav"] or []))
+    more = sorted(f.src_uri for f in files.documentation_pages() if f.src_uri not in named)
+    if more:
+        config["nav"].append({"More": more})
     return files
+
+
+def _pages(nav: list[Any]) -> list[str]:
+    found: list[str] = []
+    for entry in nav:
+        for value in entry.values() if isinstance(entry, dict) else [entry]:
+            found += _pages(value) if isinstance(value, list) else [str(value)]
+    return found
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:

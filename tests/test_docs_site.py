@@ -68,11 +68,19 @@ def test_the_site_builds_strict_with_every_page_and_nothing_from_another_host(
             assert not re.match(r"(https?:)?//", url), f"{page.relative_to(site)} loads {url}"
 
 
-def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
+def test_a_new_page_is_in_the_nav_and_a_broken_link_fails_the_build(tmp_path: Path) -> None:
+    """A page the nav does not name yet goes under "More" (so none is unreachable);
+    a link to a page or a source file that is not there fails the strict build."""
     docs = shutil.copytree(ROOT / "docs", tmp_path / "docs")
     config = tmp_path / "mkdocs.yml"
     hooks = ROOT / "scripts" / "docs_hooks.py"
     config.write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{hooks}]\n")
+    (docs / "new-page.md").write_text("# A new page\n\nSee [the API](api.md).\n")
+    result = build(config, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert 'href="new-page/"' in home and "More" in home
+
     with (docs / "api.md").open("a") as page:
         page.write("\nSee [the gone page](gone.md) and [a gone module](../riskcore/gone.py).\n")
     result = build(config, tmp_path / "site")
