@@ -6,6 +6,7 @@ module only when one of the two commands runs.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -24,6 +25,7 @@ from service.connections import queue_client, store_client
 from service.keys import KeySpace
 from service.settings import Settings
 from service.store import Client
+from service.store_errors import REDIS_OUTAGES
 from workers import jobs
 from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
@@ -154,11 +156,6 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     connections, keys = _connections(), _keys()
     jobs.use_store(connections.store)
     worker_class = _ForkingWorker if fork else _SimpleWorker
-    rq_worker = worker_class(
-        [queue(connections.worker, keys, name) for name in WORKER_QUEUES],
-        connection=connections.worker,
-        serializer=JSONSerializer,
-    )
     threads = _Threads()
     if relay:
         relay_queue = queue(connections.helpers, keys)
@@ -166,9 +163,79 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     scheduled = [queue(connections.helpers, keys, name) for name in WORKER_QUEUES]
     threads.start("scheduler", DeadlineScheduler(connections.helpers, scheduled).run)
     try:
-        rq_worker.work(burst=burst, logging_level=log_level)
+        _work_through_outages(worker_class, connections.worker, keys, burst, log_level, threads)
     finally:
         threads.join()
+
+
+def _work_through_outages(
+    worker_class: type[Worker],
+    connection: redis.Redis,
+    keys: KeySpace,
+    burst: bool,
+    log_level: str,
+    threads: _Threads,
+) -> None:
+    """RQ's work loop, started again whenever Redis went away under it (issue 36, item 4).
+
+    RQ's worker quits its loop on an error it does not expect, and a Redis
+    restart in the middle of a job is one: the job fails, RQ's bookkeeping
+    of the failure meets the dead connection, and the worker "found an
+    unhandled exception, quitting" (bot games and clocks then stopped until
+    something restarted the process). Here a loop that ended without a stop
+    being asked for (SIGTERM, Ctrl-C, a helper thread that died, a burst run
+    that is done) waits until Redis answers again, with backoff, and starts a
+    new RQ worker. The job that failed is not lost: its game's lease runs out
+    and the relay's watchdog makes a new one (``workers.claims``).
+    """
+    delay = 0.5
+    while True:
+        rq_worker = worker_class(
+            [queue(connection, keys, name) for name in WORKER_QUEUES],
+            connection=connection,
+            serializer=JSONSerializer,
+        )
+        try:
+            rq_worker.work(burst=burst, logging_level=log_level)
+            if burst or _stop_asked(rq_worker, threads):
+                return
+            log.warning("RQ's worker loop ended without a stop; starting a new one")
+        except REDIS_OUTAGES as error:
+            log.warning("Redis went away under RQ's worker: %s", error)
+        finally:
+            _stop_listening(rq_worker)
+        if _stop_asked(rq_worker, threads):
+            return
+        delay = _wait_for_redis(connection, threads.stop, delay)
+
+
+def _stop_asked(rq_worker: Worker, threads: _Threads) -> bool:
+    """A signal reached RQ's handler (it notes the time of the request, and sets
+    ``_stop_requested`` only when busy), or a helper thread died."""
+    asked = rq_worker._stop_requested or rq_worker._shutdown_requested_date is not None
+    return asked or threads.stop.is_set() or bool(threads.died)
+
+
+def _stop_listening(rq_worker: Worker) -> None:
+    """RQ's pubsub thread outlives a loop that ended on an error: stop it."""
+    thread = getattr(rq_worker, "pubsub_thread", None)
+    if thread is not None:
+        with contextlib.suppress(*REDIS_OUTAGES, RuntimeError):
+            thread.stop()
+
+
+def _wait_for_redis(connection: redis.Redis, stop: threading.Event, delay: float) -> float:
+    """Block until Redis answers a PING (or a stop is asked for), retrying with a
+    doubling delay up to 5 s; the next outage's first delay."""
+    while not stop.is_set():
+        try:
+            connection.ping()
+            return 0.5
+        except REDIS_OUTAGES as error:
+            log.warning("waiting %.1f s for Redis: %s", delay, error)
+            stop.wait(delay)
+            delay = min(5.0, delay * 2)
+    return delay
 
 
 @click.command(name="relay")
