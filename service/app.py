@@ -47,6 +47,7 @@ from service.quotas import GameQuota
 from service.ratelimit import Check, RateLimiter
 from service.request_cost import Progress
 from service.settings import Settings
+from service.storage import StorageBudget
 from service.stream_slots import StreamSlots
 from service.tournaments import Tournaments
 
@@ -122,6 +123,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         cache_games=settings.cache_games,
         observer=metrics,
         new_seed=new_seed or _random_seed,
+        finished_seconds=settings.finished_seconds,
     )
     longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
     streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
@@ -138,6 +140,12 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     tournaments = Tournaments(games, client, keys, blocking_client=blocking)
     offload = Offload(settings, max_waiting=settings.offload_waiting)
     computed = Computed(client, keys)
+    storage = StorageBudget(
+        client,
+        keys,
+        horizon_seconds=settings.retention_horizon_seconds,
+        memory_percent=settings.create_memory_percent,
+    )
     return Services(
         settings,
         games,
@@ -151,6 +159,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         tournaments,
         offload,
         computed,
+        storage,
     )
 
 

@@ -47,7 +47,7 @@ from service.game_types import (
 )
 from service.keys import KeySpace
 from service.lobby import FINISHED as DONE
-from service.lobby import OPEN, RUNNING, GameInfo, Lobby, SeatInfo
+from service.lobby import FINISHED_SECONDS, OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 from service.seating import Seating, check_setup
 from service.store import Client, EventStore
 from service.store_errors import IdempotencyMismatch, VersionConflict
@@ -84,6 +84,7 @@ class GameService:
         observer: Observer | None = None,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+        finished_seconds: int = FINISHED_SECONDS,
     ) -> None:
         """``new_seed`` makes server seeds; tests and benchmarks pass a seeded one."""
         self.keys = keys or KeySpace()
@@ -91,7 +92,7 @@ class GameService:
         self._clock = clock
         self.store = EventStore(client, self.keys, snapshot_every=snapshot_every)
         self.log = GameLog(self.store, EventStore(blocking_client or client, self.keys))
-        self.lobby = Lobby(client, self.keys)
+        self.lobby = Lobby(client, self.keys, finished_seconds)
         self._seating = Seating(
             self.lobby, cache_games=cache_games, now_ms=self._now_ms, new_seed=new_seed
         )

@@ -30,6 +30,8 @@ The API's own records (``service.lobby``, ``service.ratelimit``), in the same sl
                                          of open / running / finished games
     <prefix>:rl:<scope>:<id>:<window>    string with a TTL: a rate-limit counter
     <prefix>:quota:<scope>:<id>          sorted set: a creator's active games -> creation ms
+    <prefix>:stored:<scope>:<id>         sorted set with a TTL: a creator's creations within
+                                         the retention horizon (service.storage)
     <prefix>:streams:<address>           sorted set with a TTL: open streams and waiting
                                          long-polls of one client address, by lease end
 
@@ -181,6 +183,28 @@ class KeySpace:
         if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
             raise InvalidName(f"quota scope and id must match {_RATE_PART.pattern}")
         return f"{self.prefix}:quota:{scope}:{ident}"
+
+    def stored(self, scope: str, ident: str) -> str:
+        """Sorted set with a TTL: one creator's creations within the retention horizon
+        (``service.storage``), by creation ms."""
+        if not _RATE_PART.fullmatch(scope) or not _RATE_PART.fullmatch(ident):
+            raise InvalidName(f"storage scope and id must match {_RATE_PART.pattern}")
+        return f"{self.prefix}:stored:{scope}:{ident}"
+
+    def retained(self, game_id: str) -> list[str]:
+        """The keys of a game that live as long as it is kept (``Lobby.move`` gives them
+        the retention's TTL when it finishes; the others have TTLs of their own)."""
+        game = self.game(game_id)
+        return [
+            game.events,
+            game.meta,
+            game.seed,
+            game.snapshot,
+            self.game_info(game_id),
+            self.game_seats(game_id),
+            self.record_export(game_id),
+            self.clock(game_id),
+        ]
 
     def stream_slots(self, address: str) -> str:
         """Sorted set of one client address's open streams (``service.stream_slots``)."""

@@ -37,6 +37,7 @@ from service.store_errors import GameNotFound, InvalidArgument
 __all__ = ["GameInfo", "Lobby", "SeatInfo"]
 
 OPEN, RUNNING, FINISHED = DIRECTORY_STATUSES
+FINISHED_SECONDS = 7 * 86400  # RISK_FINISHED_GAME_DAYS: how long a finished game is kept
 _CURSOR = re.compile(r"\d{15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -131,9 +132,12 @@ class GameInfo:
 class Lobby:
     """Reads and writes the records of the module docstring."""
 
-    def __init__(self, client: Client, keys: KeySpace) -> None:
+    def __init__(
+        self, client: Client, keys: KeySpace, finished_seconds: int = FINISHED_SECONDS
+    ) -> None:
         self._client = client
         self.keys = keys
+        self.finished_seconds = finished_seconds  # 0: finished games are kept for ever
 
     def create(self, info: GameInfo, seed: bytes) -> None:
         """Write a new game's setup, its filled seats and its directory entry at once.
@@ -189,13 +193,17 @@ class Lobby:
         return bool(self._client.hsetnx(self.keys.game_seats(game_id), seat.seat, seat.record()))
 
     def move(self, info: GameInfo, status: str) -> None:
-        """Set the status and move the directory entry (idempotent)."""
+        """Set the status and move the directory entry (idempotent); a finished game's
+        keys then live ``finished_seconds`` more (retention, ``service.storage``)."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(self.keys.game_info(info.game_id), "status", status)
         for other in DIRECTORY_STATUSES:
             if other != status:
                 pipe.zrem(self._directory(info.game_id, other), info.member)
         pipe.zadd(self._directory(info.game_id, status), {info.member: 0})
+        if status == FINISHED and self.finished_seconds > 0:
+            for key in self.keys.retained(info.game_id):
+                pipe.expire(key, self.finished_seconds)
         pipe.execute()
 
     def abandon(self, info: GameInfo) -> None:
@@ -218,8 +226,19 @@ class Lobby:
         found = sorted({m.decode() for rows in pipe.execute() for m in rows}, reverse=True)
         members = found[:limit]
         games = self._many([m.split(":", 1)[1] for m in members])
+        if len(games) < len(members):  # expired (retention) or deleted meanwhile
+            kept = {game.game_id for game in games}
+            self.forget_expired(m for m in members if m.split(":", 1)[1] not in kept)
         after = members[-1] if len(found) > limit else None
         return games, after
+
+    def forget_expired(self, members: Iterable[str]) -> None:
+        """Directory entries (``<ms>:<id>``) of games whose keys expired: out of every list."""
+        pipe = self._client.pipeline(transaction=False)
+        for member in members:
+            for status in DIRECTORY_STATUSES:
+                pipe.zrem(self._directory(member.split(":", 1)[1], status), member)
+        pipe.execute()
 
     def _many(self, game_ids: Iterable[str]) -> list[GameInfo]:
         ids = list(game_ids)

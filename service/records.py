@@ -24,8 +24,6 @@ from service.game_log import NO_EVENTS, GameLog
 from service.games import GameService
 from service.store import EventStore, Head
 
-CACHE_SECONDS = 7 * 24 * 3600
-
 
 def record_text(service: GameService, game_id: str, viewer: str | None) -> str:
     """The record as ``viewer`` may have it now (complete once the game is over)."""
@@ -47,7 +45,8 @@ def export(service: GameService, game_id: str) -> str:
     assert loaded.state.phase == FINISHED, "only a finished game has a complete record"
     reader = Reader(game_id, loaded.state.record_format, complete=True)
     text = "".join(line + "\n" for line in _lines(service, reader, loaded.seed.hex()))
-    client.set(key, zlib.compress(text.encode(), 6), ex=CACHE_SECONDS)
+    kept = service.lobby.finished_seconds  # as long as the game (retention); 0: for ever
+    client.set(key, zlib.compress(text.encode(), 6), ex=kept or None)
     return text
 
 

@@ -23,6 +23,12 @@ directly instead of patching the environment::
     RISK_GAMES_PER_TOKEN   200             the same per bearer token a game is created with
     RISK_OPEN_GAME_HOURS   24              an open game nobody finished joining then ends
     RISK_IDLE_GAME_HOURS   72              a running game with no event no longer counts
+    RISK_FINISHED_GAME_DAYS 7              a finished game's keys expire then (0: kept for ever)
+    RISK_STORED_GAMES_PER_ADDRESS 200      games one address may create within the retention
+                                           horizon (finished days + idle hours); 0: any
+    RISK_STORED_GAMES_PER_TOKEN   1000     the same per bearer token
+    RISK_CREATE_MEMORY_PERCENT    80       no new game while Redis uses this share of its
+                                           maxmemory (0: never refuse)
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)
     RISK_MAX_BODY_BYTES    65536
     RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
@@ -89,6 +95,10 @@ class Settings:
     games_per_token: int = 200
     open_game_hours: float = 24.0
     idle_game_hours: float = 72.0
+    finished_game_days: float = 7.0
+    stored_games_per_address: int = 200
+    stored_games_per_token: int = 1000
+    create_memory_percent: float = 80.0
     cors_origins: tuple[str, ...] = ()
     rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
@@ -116,6 +126,17 @@ class Settings:
                 "RQ's queues cannot live on a Redis Cluster: with RISK_REDIS_CLUSTER=1, "
                 "set RISK_QUEUE_URL to a plain Redis"
             )
+
+    @property
+    def finished_seconds(self) -> int:
+        """How long a finished game is kept (0: for ever)."""
+        return round(self.finished_game_days * 86400)
+
+    @property
+    def retention_horizon_seconds(self) -> float:
+        """How long after its creation a game may still be stored: it finishes (or is
+        ended idle) by then, and is kept ``finished_game_days`` more."""
+        return self.finished_seconds + (self.idle_game_hours + self.open_game_hours) * 3600
 
     @property
     def queue_redis_url(self) -> str:
@@ -155,6 +176,10 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("games_per_token", "RISK_GAMES_PER_TOKEN", int),
     ("open_game_hours", "RISK_OPEN_GAME_HOURS", float),
     ("idle_game_hours", "RISK_IDLE_GAME_HOURS", float),
+    ("finished_game_days", "RISK_FINISHED_GAME_DAYS", float),
+    ("stored_games_per_address", "RISK_STORED_GAMES_PER_ADDRESS", int),
+    ("stored_games_per_token", "RISK_STORED_GAMES_PER_TOKEN", int),
+    ("create_memory_percent", "RISK_CREATE_MEMORY_PERCENT", float),
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),

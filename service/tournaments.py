@@ -168,6 +168,19 @@ class Tournaments:
 
     # -- creating ----------------------------------------------------------------
 
+    def games_in(self, request: Mapping[str, Any]) -> int:
+        """How many games a ``CreateTournament`` body schedules (TournamentError if bad),
+        for its creator's storage budget before anything is stored."""
+        entrants = entrants_from(request["entrants"])
+        fixtures = schedule(
+            [e.id for e in entrants],
+            players=request["players"],
+            format=request["format"],
+            games=request.get("games"),
+            seed=b"check",
+        )
+        return len(fixtures)
+
     def create(self, request: Mapping[str, Any]) -> Created:
         """A new tournament from a ``CreateTournament`` body; its first games start now.
 

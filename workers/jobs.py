@@ -672,5 +672,6 @@ def _service() -> GameService:
     store = _store()
     key = (id(store), prefix)
     if key not in _services:
-        _services[key] = GameService(store, KeySpace(prefix))
+        kept = Settings.from_env().finished_seconds  # retention (service.storage)
+        _services[key] = GameService(store, KeySpace(prefix), finished_seconds=kept)
     return _services[key]

@@ -35,6 +35,7 @@ from service.ratelimit import RateLimiter
 from service.request_cost import Progress
 from service.seating import seat_teams
 from service.settings import Settings
+from service.storage import StorageBudget
 from service.store import Client
 from service.store_errors import GameNotFound, InvalidName
 from service.stream_slots import StreamSlots
@@ -63,6 +64,7 @@ class Services:
     tournaments: Tournaments
     offload: Offload  # the helper process for what costs CPU (service.offload)
     computed: Computed  # summaries and records kept at a game's version
+    storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
 
     @classmethod
     def of(cls, app: Flask) -> Services:

@@ -27,6 +27,7 @@ from service.games import SeatPlan
 from service.problems import ApiProblem
 from service.quotas import Creator, GameQuotaExceeded
 from service.schemas import CreateGame, JoinGame, ListGamesQuery
+from service.storage import Reservation, StorageFull, StorageQuotaExceeded
 
 bp = Blueprint("lobby", __name__, url_prefix="/v1/games")
 _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
@@ -43,6 +44,11 @@ def create_game() -> Response:
     except GameQuotaExceeded as error:
         raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
     try:
+        stored = reserve_storage(creators, 1)
+    except ApiProblem:
+        quotas.cancel(ticket)
+        raise
+    try:
         created = games().create(
             seats=[SeatPlan(**seat) for seat in data["seats"]],
             board=data["board"],
@@ -52,6 +58,7 @@ def create_game() -> Response:
         )
     except BaseException:
         quotas.cancel(ticket)
+        services().storage.cancel(stored)
         raise
     info = created.info
     quotas.confirm(ticket, info.game_id, info.created_ms)
@@ -83,6 +90,20 @@ def game_creators() -> list[Creator]:
     if presented is not None:
         creators.append(Creator("token", hash_token(presented)[:32], settings.games_per_token))
     return creators
+
+
+def reserve_storage(creators: list[Creator], games: int) -> Reservation:
+    """Count ``games`` against each creator's storage budget (``service.storage``): 429
+    past a budget, 503 while Redis is past its high-water mark."""
+    settings = services().settings
+    limits = {"ip": settings.stored_games_per_address, "token": settings.stored_games_per_token}
+    stored = [Creator(c.scope, c.ident, limits[c.scope]) for c in creators]
+    try:
+        return services().storage.reserve(stored, games)
+    except StorageQuotaExceeded as error:
+        raise ApiProblem(429, "storage_quota_exceeded", str(error)) from None
+    except StorageFull as error:
+        raise ApiProblem(503, "store_full", str(error), headers={"Retry-After": "60"}) from None
 
 
 @bp.get("")

@@ -14,6 +14,7 @@ from service.api.common import reply, services
 from service.api.docs import render
 from service.metrics import CONTENT_TYPE_LATEST
 from service.problems import ApiProblem
+from service.storage import render_metrics
 
 bp = Blueprint("ops", __name__)
 
@@ -55,7 +56,12 @@ def readyz() -> Response:
 def metrics() -> Response:
     risk = services()
     workers = queue_metrics.render(risk.queue_redis, risk.redis, risk.games.keys)
-    return Response(risk.metrics.render() + workers, content_type=CONTENT_TYPE_LATEST)
+    try:
+        stored = render_metrics(risk.redis, risk.games.keys)
+    except RedisError:
+        stored = b""  # the rest still answers while Redis is away
+    text = risk.metrics.render() + workers + stored
+    return Response(text, content_type=CONTENT_TYPE_LATEST)
 
 
 @bp.get("/openapi.yaml")

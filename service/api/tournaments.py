@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.common import body, client_address, query, reply, services, token
-from service.api.lobby import game_creators
+from service.api.lobby import game_creators, reserve_storage
 from service.keys import check_tournament_id
 from service.problems import ApiProblem
 from service.quotas import GameQuotaExceeded
@@ -42,13 +42,16 @@ def create_tournament() -> Response:
         ticket = quotas.reserve(creators, places=data["parallel"])
     except GameQuotaExceeded as error:
         raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
-    try:
+    stored = None
+    try:  # and every game of its schedule against its creator's storage budget
+        stored = reserve_storage(creators, tournaments().games_in(data))
         created = tournaments().create(data)
-    except TournamentError as error:
+    except BaseException as error:
         quotas.cancel(ticket)
-        raise ApiProblem(400, error.code, str(error)) from None
-    except BaseException:
-        quotas.cancel(ticket)
+        if stored is not None:
+            services().storage.cancel(stored)
+        if isinstance(error, TournamentError):
+            raise ApiProblem(400, error.code, str(error)) from None
         raise
     document = created.document
     quotas.confirm_tournament(ticket, document["tournament_id"], int(time.time() * 1000))
