@@ -75,7 +75,8 @@ export function computedLayout(board, width = 1000, height = 580) {
 export function drawMap(container, board, layout, shapes, onClick) {
   container.replaceChildren();
   const width = shapes?.width ?? layout.width, height = shapes?.height ?? layout.height;
-  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": board.title, class: `map ${shapes ? "shaped" : "discs"}` });
+  // A picture to a spectator; a group of territory buttons to a player (no buttons in an img).
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: onClick ? "group" : "img", "aria-label": board.title, class: `map ${shapes ? "shaped" : "discs"}` });
   root.append(patterns(), svg("rect", { x: 0, y: 0, width, height, class: "sea" }));
   const where = (id) => (shapes ? shapes.territories[id].badge : layout.territories[id]);
   const layers = Object.fromEntries(["coast", "land", "edges", "links", "badges", "labels", "overlay"].map((name) => [name, svg("g", { class: `layer-${name}` })]));
