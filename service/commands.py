@@ -61,11 +61,14 @@ __all__ = [
     "RETRIES_WITHOUT_IF_MATCH",
     "Chooser",
     "Commands",
+    "Opening",
     "request_fingerprint",
     "stored_idempotency_key",
 ]
 
 RETRIES_WITHOUT_IF_MATCH = 3
+# What a game starts with, from its lobby record and server seed.
+Opening = Callable[[GameInfo, bytes], list[Event]]
 # What the next command of a run is, given the run's state and version (None: stop).
 Chooser = Callable[[State, int], Planned | None]
 
@@ -223,12 +226,13 @@ class Commands:
             self._observer.command(kind, "replayed" if result.replayed else "accepted")
         return RunResult(result, len(kinds), refused)
 
-    def start_if_full(self, info: GameInfo) -> GameInfo:
-        """Append the opening events once every seat is filled (safe to race)."""
+    def start_if_full(self, info: GameInfo, opening: Opening | None = None) -> GameInfo:
+        """Append the opening events once every seat is filled (safe to race);
+        ``opening`` makes them instead of the mode's (a fork's: ``service.forks``)."""
         if info.open_seats or info.version > 0:
             return info
         seed = self._seating.server_seed(info.game_id)
-        events = opening_events(info, seed)
+        events = (opening or opening_events)(info, seed)
         state = fold(events)
         batch = envelopes(events, first_version=1, time_ms=self._now_ms(), actor=SYSTEM)
         # A VersionConflict means another request started it first: its seed stands.

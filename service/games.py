@@ -29,7 +29,7 @@ import redis
 from riskcore.audit.record import SYSTEM
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
-from service.commands import Chooser, Commands
+from service.commands import Chooser, Commands, Opening
 from service.game_log import GameLog
 from service.game_states import GameStates
 from service.game_types import (
@@ -123,6 +123,7 @@ class GameService:
         tournament: str | None = None,
         seed: bytes | None = None,
         game_id: str | None = None,
+        opening: Opening | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
@@ -130,11 +131,12 @@ class GameService:
         ``tournament`` names the tournament it is a game of, which draws ``seed``,
         the server seed (secret until the game ends), for it, and its ``game_id``
         (so that creating one fixture's game again finds the first one).
+        ``opening`` makes its opening events instead of the mode's (a fork's).
         """
         info, tokens = self._seating.open(
             seats, board, mode, rules, clock, tournament, seed, game_id
         )
-        return Created(self._commands.start_if_full(info), tokens)
+        return Created(self._commands.start_if_full(info, opening), tokens)
 
     def check_setup(
         self, board: str, mode: str | None, rules: Mapping[str, Any] | None, players: int

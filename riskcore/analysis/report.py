@@ -74,6 +74,9 @@ def analyse(
     falls = [i for i, turn in enumerate(game.turns) if raw[i].get(turn.seat, 0.0) < 0]
     falls.sort(key=lambda i: raw[i][game.turns[i].seat])
     chosen = [game.turns[i] for i in sorted(falls[:JUDGED_TURNS])]
+    total = len(game.turns) + len(chosen) * PER_TURN  # now known: fewer falls, less to judge
+    if progress is not None:
+        progress(done, total)
     decisions = judge_turns(chosen, key, depth, PER_TURN, tick)
     return {
         "depth": depth,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from service.api import (
+    analysis,
     board,
     events,
     lobby,
@@ -22,3 +23,4 @@ __all__ = ["register"]
 def register(app: Flask) -> None:
     for module in (lobby, play, events, records, reference, ops, board, swagger, tournaments):
         app.register_blueprint(module.bp)
+    app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games
