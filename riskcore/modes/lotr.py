@@ -667,7 +667,7 @@ class LordOfTheRings(GameMode):
         "fortify": "connected",
         "one_die_vs_one": True,
         "neutrals_must_fall": True,
-        "adventure_deck": "adventure-northern-v1",
+        "adventure_deck": "adventure-northern-40-v1",
     }
     own_options: ClassVar[frozenset[str]] = frozenset({"adventure_deck"})
 

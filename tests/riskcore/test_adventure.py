@@ -56,8 +56,8 @@ from tests.riskcore.test_simulate import replay
 
 SEED_FILE = "002_84c66041fccdfcee.txt"
 ME = load_board("middle_earth")
-DECK = adventure.load_deck("adventure-northern-v1", "middle_earth")
-DECK_FILE = adventure.DECKS / "adventure-northern-v1.json"
+DECK = adventure.load_deck("adventure-northern-40-v1", "middle_earth")
+DECK_FILE = adventure.DECKS / "adventure-northern-40-v1.json"
 
 
 def numbers(card_id: str) -> list[int]:
@@ -206,7 +206,7 @@ def test_a_game_names_its_deck_and_an_unknown_one_is_refused() -> None:
     game = new(3, mode="lotr")
     created = game.events[0]
     assert isinstance(created, ev.GameCreated)
-    assert created.rules["adventure_deck"] == "adventure-northern-v1"
+    assert created.rules["adventure_deck"] == "adventure-northern-40-v1"
     with pytest.raises(RuleOptionError):
         RuleSet(adventure_deck="adventure-southern")
     with pytest.raises(RuleOptionError, match="no adventure deck"):

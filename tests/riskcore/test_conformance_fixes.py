@@ -252,3 +252,20 @@ def test_a_second_leader_is_placed_at_once_before_the_turn_passes() -> None:
         game.do(PassAdventure(seat=seat))
     assert game.state.current == "p2"
     assert game.state.leaders["p1"] == ("the_shire", "moria")
+
+
+# 10. The adventure deck of forty cards ------------------------------------------------------
+
+
+def test_the_lotr_game_plays_the_books_forty_adventure_cards() -> None:
+    """002_84c66041fccdfcee.txt, INNEHÅLL: «40 äventyrskort»; the cards the book names or
+    shows are all in it (SÄTT EN ANDRA LEDARE I SPEL, EN BALROG!, EREBOR, SNÖOVÄDER,
+    DE HAR MED SIG ETT TROLL!)."""
+    # rule: 002-adventure-40
+    rules = mode_named("lotr").rule_set()
+    deck = adventure.load_deck(rules.adventure_deck, "middle_earth")
+    assert len(deck.cards) == 40
+    ids = {card.id for card in deck.cards}
+    assert {"second_leader", "balrog", "erebor", "winter_storms", "troll"} <= ids
+    sites = {card.site for card in deck.cards if card.kind == "mission"}
+    assert sites == set(ME.sites_of_power)  # one mission for each site of power

@@ -57,7 +57,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
         "team_placement": ["controlled", "present"],
         "mission_target_gone": ["occupy_24", "complete"],
         "mission_deck": ["graded-house-v1"],
-        "adventure_deck": ["none", "adventure-northern-v1"],
+        "adventure_deck": ["none", "adventure-northern-40-v1", "adventure-northern-v1"],
         "starting_armies": [0, 1, 200],
         "blitz_battles": [0, 1, 5000],
         "marker_dice": ["attack", "command"],
