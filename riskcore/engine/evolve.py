@@ -304,4 +304,18 @@ def _game_finished(state: State, event: ev.GameFinished) -> None:
     state.pending_battle = None
 
 
+# ``State.mode_data`` key: the seats that always roll the most dice when they defend
+# (``set_defence``, ``riskcore.rules.battle``), each mapped to True.
+ALWAYS_MOST = "always_most"
+
+
+@_applies(ev.DefenceSet)
+def _defence_set(state: State, event: ev.DefenceSet) -> None:
+    chosen = state.mode_data.setdefault(ALWAYS_MOST, {})
+    if event.always_most:
+        chosen[event.seat] = True
+    else:
+        chosen.pop(event.seat, None)
+
+
 assert set(APPLIERS) == set(ev.BASE_EVENT_TYPES), "every event type needs an applier"

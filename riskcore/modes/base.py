@@ -131,6 +131,7 @@ class GameMode:
             cmd.Attack: battle.attack,
             cmd.Blitz: battle.blitz,
             cmd.Defend: battle.defend,
+            cmd.SetDefence: battle.set_defence,
             cmd.Occupy: battle.occupy,
             cmd.Fortify: fortify.fortify,
             cmd.EndPhase: turns.end_phase,

@@ -333,7 +333,7 @@ def attack(d: Decision, command: cmd.Attack) -> None:
     if dice < 1:
         raise violation("invalid_dice", f"{dice!r} dice; roll 1 to {most}")
     defender = battle.defender_of(s, command.target)
-    chooser = s.mode.defence_chooser(s, defender, command.seat)
+    chooser = battle._chooser(s, defender, command.seat)
     choice = (
         min(battle.defence_cap(s, command.target, dice), s.armies[(command.target, defender)]) > 1
     )
@@ -360,7 +360,7 @@ def blitz(d: Decision, command: cmd.Blitz) -> None:
     if command.stop_at < 1:
         raise violation("invalid_stop_at", f"stop_at {command.stop_at!r} must be at least 1")
     defender = battle.defender_of(s, target)
-    if s.rules.defender_chooses_dice and s.mode.defence_chooser(s, defender, seat):
+    if s.rules.defender_chooses_dice and battle._chooser(s, defender, seat):
         raise violation(
             "blitz_unavailable", "defenders choose their dice in this game; attack battle by battle"
         )

@@ -202,6 +202,17 @@ register_command(Defend, "defend", fields={"dice": "int"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SetDefence(Command):
+    """A seat's standing answer, where defenders choose their dice: always roll the
+    most (no battle waits for it), or be asked each battle. Sent at any time."""
+
+    always_most: bool
+
+
+register_command(SetDefence, "set_defence", fields={"always_most": "bool"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Occupy(Command):
     count: int
 

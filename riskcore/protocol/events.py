@@ -541,6 +541,21 @@ register_event(PhaseEnded, "phase_ended", version=2)
 
 
 @dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
+class DefenceSet(Event):
+    """``seat`` now always rolls the most dice when defending (or is asked again)."""
+
+    seat: Final[str]
+    always_most: Final[bool]
+
+    def __init__(self, *, seat: str, always_most: bool) -> None:
+        self.seat = seat
+        self.always_most = always_most
+
+
+register_event(DefenceSet, "defence_set")
+
+
+@dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)
 class Fortified(Event):
     seat: Final[str]
     source: Final[str]

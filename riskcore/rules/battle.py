@@ -16,10 +16,11 @@ from riskcore.engine.decision import (
     check_turn,
     violation,
 )
+from riskcore.engine.evolve import ALWAYS_MOST
 from riskcore.errors import RuleViolation
 from riskcore.model.state import ATTACK, DEFEND, OCCUPY, REINFORCE, State
 from riskcore.protocol import events as ev
-from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy
+from riskcore.protocol.commands import Attack, Blitz, Defend, Occupy, SetDefence
 from riskcore.rules.flow import finish_if_decided
 
 # 001_c708159c204162c3.txt: after an elimination, trade until you hold 4 or fewer.
@@ -110,8 +111,36 @@ def defence_cap(s: State, target: str, attacker_dice: int) -> int:
 
 
 def _chooser(s: State, defender: str, attacker: str | None) -> str | None:
+    """Who picks the defender's dice now: the mode's chooser, unless that seat always
+    rolls the most (``set_defence``); None: the most are rolled at once."""
     chooser: str | None = s.mode.defence_chooser(s, defender, attacker)
+    if chooser is not None and s.mode_data.get(ALWAYS_MOST, {}).get(chooser):
+        return None
     return chooser
+
+
+def set_defence(d: Decision, command: SetDefence) -> None:
+    """A seat's standing preference where defenders choose (docs/rules.md, "Attack"):
+    000_ed9208fe5525be2d.txt «Därefter bestämmer försvararen hur många arméer han eller
+    hon ska använda»; a seat that always rolls the most has decided once for every
+    battle, so no battle waits for it. Turned on while a battle waits for it, that
+    battle is rolled at once with the most dice."""
+    s = d.state
+    check_can_act(s, command.seat)
+    if not s.rules.defender_chooses_dice:
+        raise violation(
+            "defenders_roll_most", "defenders always roll the most dice in this game already"
+        )
+    now = bool(s.mode_data.get(ALWAYS_MOST, {}).get(command.seat))
+    if now == command.always_most:
+        raise violation("defence_unchanged", f"always_most is {now} already for {command.seat!r}")
+    d.emit(ev.DefenceSet(seat=command.seat, always_most=command.always_most))
+    pending = s.pending_battle
+    waited = s.phase == DEFEND and pending is not None and defending_seat(s) == command.seat
+    if command.always_most and waited and pending is not None:
+        cap = defence_cap(s, pending.target, pending.dice)
+        most = min(cap, s.armies[(pending.target, pending.defender)])
+        s.mode.handlers[Defend](d, Defend(seat=command.seat, dice=most))
 
 
 def attack(d: Decision, command: Attack) -> None:

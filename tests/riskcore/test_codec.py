@@ -56,6 +56,8 @@ def recorded() -> list[ev.Event]:
         : events.index(next(e for e in events[1:] if isinstance(e, ev.GameCreated)))
     ]
     events += fork_game(fold(first_game[:200]), parent_head="h", game_id="f", seed=b"f", names={})
+    # A seat's standing defence (issue 35), which the random policy never sends.
+    events.append(ev.DefenceSet(seat="p1", always_most=True))
     return events
 
 
@@ -278,6 +280,7 @@ def test_garbage_raises_record_error(raw: bytes) -> None:
 
 COMMANDS = [
     cmd.ClaimTerritory(seat="p1", territory="alaska"),
+    cmd.SetDefence(seat="p1", always_most=True),
     cmd.PlaceArmies(seat="p1", territory="alaska", count=3),
     cmd.TradeCards(seat="p1", cards=(1, 2, 3)),
     cmd.TradeCards(seat="p1", cards=(1, 2, 43), bonus_territory="peru"),

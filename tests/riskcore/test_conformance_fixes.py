@@ -15,7 +15,8 @@ from riskcore.engine.decide import new_game
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
 from riskcore.engine.registry import mode_named
-from riskcore.model.state import FINISHED, FORTIFY, OCCUPY, SETUP_CLAIM
+from riskcore.model.options import RuleSet
+from riskcore.model.state import DEFEND, FINISHED, FORTIFY, OCCUPY, SETUP_CLAIM
 from riskcore.modes import adventure
 from riskcore.modes.adventure import (
     AdventureCardDrawn,
@@ -28,9 +29,10 @@ from riskcore.modes.missions import MissionDealt
 from riskcore.modes.neutral_rules import MarkerRolled
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
-from tests.riskcore.helpers import ScriptedRng, players, position
+from tests.riskcore.helpers import ScriptedRng, players, position, split
 from tests.riskcore.test_active_neutrals import board, to_attack
 from tests.riskcore.test_adventure import THREE_LEADERS, number, with_cards
+from tests.riskcore.test_battle import battle, ready
 from tests.riskcore.test_lotr import P1, P2, attacking, to_fortify
 
 ACTIVE = mode_named("two_player_active").rule_set()
@@ -269,3 +271,74 @@ def test_the_lotr_game_plays_the_books_forty_adventure_cards() -> None:
     assert {"second_leader", "balrog", "erebor", "winter_storms", "troll"} <= ids
     sites = {card.site for card in deck.cards if card.kind == "mission"}
     assert sites == set(ME.sites_of_power)  # one mission for each site of power
+
+
+# 9. The defender's dice: the books' choice, answered once by a seat's standing preference --
+
+
+def test_a_seat_that_always_rolls_the_most_is_never_waited_for() -> None:
+    """000_ed9208fe5525be2d.txt: «Därefter bestämmer försvararen hur många arméer han eller
+    hon ska använda för att försvara territoriet»; 001: «du och din motståndare säga hur
+    många tärningar ni ska kasta»: where defenders choose (``defender_chooses_dice``), p2
+    decides once for every battle (``set_defence``, recorded as ``defence_set``): the
+    attack is rolled at once with two dice, and blitz is open against p2 again."""
+    # rule: 000-defender-chooses
+    game = ready({"brazil": 5}, {"north_africa": 3}, rules=RuleSet(defender_chooses_dice=True))
+    assert game.do(cmd.SetDefence(seat="p2", always_most=True)) == [
+        ev.DefenceSet(seat="p2", always_most=True)
+    ]
+    game.reject(cmd.SetDefence(seat="p2", always_most=True), "defence_unchanged")
+    resolved = battle(
+        game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"), ScriptedRng([1] * 5))
+    )
+    assert len(resolved.defender_dice) == 2
+    assert any(a["command"]["type"] == "blitz" for a in legal_actions(game.state, "p1"))
+    game.do(cmd.SetDefence(seat="p2", always_most=False))
+    game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa", dice=1))
+    assert game.state.phase == DEFEND
+
+
+def test_turning_the_preference_on_rolls_the_battle_that_waits() -> None:
+    """The preference may change at any time (a seat out of its turn included): a battle
+    waiting for p2 is rolled at once with the most dice when p2 turns it on."""
+    # rule: 000-defender-chooses
+    game = ready({"brazil": 5}, {"north_africa": 3}, rules=RuleSet(defender_chooses_dice=True))
+    game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa", dice=3))
+    assert game.state.phase == DEFEND
+    events = game.do(cmd.SetDefence(seat="p2", always_most=True), ScriptedRng([6, 6, 6, 1, 1]))
+    assert isinstance(events[0], ev.DefenceSet)
+    assert len(battle(events).defender_dice) == 2
+    assert game.state.phase != DEFEND
+
+
+def test_the_preference_belongs_to_games_where_defenders_choose() -> None:
+    """004_780a86783e2219ae.txt: «forsvareren ruller to terninger hvis hun har minst to
+    hærer» (the default, ``defender_chooses_dice`` false): nothing to set there."""
+    # rule: 004-defender-two-dice
+    game = ready({"brazil": 5}, {"north_africa": 3})
+    game.reject(cmd.SetDefence(seat="p2", always_most=True), "defenders_roll_most")
+
+
+def test_a_neutral_is_defended_by_the_other_players_preference() -> None:
+    """000: «Om du vill angripa någon av de neutrala härarna ... kastar din motståndare
+    tärningarna för deras försvar»: the player rolling for the neutral answers with its
+    own standing preference."""
+    # rule: 000-passive-neutral-defence
+    owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
+    game = position(
+        owners, {"brazil": 4, "north_africa": 2}, n=2, rules=RuleSet(defender_chooses_dice=True)
+    )
+    game.place_all("madagascar")
+    game.do(cmd.SetDefence(seat="p2", always_most=True))
+    events = game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"))
+    assert not any(isinstance(e, ev.AttackDeclared) for e in events)
+    assert len(battle(events).defender_dice) == 2
+
+
+def test_every_mode_plays_the_defenders_choice() -> None:
+    """The books' rule is open to every game mode (``defender_chooses_dice``)."""
+    # rule: 000-defender-chooses
+    from riskcore.modes import BUILT_IN_MODES
+
+    for mode in BUILT_IN_MODES:
+        assert mode_named(mode).rule_set({"defender_chooses_dice": True}).defender_chooses_dice
