@@ -25,10 +25,11 @@ from riskcore.modes.adventure import (
     PlayAdventure,
 )
 from riskcore.modes.lotr import FellowshipMoved, LeaderPlaced, MoveLeader, PlaceLeader
-from riskcore.modes.missions import MissionDealt
+from riskcore.modes.missions import MissionDealt, load_deck
 from riskcore.modes.neutral_rules import MarkerRolled
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
+from riskcore.views.view import view
 from tests.riskcore.helpers import ScriptedRng, players, position, split
 from tests.riskcore.test_active_neutrals import board, to_attack
 from tests.riskcore.test_adventure import THREE_LEADERS, number, with_cards
@@ -342,3 +343,43 @@ def test_every_mode_plays_the_defenders_choice() -> None:
 
     for mode in BUILT_IN_MODES:
         assert mode_named(mode).rule_set({"defender_chooses_dice": True}).defender_chooses_dice
+
+
+# 6. Lord of the Rings: each player chooses an army, and with it a side --------------------
+
+
+def test_every_seat_shows_its_side_before_anyone_takes_it() -> None:
+    """002_84c66041fccdfcee.txt, FÖRBEREDELSER: «Välj den armé som du vill använda. Grönt
+    och gult representerar de goda krafterna, medan rött och svart är onda krafter»: a
+    player chooses the army (and side) by choosing the seat; each seat's side is in the
+    first event and the view. Three players: the book's table has two evil, one good."""
+    # rule: 002-choose-army
+    for n, sides in [
+        (2, ["good", "evil"]),
+        (3, ["evil", "good", "evil"]),
+        (4, ["good", "evil"] * 2),
+    ]:
+        events = new_game(game_id="g", players=players(n), seed=b"s", mode="lotr")
+        created = events[0]
+        assert isinstance(created, ev.GameCreated)
+        assert [s["side"] for s in created.seats if s["kind"] == "player"] == sides
+        shown = view(fold(events), None)["mode_state"]["sides"]
+        assert [shown[f"p{i}"] for i in range(1, n + 1)] == sides
+
+
+# 3. The secret mission cards -----------------------------------------------------------------
+
+
+def test_the_secret_mission_deck_is_the_fourteen_cards_whose_texts_are_known() -> None:
+    """003_281a902b564cb498.txt: «12 geheime Missiekaarten»; 001: «56 kortlekar» (42 + 2 +
+    12). Neither prints a card, so the engine plays the fourteen known cards (ours,
+    docs/rules.md, "Secret missions"): eight goals and a destroy card for each of six
+    colours; a game of n players uses the eight goals and n destroy cards."""
+    # rule: 003-twelve-missions
+    deck = load_deck("secret-missions")
+    assert len(deck) == 14
+    assert sum(1 for card in deck if "destroy" in card.goal) == 6
+    events = new_game(game_id="g", players=players(4), seed=b"s", mode="secret_missions")
+    dealt = [e for e in events if isinstance(e, MissionDealt)]
+    named = {deck[e.mission].goal.get("destroy") for e in dealt} - {None}
+    assert named <= {"p1", "p2", "p3", "p4"}
