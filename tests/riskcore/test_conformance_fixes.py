@@ -324,7 +324,7 @@ def test_a_neutral_is_defended_by_the_other_players_preference() -> None:
     """000: «Om du vill angripa någon av de neutrala härarna ... kastar din motståndare
     tärningarna för deras försvar»: the player rolling for the neutral answers with its
     own standing preference."""
-    # rule: 000-passive-neutral-defence
+    # rule: 000-defender-chooses
     owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
     game = position(
         owners, {"brazil": 4, "north_africa": 2}, n=2, rules=RuleSet(defender_chooses_dice=True)
@@ -383,3 +383,20 @@ def test_the_secret_mission_deck_is_the_fourteen_cards_whose_texts_are_known() -
     dealt = [e for e in events if isinstance(e, MissionDealt)]
     named = {deck[e.mission].goal.get("destroy") for e in dealt} - {None}
     assert named <= {"p1", "p2", "p3", "p4"}
+
+
+# The Norwegian edition's least move after a conquest (a reading left open) ----------------
+
+
+def test_conquest_min_move_one_asks_for_one_army() -> None:
+    """004_780a86783e2219ae.txt: «flytte minst en hær inn i nå okkupert territorium»: with
+    ``conquest_min_move`` ``one`` a conquest by three dice may move in a single army."""
+    # rule: 004-move-one
+    game = ready({"brazil": 6}, {"north_africa": 1}, rules=RuleSet(conquest_min_move="one"))
+    game.do(
+        cmd.Attack(seat="p1", source="brazil", target="north_africa", dice=3),
+        ScriptedRng([6, 6, 6, 1]),
+    )
+    assert game.state.occupation is not None and game.state.occupation.min_move == 1
+    game.do(cmd.Occupy(seat="p1", count=1))
+    assert game.state.armies[("north_africa", "p1")] == 1
