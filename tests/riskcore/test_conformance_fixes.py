@@ -9,7 +9,11 @@ the book in its docstring. Each was seen failing before its fix.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
+import pytest
+
+from riskcore.audit.verify import verify_text
 from riskcore.boards.board import load_board
 from riskcore.engine.decide import new_game
 from riskcore.engine.evolve import fold
@@ -400,3 +404,22 @@ def test_conquest_min_move_one_asks_for_one_army() -> None:
     assert game.state.occupation is not None and game.state.occupation.min_move == 1
     game.do(cmd.Occupy(seat="p1", count=1))
     assert game.state.armies[("north_africa", "p1")] == 1
+
+
+# Records written before the fixes ------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["record-2026-12-04-two-player-active-v6.jsonl", "record-2026-12-04-lotr-3p-v6.jsonl"],
+)
+def test_records_written_before_the_fixes_verify_as_they_were_played(name: str) -> None:
+    """Games recorded by the engine before issue 35 (game_created v6): marker dice after
+    each command, the trilogy sides of three cards, the 45-card adventure deck, a second
+    leader placed next turn, cards played after the draw. They upcast to those rules and
+    replay and verify exactly as played."""
+    verdict = verify_text((DATA / name).read_text())
+    assert verdict.ok, verdict.divergence
+    assert verdict.winner is not None
