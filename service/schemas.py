@@ -176,9 +176,7 @@ COMMAND_SCHEMAS: dict[str, type[Schema]] = {
         "blitz", source=_territory(required=True), target=_territory(required=True), stop_at=_int()
     ),
     "defend": _command("defend", dice=_int(required=True)),
-    "set_defence": _command(
-        "set_defence", always_most=fields.Boolean(required=True, truthy={True}, falsy={False})
-    ),
+    "set_defence": _command("set_defence", always_most=StrictBool(required=True)),
     "occupy": _command("occupy", count=_int(required=True)),
     "fortify": _command(
         "fortify",
