@@ -373,6 +373,11 @@ class Tournaments:
             "seed": seed.hex() if status == DONE else None,
         }
 
+    def status(self, tournament_id: str) -> str | None:
+        """``running`` or ``finished`` (None: no such tournament), in one read."""
+        found = self._client.hget(self.keys.tournament(tournament_id).info, "status")
+        return found.decode() if isinstance(found, bytes) else found
+
     def list_ids(self, limit: int) -> list[str]:
         found = self._client.zrevrange(self.keys.tournaments(), 0, limit - 1)
         return [raw.decode() for raw in found]

@@ -5,6 +5,8 @@ ratings consistent with the results, every game an ordinary verifiable game."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -270,3 +272,44 @@ def test_the_relays_sweep_moves_on_a_tournament_whose_only_game_was_deleted(
     assert not redis.sismember(KeySpace(key_prefix).running_tournaments(), tid)
     redis.delete(KeySpace(key_prefix).tournament_sweep())
     assert relay.sweep_tournaments() == 0  # nothing runs: nothing to sweep
+
+
+def test_the_feed_sends_what_changed_not_the_document_again(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay
+) -> None:
+    """Issue 36: every change resent the whole document (210 KB for 960 games) on
+    every stream. Now a stream's first frame is the document and each change a
+    ``progress`` frame; applied in order (a stream that ends, 2 s here, is resumed
+    with Last-Event-ID), they make the final document."""
+    tid = create(api, players=3, parallel=1)["tournament_id"]
+    frames: list[tuple[str, dict[str, Any]]] = []
+
+    def read() -> None:  # RQ's worker (drive) must run in the main thread: it sets signals
+        last = None
+        while not frames or frames[-1][0] != "end":
+            headers = {"Last-Event-ID": last} if last else {}
+            stream = api.client.get(f"/v1/tournaments/{tid}/stream", headers=headers)
+            for block in stream.get_data(as_text=True).split("\n\n"):
+                fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+                if "event" in fields:
+                    frames.append((fields["event"], json.loads(fields["data"])))
+                    last = fields.get("id", last)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.2)  # the document went out before the first game ends
+    drive(redis, key_prefix, relay)
+    reader.join(30)
+    kinds = [kind for kind, _ in frames]
+    assert kinds[0] == "tournament" and kinds[-1] == "end" and "progress" in kinds, kinds
+    document: dict[str, Any] = {}
+    for kind, data in frames[:-1]:
+        if kind == "tournament":
+            document = data
+            continue
+        assert len(json.dumps(data)) < len(json.dumps(document))
+        games = {game["index"]: game for game in document["games"]}
+        games.update({game["index"]: game for game in data["games"]})
+        document |= data | {"games": [games[index] for index in sorted(games)]}
+    final = api.get(f"/v1/tournaments/{tid}").json
+    assert final["status"] == "finished" and document == final | {"viewer": None}
