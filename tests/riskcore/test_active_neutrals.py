@@ -119,6 +119,8 @@ def test_the_mode_records_active_neutrals_and_the_passive_game_refuses_them() ->
 def test_neutrals_start_uninvolved_and_the_track_is_shown_to_everyone() -> None:
     """ "De neutrala härarna börjar som ej involverade" on a track of three places,
     "SPELARE 1 ... EJ INVOLVERAD ... SPELARE 2", for everyone to see."""
+    # rule: 000-active-status
+    # rule: 000-active-start
     game = board()
     for viewer in ("p1", "p2", None):
         shown = view(game.state, viewer)["mode_state"]
@@ -149,6 +151,7 @@ def test_a_bribe_moves_the_marker_one_step_toward_the_giver_per_card() -> None:
     """ "Sedan flyttar du den kanonen ETT steg. Om kanonen till exempel står på platsen
     för ej involverade flyttar du den ett steg så att den blir din allierade. Om kanonen
     är placerad som din motståndares allierade flyttar du den till mitten"."""
+    # rule: 000-bribe-step
     game = earlier_bribe(board(), "p2", "n2")
     assert game.state.phase == BRIBE and game.state.alliances["n2"] == "p2"
     (event,) = bribe(game, "n1", SET[0])
@@ -164,6 +167,7 @@ def test_two_cards_move_the_opponents_ally_two_steps_to_you() -> None:
     """ "Om den neutrala hären till exempel är din motståndares allierade och du väljer
     att ge två RISKkort till den kan du flytta kanonen två steg närmare dig, så att den
     blir din allierade.\""""
+    # rule: 000-bribe-two
     game = earlier_bribe(board(), "p2", "n2")
     (event,) = bribe(game, "n2", SET[0], SET[1])
     assert event.ally == "p1" and game.state.alliances["n2"] == "p1"
@@ -195,6 +199,7 @@ def test_which_cards_went_to_a_neutral_is_the_givers_secret_and_the_count_is_pub
 def test_a_neutral_holding_five_cards_refuses_a_bribe() -> None:
     """ "Du kan inte ge ett kort till en neutral här som redan har 5 kort då kan den
     inte längre mutas.\""""
+    # rule: 000-bribe-full
     game = board()
     full = Game(*_with_neutral_hand(game, "n1", 4))
     bribe(full, "n1", SET[0])
@@ -220,6 +225,7 @@ def _with_neutral_hand(game: Game, neutral: str, count: int) -> tuple:
 def test_bribes_need_a_held_card_a_neutral_and_the_bribe_phase() -> None:
     """ "ge ett RISK-kort (om du har något)": only your own cards, only to a neutral army,
     only "När det är din tur ... börja med" (the bribe phase)."""
+    # rule: 000-bribe-both
     game = board()
     other = next(c for c in ALL_CARDS if c not in game.state.hand("p1"))
     game.reject(Bribe(seat="p1", neutral="n1", cards=(other,)), "card_not_held")
@@ -232,6 +238,7 @@ def test_bribes_need_a_held_card_a_neutral_and_the_bribe_phase() -> None:
 
 def test_a_card_given_to_a_neutral_is_never_traded() -> None:
     """ "Kortet nu tillhör nu den neutrala hären och kan inte växlas in mot förstärkningar\""""
+    # rule: 000-bribe-card-kept
     game = board()
     bribe(game, "n1", SET[0])
     game.do(cmd.EndPhase(seat="p1"))
@@ -246,6 +253,10 @@ def test_an_ally_is_reinforced_by_one_die_and_its_territories_do_not_count() -> 
     """ "Välj en allierad här och kasta 1 tärning ... Placera det antal arméer du fick
     fram i något av de territorier som tillhör den allierade"; "Räkna inte territorier
     eller kontinenter som kontrolleras av dina allierade"."""
+    # rule: 000-active-turn
+    # rule: 000-active-reinforce-own
+    # rule: 000-ally-reinforce
+    # rule: 000-ally-no-bonus
     game = board()
     own = game.state.reserve["p1"]
     bribe(game, "n1", SET[0])
@@ -284,6 +295,10 @@ def test_the_books_example_a_marker_moves_on_a_three_and_stays_on_a_five() -> No
     with yellow, his ally, on Australia held by red, wins: "Kastet visar 5. Gul här är
     fortfarande allierad med blå." "Du får inget RISK-kort om du använder en allierad
     här för att ta över ett territorium.\""""
+    # rule: 000-ally-attack
+    # rule: 000-ally-no-card
+    # rule: 000-marker-example
+    # rule: 000-own-conquest-card
     game = board()
     bribe(game, "n1", SET[0])
     to_attack(game, [4])
@@ -315,6 +330,8 @@ def test_after_an_attack_with_an_ally_a_one_to_four_moves_it_away(face: int, mov
     """ "Om du kastar 1 4 flyttar du kanonen för den neutrala hären 1 steg BORT från dig.
     En allierad här får nu statusen ej involverad ... Om du slår 5 6 behåller den
     neutrala eller allierade hären sin befintliga position.\""""
+    # rule: 000-marker-1-4
+    # rule: 000-marker-5-6
     game = board()
     bribe(game, "n1", SET[0])
     to_attack(game, [1])
@@ -347,6 +364,7 @@ def test_a_defender_facing_one_die_rolls_one_where_the_one_die_rule_is_played() 
 def test_an_uninvolved_neutral_attacked_becomes_the_opponents_ally_on_a_low_roll() -> None:
     """ "en ej involverad här blir din motståndares allierade"; and an attack of a
     player on a player's territory rolls for no marker."""
+    # rule: 000-marker-uninvolved
     game = board(southern_europe=3)
     to_attack(game)
     events = game.do(
@@ -364,6 +382,7 @@ def test_an_uninvolved_neutral_attacked_becomes_the_opponents_ally_on_a_low_roll
 def test_an_ally_attacking_the_other_neutral_rolls_one_die_for_each() -> None:
     """ "Om du använder en allierad för att angripa en annan neutral här kastar du en
     tärning för varje neutral här.\""""
+    # rule: 000-marker-each
     owners = dict(board().state.owner)
     owners["siam"] = "n2"
     game = position(
@@ -386,6 +405,7 @@ def test_an_ally_attacking_the_other_neutral_rolls_one_die_for_each() -> None:
 def test_an_ally_never_attacks_its_own_colour_nor_its_player() -> None:
     """ "De här trupperna kan angripa din motståndare eller andra neutrala eller
     allierade härar (men inte om de har samma färg)\""""
+    # rule: 000-ally-colour
     game = board()
     bribe(game, "n1", SET[0])
     to_attack(game, [1])
@@ -403,6 +423,7 @@ def test_eliminating_a_neutral_gives_you_its_cards() -> None:
     """ "Om du eliminerar en neutral här (besegrar dess sista armé på planen) med din
     egen armé eller med en armé som är din allierade får du alla RISK-kort som
     tillhörde den hären.\""""
+    # rule: 000-neutral-eliminated-cards
     owners = dict(board().state.owner)
     owners["greenland"] = "p1"
     base = position(owners, {"ontario": 10, "quebec": 1}, hands={"p1": [SET[0]]}, mode=MODE)
@@ -425,6 +446,7 @@ def test_eliminating_a_neutral_gives_you_its_cards() -> None:
 
 def test_one_free_fortify_for_each_ally_besides_your_own() -> None:
     """ "Du kan också göra en fri förflyttning för var och en av dina allierade.\""""
+    # rule: 000-ally-fortify
     game = board()
     bribe(game, "n1", SET[0])
     to_attack(game, [2])

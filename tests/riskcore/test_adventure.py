@@ -234,6 +234,7 @@ def test_three_cards_are_dealt_each_with_the_events_taken_out_and_then_shuffled_
     """002, FÖRBEREDELSER 9-10: "Ta bort händelsekorten från högen med äventyrskort och ge 3
     äventyrskort (med framsidan ner) till varje spelare. Lägg tillbaka händelsekorten i
     korthögen, blanda"."""
+    # rule: 002-adventure-deal
     game = _set_up(n)
     s = game.state
     players = s.active_players()
@@ -278,6 +279,8 @@ def test_a_card_is_drawn_when_a_leader_moved_onto_a_site_of_power_one_only() -> 
     """002, DRA KORT: "Dra högst ett äventyrskort om din ledare har erövrat eller flyttats
     till ett territorium med ett maktfäste under den aktuella spelrundan"; "Du får bara dra
     ett kort oavsett hur många maktfästen din ledare har erövrat"."""
+    # rule: 002-draw-adventure
+    # rule: 002-draw-one
     game = attacking(with_cards({"p1": P1, "p2": P2}, leaders={"p1": ["buckland"]}), "fornost")
     to_fortify(game)
     game.do(MoveLeader(seat="p1", source="buckland", target="fornost"))  # Bree
@@ -301,6 +304,7 @@ def test_an_event_is_played_at_once_and_another_card_drawn() -> None:
     """002, HÄNDELSEKORT: "måste spelas omedelbart ... När händelsekorten har spelats läggs
     de i en hög bredvid spelplanen, och sedan drar man ett nytt äventyrskort". Here the troll
     (DE HAR MED SIG ETT TROLL!): p1, evil, holds Moria and gets 2 armies there."""
+    # rule: 002-events-at-once
     game = attacking(
         with_cards({"p1": P1, "p2": P2}, pile=["troll", "ambush"], leaders={"p1": ["buckland"]}),
         "fornost",
@@ -338,6 +342,7 @@ def test_a_fourth_card_makes_its_holder_discard_one_before_the_turn_ends() -> No
     """002: "Du kan ha högst tre äventyrskort på hand på en gång. Du kan ta upp ett fjärde,
     men då måste du kasta ett från din hand till högen vid spelplanen. Korten i den här
     högen är inte värda några poäng"."""
+    # rule: 002-hand-limit
     game = three_cards_at_fortify()
     game.reject(DiscardAdventure(seat="p1", adventure=number("ambush")), "adventure_hand_not_full")
     game.do(MoveLeader(seat="p1", source="buckland", target="fornost"))
@@ -362,6 +367,7 @@ def test_a_mission_is_claimed_with_a_leader_at_its_site_and_the_leader_stays() -
     genom att flytta din ledare till det aktuella territoriet. När du har gjort det måste
     den ledaren vara kvar i det territoriet tills det är nästa spelares tur"; "Belöning för
     onda krafter": Bree gives evil 6."""
+    # rule: 002-mission-leader-stays
     game = with_cards(
         {"p1": P1, "p2": P2}, hands={"p1": ["bree", "hobbiton"]}, leaders={"p1": ["buckland"]}
     )
@@ -793,6 +799,7 @@ def test_smeagol_adds_two_to_the_roll_of_a_marked_square() -> None:
 def test_a_balrog_holds_the_fellowship_in_moria_only() -> None:
     """002, EN BALROG!: "SPELAS NÄR BRÖDRASKAPET FÖRSÖKER LÄMNA MORIA. Hindra Brödraskapet
     från att lämna Moria"."""
+    # rule: 002-balrog
     game = _at_turn_end({"p2": ["balrog"]}, steps=1)  # Buckland: no roll, not Moria
     game.do(cmd.EndPhase(seat="p1"))
     game.reject(PlayAdventure(seat="p2", adventure=number("balrog")), "adventure_wrong_moment")

@@ -80,6 +80,7 @@ def test_worked_example_three_two_against_six_two_costs_the_attacker_two() -> No
     """000_ed9208fe5525be2d.txt: "Blå (angriparen) kastar 3 och 2. Röd (försvararen) kastar
     6 och 2 ... Eftersom försvararen alltid vinner när det blir oavgjort vinner röd, och blå
     tar bort en av sina arméer"."""
+    # rule: 000-example-32-62
     assert compare_dice((3, 2), (6, 2)) == (2, 0)
     game = ready({"brazil": 3}, {"north_africa": 2})
     rng = ScriptedRng([2, 3, 6, 2])
@@ -105,6 +106,7 @@ def test_worked_example_of_the_lotr_book_each_side_loses_one() -> None:
     """002_84c66041fccdfcee.txt: "Spelare anfaller ... slår 5, 2 och [1]. Spelare 2 försvarar
     med två svarta tärningar och slår 4 och 2 ... Spelare 2 förlorar en bataljon ... så
     anfallaren förlorar en bataljon"."""
+    # rule: 002-example
     game = ready({"brazil": 4}, {"north_africa": 3})
     events = game.do(
         cmd.Attack(seat="p1", source="brazil", target="north_africa"), ScriptedRng([5, 2, 1, 4, 2])
@@ -118,6 +120,9 @@ def test_worked_example_of_the_lotr_book_each_side_loses_one() -> None:
 def test_ties_go_to_the_defender() -> None:
     """004_780a86783e2219ae.txt: "Ties gå til forsvareren"; 001_c708159c204162c3.txt: "Om det
     blir oavgjort vinner alltid försvararen"."""
+    # rule: 000-tie
+    # rule: 001-tie
+    # rule: 004-compare
     game = ready({"brazil": 4}, {"north_africa": 3})
     events = game.do(
         cmd.Attack(seat="p1", source="brazil", target="north_africa"), ScriptedRng([6, 5, 1, 6, 5])
@@ -130,6 +135,8 @@ def test_attacker_dice_default_to_the_most_allowed_and_defender_rolls_up_to_two(
     """003_281a902b564cb498.txt: "u, de aanvaller, gooit 1, 2 of 3 rode dobbelstenen: u moet
     minstens één leger meer in uw territorium hebben dan het aantal dobbelstenen ... om 2
     dobbelstenen te gooien, moet hij of zij ten minste 2 legers hebben"."""
+    # rule: 000-dice-colours
+    # rule: 000-attack-table
     for source, target, dice in [(2, 1, (1, 1)), (3, 1, (2, 1)), (4, 2, (3, 2)), (9, 5, (3, 2))]:
         game = ready({"brazil": source}, {"north_africa": target})
         resolved = battle(game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa")))
@@ -141,6 +148,16 @@ def test_attack_refusals() -> None:
     eigen gebieden ... u moet altijd minstens twee legers hebben in het gebied waar u
     aanvalt"; "u moet minstens één leger meer in uw territorium hebben dan het aantal
     dobbelstenen"."""
+    # rule: 000-attack-adjacent
+    # rule: 000-attack-two
+    # rule: 000-attack-max3
+    # rule: 001-attack-adjacent
+    # rule: 001-two-armies
+    # rule: 001-attacker-dice
+    # rule: 003-attack-adjacent
+    # rule: 003-two-armies
+    # rule: 003-attacker-dice
+    # rule: 004-attacker-three
     game = ready({"brazil": 3, "peru": 1, "venezuela": 5}, {"north_africa": 2})
     attack = cmd.Attack
     game.reject(attack(seat="p1", source="brazil", target="north_africa", dice=3), "too_many_dice")
@@ -157,6 +174,7 @@ def test_attack_refusals() -> None:
 def test_no_attack_across_a_river_away_from_a_bridge_or_over_mountains() -> None:
     """002_84c66041fccdfcee.txt: "FLOD - det går bara att ta sig över floderna via broarna";
     "BERG - det går inte att ta sig över dem": each barrier has its own code."""
+    # rule: 002-rivers
     game = with_barriers(
         ready({"brazil": 4}, {"north_africa": 2}),
         {("brazil", "north_africa"): "river", ("brazil", "venezuela"): "mountain"},
@@ -170,6 +188,7 @@ def test_battles_always_lose_what_compare_dice_says_across_random_games() -> Non
     """004_780a86783e2219ae.txt: "Først sammenligne det høyeste paret ... en hær per par
     terninger og ikke mer enn to per rull": every recorded battle, replayed against the
     state it happened in, obeys the dice limits and loses exactly compare_dice's armies."""
+    # rule: 000-battle-roll
     battles = 0
     for i, rules in enumerate([RuleSet(), RuleSet(defender_chooses_dice=True)]):
         game = new(3 + i, rules, seed=b"battles %d" % i)
@@ -200,6 +219,9 @@ def test_defenders_choose_their_dice_when_the_option_is_on() -> None:
     hon ska använda för att försvara territoriet ... Du kan försvara med antingen 1 eller 2
     arméer"; 003_281a902b564cb498.txt: "voordat u rolt, moeten zowel u als uw tegenstander
     het aantal dobbelstenen aankondigen"."""
+    # rule: 000-defend-1-2
+    # rule: 001-announce-dice
+    # rule: 003-announce
     game = ready({"brazil": 5}, {"north_africa": 3}, rules=RuleSet(defender_chooses_dice=True))
     (declared,) = game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa", dice=2))
     assert declared == ev.AttackDeclared(
@@ -224,6 +246,8 @@ def test_defenders_choose_their_dice_when_the_option_is_on() -> None:
 def test_a_lone_defender_is_not_asked() -> None:
     """003_281a902b564cb498.txt: "om 2 dobbelstenen te gooien, moet hij of zij ten minste 2
     legers hebben": with one army there is no choice to make."""
+    # rule: 001-defender-dice
+    # rule: 003-defender-dice
     game = ready({"brazil": 5}, {"north_africa": 1}, rules=RuleSet(defender_chooses_dice=True))
     events = game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"))
     assert not any(isinstance(e, ev.AttackDeclared) for e in events)
@@ -240,6 +264,7 @@ def test_blitz_is_unavailable_when_defenders_choose() -> None:
 def test_a_passive_neutral_is_defended_by_the_other_player() -> None:
     """000_ed9208fe5525be2d.txt: "Om du vill angripa någon av de neutrala härarna i det här
     passiva spelet kastar din motståndare tärningarna för deras försvar"."""
+    # rule: 000-passive-neutral-defence
     owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
     rules = RuleSet(defender_chooses_dice=True)
     game = position(owners, {"brazil": 4, "north_africa": 2}, n=2, rules=rules)
@@ -258,6 +283,7 @@ def test_blitz_is_the_battles_it_stands_for() -> None:
     """RULES.md §1: "A blitz ... is a convenience that produces the same events as the
     battles it stands for" (000_ed9208fe5525be2d.txt: "Ett ANGREPP är en attack mot ett
     enskilt territorium och kan bestå av en eller flera strider")."""
+    # rule: 000-attack-definition
     endings = set()
     for i in range(20):
         faces = [random.Random(i).randint(1, 6) for _ in range(60)]
@@ -353,6 +379,10 @@ def test_every_blitz_of_a_game_fights_the_battles_one_battle_at_a_time_would(
 def test_blitz_stops_at_the_threshold() -> None:
     """RULES.md §1: a blitz repeats battles "until the territory falls or the source has 1
     army left, or an optional stop-at threshold"."""
+    # rule: 000-attack-many
+    # rule: 000-after-battle
+    # rule: 001-attack-often
+    # rule: 003-attack-freely
     for stop_at in (1, 3, 5):
         for i in range(5):
             game = ready({"brazil": 8}, {"north_africa": 30})
@@ -442,6 +472,7 @@ def test_conquest_requires_occupation_before_anything_else() -> None:
     """000_ed9208fe5525be2d.txt: "Obs! Du måste flytta eventuella arméer innan du förklarar
     ett nytt angrepp"; 001_c708159c204162c3.txt: "Minst en armé måste alltid ockupera varje
     territorium under spelet"."""
+    # rule: 000-move-first
     game = conquered()
     event = game.events[-1]
     assert event == ev.TerritoryConquered(
@@ -459,6 +490,9 @@ def test_occupy_moves_at_least_the_dice_rolled_and_leaves_one_behind() -> None:
     """001_c708159c204162c3.txt: "Du kommer alltså att kunna flytta lika många arméer som du
     rullade i det sista slaget ... du alltid måste lämna kvar minst en armé i det område från
     vilket du anföll"."""
+    # rule: 000-never-empty
+    # rule: 001-move-dice
+    # rule: 002-conquest-move
     game = conquered(mine=6, dice=3)
     game.reject(cmd.Occupy(seat="p1", count=2), "occupy_too_few")
     game.reject(cmd.Occupy(seat="p1", count=6), "occupy_too_many")
@@ -476,6 +510,8 @@ def test_occupy_moves_at_least_the_dice_rolled_and_leaves_one_behind() -> None:
 )
 def test_occupy_bounds_follow_the_last_battle(mine: int, dice: int, least: int, most: int) -> None:
     """001_c708159c204162c3.txt: "lika många arméer som du rullade i det sista slaget"."""
+    # rule: 000-conquest-more
+    # rule: 001-leave-one
     game = conquered(mine=mine, dice=dice)
     event = game.events[-1]
     assert isinstance(event, ev.TerritoryConquered)
@@ -489,6 +525,7 @@ def test_survivors_rule_moves_the_attacking_armies_left_after_the_last_battle() 
     till det territorium du just har erövrat". Note: the roll that empties a territory
     never costs the attacker an army, so under this engine's one-roll battles the
     survivors always equal the dice rolled."""
+    # rule: 000-conquest-move
     for i in range(30):
         game = new(4, RuleSet(conquest_min_move="survivors"), seed=b"survivors %d" % i)
         play(game, random.Random(i), until=lambda s: s.phase == OCCUPY)
@@ -509,6 +546,8 @@ def test_elimination_hands_over_the_cards() -> None:
     """001_c708159c204162c3.txt: "Om du eliminerar en motståndare ... vinner du alla
     riskspelkort som den spelaren har samlat in"; "om du vinner mindre än 6 kort måste du
     vänta till nästa tur"."""
+    # rule: 000-elimination-cards
+    # rule: 001-eliminated-cards
     hands = {"p1": [INFANTRY[0]], "p2": [CAVALRY[0], CAVALRY[1]], "p3": []}
     game = ready({"brazil": 4}, {"north_africa": 1}, rest="p3", hands=hands)
     events = game.do(
@@ -533,6 +572,8 @@ def test_six_captured_cards_force_a_trade_down_to_four_before_attacking_on() -> 
     """001_c708159c204162c3.txt: "Om du vinner 6 eller fler kort måste du omedelbart byta ut
     dem mot uppsättningar för att minska antalet kort till 4 eller mindre"; 000: "Sätt de
     förstärkningarna i vilka som helst av dina territorier innan du fortsätter din omgång"."""
+    # rule: 000-elimination-place
+    # rule: 001-six-cards
     hands = {"p1": INFANTRY[:3], "p2": [CAVALRY[0], CAVALRY[1], ARTILLERY[0]], "p3": []}
     game = ready({"brazil": 5}, {"north_africa": 1}, rest="p3", hands=hands)
     game.do(
@@ -559,6 +600,8 @@ def test_five_cards_force_the_trade_only_under_the_2006_threshold(
 ) -> None:
     """000_ed9208fe5525be2d.txt: "Om du har 5 eller fler RISK-kort nu MÅSTE DU GENAST växla
     in" (threshold 5) against 001_c708159c204162c3.txt: "Om du vinner 6 eller fler kort"."""
+    # rule: 000-elimination-trade-5
+    # rule: 001-fewer-wait
     hands = {"p1": INFANTRY[:3], "p2": [CAVALRY[0], CAVALRY[1]], "p3": []}
     rules = RuleSet(elimination_trade_threshold=threshold)
     game = ready({"brazil": 5}, {"north_africa": 1}, rest="p3", hands=hands, rules=rules)
@@ -575,6 +618,7 @@ def test_the_forced_trade_stops_at_four_cards() -> None:
     """001_c708159c204162c3.txt: "Men när de är nere på 4, 3 eller 2 kort måste du sluta byta
     ut dem": once the forced trade leaves 4 cards, no further set may be traded mid-turn,
     even one the hand holds."""
+    # rule: 001-stop-at-four
     hands = {"p1": INFANTRY[:3], "p2": [*CAVALRY[:3], ARTILLERY[0]], "p3": []}
     game = ready({"brazil": 5}, {"north_africa": 1}, rest="p3", hands=hands)
     game.do(
@@ -591,6 +635,10 @@ def test_the_forced_trade_stops_at_four_cards() -> None:
 def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:
     """004_780a86783e2219ae.txt: "Fortsett spille til en spiller eliminerer alle motstandere
     og fanger alle de 42 territorier på spillebrettet"."""
+    # rule: 000-goal
+    # rule: 000-winner
+    # rule: 001-winner
+    # rule: 004-winner
     game = ready({"brazil": 4, "kamchatka": 4}, {"north_africa": 1}, rest="p1")
     six = ScriptedRng([6, 6, 6, 1])
     game.do(cmd.Attack(seat="p1", source="kamchatka", target="japan"), six)
@@ -615,6 +663,8 @@ def test_conquering_the_last_opponent_wins_and_reveals_the_seed() -> None:
 
 def test_two_player_game_is_won_by_eliminating_the_opponent_not_the_neutrals() -> None:
     """000_ed9208fe5525be2d.txt: "Spelets Mål Att besegra motståndaren"."""
+    # rule: 000-neutrals-stay
+    # rule: 000-two-goal
     owners = split({"p2": ["north_africa"], "n1": ["japan"], "n2": ["siam"]}, "p1")
     game = position(owners, {"brazil": 4}, n=2, rules=RuleSet())
     game.place_all("brazil")
@@ -629,6 +679,7 @@ def test_two_player_game_is_won_by_eliminating_the_opponent_not_the_neutrals() -
 def test_eliminating_a_neutral_gives_no_cards_and_does_not_end_the_game() -> None:
     """000_ed9208fe5525be2d.txt: "De neutrala härarna är kvar på planen tills de har blivit
     eliminerade"."""
+    # rule: 000-passive-neutrals
     owners = split({"p1": ["brazil", "madagascar"], "n1": ["north_africa"], "n2": ["japan"]}, "p2")
     game = position(owners, {"brazil": 4}, n=2, rules=RuleSet())
     game.place_all("madagascar")

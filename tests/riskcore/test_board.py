@@ -154,6 +154,9 @@ def test_classic_board_has_42_territories_in_6_continents(classic: Board) -> Non
     """000_ed9208fe5525be2d.txt: "uppdelad i 6 kontinenter och 42 territorier ... Afrika
     brun 6 Asien grön 12 Australien grå 4 Europa blå 7 Nordamerika gul 9 Sydamerika
     orange 4"; bonuses from RULES.md §1 (printed on the board, not in the books)."""
+    # rule: 000-board-42
+    # rule: 001-board
+    # rule: 003-board
     assert len(classic.territories) == 42
     sizes = {g.id: len(g.territories) for g in classic.groups}
     assert sizes == {
@@ -178,6 +181,8 @@ def test_classic_board_has_42_territories_in_6_continents(classic: Board) -> Non
 def test_every_territory_is_in_exactly_the_reference_continent(classic: Board) -> None:
     """003_281a902b564cb498.txt: "Het spelbord is een kaart van 6 continenten verdeeld in
     42 gebieden"; which continent each is in, from reference/classic-map.txt."""
+    # rule: 000-continent-sizes
+    # rule: 001-continent-size
     expected = {ident(name): CONTINENTS[code] for name, code, _ in rows(CLASSIC_MAP)}
     assert classic.territory_group == expected
     for group in classic.groups:
@@ -187,6 +192,7 @@ def test_every_territory_is_in_exactly_the_reference_continent(classic: Board) -
 def test_classic_has_83_symmetric_borders_equal_to_the_reference(classic: Board) -> None:
     """000_ed9208fe5525be2d.txt: "Vissa territorier är angränsande. Det betyder att de
     antingen delar gräns eller också har en sjöväg"; RULES.md §1: 83 undirected borders."""
+    # rule: 000-adjacent
     assert len(classic.border_kinds) == 83
     for a, ns in classic.neighbours.items():
         assert a not in ns
@@ -215,6 +221,10 @@ def test_worked_border_examples(classic: Board, territory: str, neighbours: set[
     IJsland aanvallen. Noord-Afrika kan Egypte, West-Europa en Brazilië aanvallen ...
     Alaska wordt beschouwd als grenzend aan en kan aanvallen, Kamtsjatka" (the book's
     list for North Africa is partial; the rest is from reference/classic-map.txt)."""
+    # rule: 000-alaska-kamchatka
+    # rule: 001-greenland-example
+    # rule: 003-north-africa
+    # rule: 003-alaska
     assert set(classic.neighbours[territory]) == neighbours
     for other in neighbours:
         assert classic.adjacent(territory, other)
@@ -226,6 +236,7 @@ def test_sea_lanes_of_the_2006_book_are_borders(classic: Board) -> None:
     """000_ed9208fe5525be2d.txt: "sjövägar förenar Storbritannien med Västeuropa, Egypten
     med Sydeuropa och Brasilien med Nordafrika ... En av sjövägarna sträcker sig från
     Asien, runt hela planen och ända till Nordamerika" (and "Siam och Indonesien")."""
+    # rule: 000-sea-lanes
     for a, b in [
         ("great_britain", "western_europe"),
         ("egypt", "southern_europe"),
@@ -240,6 +251,10 @@ def test_classic_deck_is_44_cards_14_of_each_symbol_and_2_wild(classic: Board) -
     """003_281a902b564cb498.txt: "42 kaarten zijn gemarkeerd met een territorium en een
     afbeelding van infanterie, cavalerie of artillerie. • twee “wild” kaarten gemarkeerd
     met alle drie de afbeeldingen, maar geen territorium"."""
+    # rule: 000-contents
+    # rule: 000-wilds
+    # rule: 001-wild-cards
+    # rule: 003-wilds
     assert len(classic.cards) == 44
     assert Counter(c.symbol for c in classic.cards) == {
         "infantry": 14,
@@ -259,6 +274,9 @@ def test_card_symbols_match_the_reference_deck(classic: Board) -> None:
     """000_ed9208fe5525be2d.txt: "Det finns 42 RISK-kort ett för varje territorium ...
     samt symbolen för infanteri, kavalleri eller artilleri"; symbols from
     reference/classic-cards.txt."""
+    # rule: 000-cards-42
+    # rule: 001-cards
+    # rule: 003-cards
     expected = {ident(name): SYMBOLS[code] for name, code in rows(CLASSIC_CARDS)}
     actual = {c.territory: c.symbol for c in classic.cards if c.territory is not None}
     assert actual == expected
@@ -396,6 +414,8 @@ def test_middle_earth_has_42_territories_in_6_regions(middle_earth: Board) -> No
     """002_84c66041fccdfcee.txt: "I den här specialutgåvan av Risk kan du avgöra Norra
     Midgårds öde"; RULES.md §5: "42 territories in 6 regions — Arnor 7, Rhovanion 5,
     Rohan 4, Mirkwood 4, Eriador 3, Rhûn 2 armies of bonus"."""
+    # rule: 002-contents
+    # rule: 002-regions
     assert len(middle_earth.territories) == 42
     assert {g.id: g.bonus for g in middle_earth.groups} == {
         "arnor": 7,
@@ -437,6 +457,7 @@ def test_middle_earth_fellowship_path(middle_earth: Board) -> None:
 def test_middle_earth_cards_by_side(middle_earth: Board) -> None:
     """RULES.md §5 (002_84c66041fccdfcee.txt: "42 territoriekort, 2 jokerkort"):
     territory cards 9 good, 9 evil, 24 neutral, and 2 wild."""
+    # rule: 002-card-sides-count
     sides = Counter(c.side for c in middle_earth.cards if c.symbol != WILD)
     assert sides == {"good": 9, "evil": 9, "neutral": 24}
     assert sum(c.symbol == WILD for c in middle_earth.cards) == 2
@@ -506,6 +527,7 @@ BOOK_CARD_SIDES = {"rhudaur": "evil", "forlindon": "good", "emyn_muil": "neutral
 def test_middle_earth_territory_features_equal_the_reference(middle_earth: Board) -> None:
     """middle-earth.txt: region, card class (G/E/N), card symbol, stronghold or site of power
     per territory (002: "Runt om i Midgård ligger uråldriga maktfästen")."""
+    # rule: 002-region-bonus
     table, _ = _me_reference()
     sides = {"G": "good", "E": "evil", "N": "neutral"}
     cards = {c.territory: c for c in middle_earth.cards if c.territory is not None}
@@ -545,6 +567,7 @@ def test_middle_earth_path_equals_the_reference(middle_earth: Board) -> None:
 def test_middle_earth_map_has_no_mountain_borders(middle_earth: Board) -> None:
     """002_84c66041fccdfcee.txt: "BERG - det går inte att ta sig över dem": mountains are
     no border at all, so no pair of neighbours is separated by one."""
+    # rule: 002-mountains
     for a, ns in middle_earth.neighbours.items():
         for b in ns:
             assert middle_earth.border_kind(a, b) in {"land", "bridge", "harbour"}
@@ -553,6 +576,7 @@ def test_middle_earth_map_has_no_mountain_borders(middle_earth: Board) -> None:
 def test_a_harbour_link_needs_harbours_at_both_ends() -> None:
     """002_84c66041fccdfcee.txt: "HAMN - du kan gå från alla territorier med en hamn till
     ett annat direkt angränsande territorium som också har en hamn"."""
+    # rule: 002-harbours
     data = load_board("middle_earth").to_dict()
     for t in data["territories"]:
         if t["id"] == "forodwaith":

@@ -33,6 +33,9 @@ def fortifying(rules: RuleSet | None = None, *, extra: tuple[str, ...] = ()) -> 
 def test_fortify_moves_armies_to_an_adjacent_territory() -> None:
     """003_281a902b564cb498.txt: "verplaats je zoveel legers als je wilt van één (en slechts
     één) van je Gebieden naar één (en slechts één) van je aangrenzende gebieden"."""
+    # rule: 001-fortify-adjacent
+    # rule: 003-no-attack-needed
+    # rule: 004-fortify
     game = fortifying()
     (moved,) = game.do(cmd.Fortify(seat="p1", source="indonesia", target="siam", count=4))
     assert moved == ev.Fortified(seat="p1", source="indonesia", target="siam", count=4)
@@ -43,6 +46,7 @@ def test_fortify_moves_armies_to_an_adjacent_territory() -> None:
 def test_adjacent_rule_refuses_a_distant_own_territory() -> None:
     """004_780a86783e2219ae.txt: "befeste din posisjon ved å flytte hærer fra en okkupert
     territorium til en tilstøtende en"."""
+    # rule: 003-free-move
     game = fortifying()
     move = cmd.Fortify(seat="p1", source="indonesia", target="ukraine", count=1)
     game.reject(move, "not_adjacent")
@@ -52,6 +56,7 @@ def test_connected_rule_follows_a_path_of_own_territories() -> None:
     """000_ed9208fe5525be2d.txt: "Territorier är förenade om de ligger precis bredvid
     varandra eller om alla andra territorier mellan dem också KONTROLLERAS AV DIG. Du kan
     inte passera genom fiendens territorier"."""
+    # rule: 000-move-connected
     game = fortifying(RuleSet(fortify="connected"))
     game.do(cmd.Fortify(seat="p1", source="indonesia", target="ukraine", count=5))
     assert (game.state.troops("indonesia"), game.state.troops("ukraine")) == (1, 6)
@@ -63,6 +68,7 @@ def test_connected_rule_follows_a_path_of_own_territories() -> None:
 
 def test_connected_rule_does_not_pass_through_an_enemy() -> None:
     """000_ed9208fe5525be2d.txt: "Du kan inte passera genom fiendens territorier"."""
+    # rule: 000-no-enemy-path
     owners = split({"p1": ["indonesia", "siam", "afghanistan", "ukraine"], "p3": ["japan"]}, "p2")
     game = position(owners, {"indonesia": 4}, rules=RuleSet(fortify="connected"))
     game.place_all("ukraine")
@@ -74,6 +80,9 @@ def test_connected_rule_does_not_pass_through_an_enemy() -> None:
 
 def test_at_least_one_army_stays_behind() -> None:
     """003_281a902b564cb498.txt: "laat ten minste één leger achter"."""
+    # rule: 000-no-limit
+    # rule: 001-fortify-leave-one
+    # rule: 003-leave-one
     game = fortifying()
     game.reject(cmd.Fortify(seat="p1", source="indonesia", target="siam", count=6), "invalid_count")
     game.reject(cmd.Fortify(seat="p1", source="indonesia", target="siam", count=0), "invalid_count")
@@ -84,6 +93,7 @@ def test_at_least_one_army_stays_behind() -> None:
 def test_only_one_fortify_a_turn() -> None:
     """001_c708159c204162c3.txt: "du kan flytta så många trupper du vill från ett (och endast
     ett) av dina territorier till ett annat (och endast ett)"."""
+    # rule: 000-one-move
     game = fortifying()
     game.do(cmd.Fortify(seat="p1", source="indonesia", target="siam", count=1))
     game.reject(cmd.Fortify(seat="p1", source="siam", target="india", count=1), "already_fortified")
@@ -111,6 +121,8 @@ def test_fortifying_comes_after_the_attack_phase_is_ended() -> None:
     """000_ed9208fe5525be2d.txt: "En omgång i Risk består av fyra steg som måste utföras i
     en viss ordning ... 2. Strid (valfritt). 3. Överföra trupper (valfritt)": a fortify ends
     the attacks, so the engine asks for the attack phase to be ended first."""
+    # rule: 000-turn-steps
+    # rule: 001-turn-steps
     owners = split({"p1": [*PATH, "brazil"], "p3": ["japan"]}, "p2")
     game = position(owners, {"indonesia": 6})
     move = cmd.Fortify(seat="p1", source="indonesia", target="siam", count=1)
@@ -128,6 +140,8 @@ def test_fortifying_comes_after_the_attack_phase_is_ended() -> None:
 def test_no_card_without_a_conquest() -> None:
     """003_281a902b564cb498.txt: "aan het einde van een beurt waarin u ten minste één
     territorium hebt ingenomen, verdient u één (en slechts één) risicokaart"."""
+    # rule: 000-draw-card
+    # rule: 004-draw
     game = fortifying()
     events = game.do(cmd.EndPhase(seat="p1"))
     assert [type(e) for e in events] == [ev.TurnEnded, ev.TurnStarted]
@@ -139,6 +153,9 @@ def test_no_card_without_a_conquest() -> None:
 def test_one_card_however_many_territories_were_conquered() -> None:
     """000_ed9208fe5525be2d.txt: "Oavsett hur många territorier du erövrar får du bara ett
     RISK-kort per omgång på det här sättet"."""
+    # rule: 000-one-card
+    # rule: 001-card-per-turn
+    # rule: 003-card-a-turn
     owners = split({"p1": ["brazil", "kamchatka"], "p3": ["japan"]}, "p2")
     game = position(owners, {"brazil": 5, "kamchatka": 5})
     top = game.state.deck[0]
@@ -157,6 +174,7 @@ def test_one_card_however_many_territories_were_conquered() -> None:
 def test_a_fifth_card_drawn_waits_for_the_next_turn() -> None:
     """001_c708159c204162c3.txt: "När du i slutet av din tur drar ett spelkort ... och ditt
     totala antal kort har ökat till 6, måste du vänta till nästa tur för att byta ut dem"."""
+    # rule: 001-draw-sixth-waits
     infantry = cards_with("infantry")
     owners = split({"p1": ["brazil"], "p3": ["japan"]}, "p2")
     game = position(owners, {"brazil": 5}, hands={"p1": infantry[:4]})
@@ -192,6 +210,7 @@ def test_ending_the_turn_passes_to_the_next_player_clockwise() -> None:
 def test_no_move_across_a_river_away_from_a_bridge_or_over_mountains() -> None:
     """002_84c66041fccdfcee.txt: "du får inte gå över berg eller floder, förutom via en
     bro": each barrier has its own code, and the refusal changes nothing."""
+    # rule: 002-manoeuvre
     for rule in ("adjacent", "connected"):
         game = with_barriers(
             fortifying(RuleSet(fortify=rule), extra=("new_guinea",)),

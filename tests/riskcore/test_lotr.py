@@ -99,6 +99,7 @@ def test_starting_armies_and_sides(n: int, armies: int) -> None:
     """002: "2 spelare 35 bataljoner var* 3 spelare 35 bataljoner var 4 spelare 30
     bataljoner var"; "Grönt och gult representerar de goda krafterna, medan rött och svart
     är onda krafter"; "När man är 2 spelare måste det finnas en god och en ond armé"."""
+    # rule: 002-armies
     game = new(n, mode="lotr")
     created = game.events[0]
     assert isinstance(created, ev.GameCreated) and created.board == "middle_earth"
@@ -110,6 +111,9 @@ def test_starting_armies_and_sides(n: int, armies: int) -> None:
 def test_three_players_are_dealt_by_the_table() -> None:
     """002, "3 SPELARE": "5 onda, 4 neutrala", "9 goda", "4 onda, 5 neutrala"; "Den
     första spelaren placerar en av sina bataljoner i vart och ett av sina territorier"."""
+    # rule: 002-sort-cards
+    # rule: 002-deal-table-3
+    # rule: 002-claim-rest
     game = new(3, mode="lotr")
     s = game.state
     (dealt,) = [e for e in game.events if isinstance(e, ev.TerritoriesDealt)]
@@ -127,6 +131,7 @@ def test_three_players_are_dealt_by_the_table() -> None:
 
 def test_four_players_are_dealt_by_the_table() -> None:
     """002, "4 SPELARE": "5 goda", "5 onda", "4 goda", "4 onda" in turn order."""
+    # rule: 002-deal-table-4
     game = new(4, mode="lotr")
     s = game.state
     (dealt,) = [e for e in game.events if isinstance(e, ev.TerritoriesDealt)]
@@ -143,6 +148,7 @@ def test_two_players_play_with_a_neutral_army() -> None:
     """002, "2 SPELARE": "9 goda", "9 onda", "(neutral) 4 neutrala"; "Det ska finnas 2
     neutrala bataljoner i varje neutralt territorium"; "Den neutrala armén får ingen
     ledare"."""
+    # rule: 002-two-sides
     game = new(2, mode="lotr")
     s = game.state
     assert [len(s.territories_of(p)) for p in ("p1", "p2", "n1")] == [9, 9, 14]
@@ -153,6 +159,7 @@ def test_two_players_play_with_a_neutral_army() -> None:
 def test_after_placing_each_player_puts_a_leader_on_an_own_territory() -> None:
     """002: "7. När du har placerat ut alla dina bataljoner på spelplanen placerar du en
     ledare i ett av dina territorier"."""
+    # rule: 002-leader-setup
     game = new(3, mode="lotr")
     while game.state.phase in (SETUP_CLAIM, SETUP_PLACE):
         game.do(setup_policy(game.state, game.current))
@@ -182,6 +189,7 @@ P2 = ["borderlands", "rhudaur", "eregion"]
 def test_a_leader_adds_one_to_its_attackers_highest_die() -> None:
     """002: "När du har bataljoner i strid i ett territorium där det finns en ledare, kan
     du lägga till + [1] till det högsta tärningskastet"; ties go to the defender."""
+    # rule: 002-leader-plus-one
     game = attacking(
         lotr(
             {"p1": P1, "p2": P2},
@@ -216,6 +224,7 @@ def test_a_leader_adds_one_to_its_attackers_highest_die() -> None:
 def test_one_attacking_die_lets_the_defender_roll_only_one() -> None:
     """002: "Om anfallaren bara slår en tärning, kan du som försvarare också bara slå en
     tärning"."""
+    # rule: 002-one-vs-one
     game = attacking(lotr({"p1": P1, "p2": P2}, {"weather_hills": 5, "borderlands": 3}), "fornost")
     resolved = battle_of(
         game.do(
@@ -237,6 +246,7 @@ def test_a_stronghold_adds_one_to_its_defender_and_two_with_a_leader() -> None:
     """002: "Befästningarna stärker försvaret för de bataljoner som håller befästningen med
     + [1] på det högsta tärningsslaget för försvararen"; the table "Ledare & befästning
     + [1] +2"."""
+    # rule: 002-stronghold
     game = attacking(lotr({"p1": P1, "p2": P2}, {"weather_hills": 6, "rhudaur": 3}), "fornost")
     resolved = battle_of(
         game.do(
@@ -261,6 +271,7 @@ def test_a_stronghold_adds_one_to_its_defender_and_two_with_a_leader() -> None:
 
 def test_a_stronghold_gives_nothing_to_an_attack_from_it() -> None:
     """002: "* Eftersom befästningarna är fasta ger de inga fördelar vid ett anfall"."""
+    # rule: 002-stronghold-attack
     game = attacking(lotr({"p1": P1, "p2": P2}, {"moria": 4, "eregion": 2}), "fornost")
     resolved = battle_of(
         game.do(
@@ -274,6 +285,8 @@ def test_a_winning_leader_moves_in_and_a_beaten_one_is_lost() -> None:
     """002: "Om en ledare används i strid när du erövrar ett territorium, måste du förflytta
     dig till det territoriet"; "Om den sista bataljonen i ett territorium med en ledare
     förlorar slaget, är ledaren också besegrad och måste tas bort från spelplanen"."""
+    # rule: 002-leader-moves-in
+    # rule: 002-leader-lost
     game = attacking(
         lotr(
             {"p1": P1, "p2": P2},
@@ -298,6 +311,7 @@ def test_a_winning_leader_moves_in_and_a_beaten_one_is_lost() -> None:
 def test_a_player_without_a_leader_places_one_at_the_end_of_the_turn() -> None:
     """002: "Om du inte har någon ledare i spel återgår din ledare till vilket som helst av
     dina territorier när din speltur är slut, innan du drar kort"."""
+    # rule: 002-leader-return
     game = attacking(lotr({"p1": P1, "p2": P2}, leaders={"p2": ["rhudaur"]}), "fornost")
     to_fortify(game)
     game.reject(cmd.EndPhase(seat="p1"), "leader_to_place")
@@ -314,6 +328,8 @@ def test_leaders_move_along_own_territories_never_two_in_one() -> None:
     """002: "Ledarna kan flyttas separat som en truppmanöver"; "Två ledare från samma armé
     får inte vara på samma territorium, men under manöverfasen kan en ledare flyttas genom
     ett territorium där det finns en annan ledare med samma färg"."""
+    # rule: 002-two-leaders
+    # rule: 002-leader-manoeuvre
     game = attacking(
         lotr({"p1": P1, "p2": P2}, leaders={"p1": ["the_shire", "buckland"]}), "fornost"
     )
@@ -349,6 +365,8 @@ def test_no_leader_crosses_mountains() -> None:
 def test_the_fellowship_moves_a_step_at_the_end_of_every_turn() -> None:
     """002: "Brödraskapet ... börjar sin färd i Fylke. I slutet av varje spelares tur flyttas
     det till nästa territorium längs färdvägen"."""
+    # rule: 002-ring-start
+    # rule: 002-five-phases
     game = attacking(lotr({"p1": P1, "p2": P2}, leaders={"p1": ["fornost"]}), "fornost")
     game.end_turn()
     moved = [e for e in game.events if isinstance(e, FellowshipMoved)]
@@ -361,6 +379,7 @@ def test_a_marked_square_is_left_only_on_more_than_three(step: int) -> None:
     """002: "När brödraskapet är i ett territorium med en [ring] måste du slå tärningen innan
     brödraskapet flyttas. För att brödraskapet ska få fortsätta färden måste tärningen visa
     mer än 3. Om tärningsslaget misslyckas blir brödraskapet kvar"."""
+    # rule: 002-fellowship-roll
     leaders = {"p1": ["fornost"], "p2": ["rhudaur"]}
     game = attacking(lotr({"p1": P1, "p2": P2}, leaders=leaders, steps=step), "fornost")
     start = len(game.events)
@@ -395,6 +414,8 @@ def test_the_game_ends_when_the_ring_leaves_the_dead_marshes_and_the_score_decid
     """002: "När brödraskapet lämnar Döda Träsken med Ringen, är spelet slut. Den spelare som
     har flest poäng vinner"; "1 poäng per territorium", "Extrapoäng om du har kontrollen över
     en hel region ... t.ex. Mörkmården = 4 poäng", "Ytterligare 2 poäng för varje befästning"."""
+    # rule: 002-end-score
+    # rule: 002-stronghold-points
     last = len(ME.path) - 1
     game = attacking(lotr(SCORED, leaders={"p1": ["the_shire"]}, steps=last), "the_shire")
     to_fortify(game)
@@ -424,6 +445,7 @@ def _duel(p1: Sequence[str], p2: Sequence[str], script: Sequence[int]) -> Game:
 
 def test_a_tied_score_goes_to_the_most_territories() -> None:
     """002: "Om det blir oavgjort är det den spelare som har flest territorier som vinner"."""
+    # rule: 002-tie-breaks
     plain = ["fornost", "old_forest", "buckland", "weather_hills", "south_downs", "borderlands"]
     game = _duel(REGION["rhun"], plain, [4])  # 4 + 2 against 6
     table = score_table(game.state)
@@ -466,6 +488,7 @@ def test_at_last_three_dice_decide() -> None:
 def test_conquering_every_territory_ends_the_game_at_once() -> None:
     """002: "Obs! Om en spelare får kontrollen över alla territorier i Midgård innan
     brödraskapet lämnar spelplanen, vinner den spelaren"."""
+    # rule: 002-all-territories
     game = attacking(
         lotr(
             {"p2": ["borderlands"], "p3": ["angmar"]},

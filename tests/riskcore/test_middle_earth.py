@@ -28,6 +28,7 @@ SIDE = {c.territory: c.side for c in ME.cards if c.territory is not None}
 def test_starting_armies_follow_the_regular_table() -> None:
     """002: "Antal spelare 3 4 Antal bataljoner 35 40"; two players follow the two-player
     rules ("Om ni är två spelare, läser ni de särskilda reglerna"), 35 each."""
+    # rule: 002-regular-armies
     for n, armies in ((2, 35), (3, 35), (4, 40)):
         game = new(n, mode="middle_earth")
         created = game.events[0]
@@ -41,6 +42,7 @@ def test_starting_armies_follow_the_regular_table() -> None:
 def test_every_card_is_dealt_round_the_table(n: int, counts: list[int]) -> None:
     """002: "Ta bort jokrarna från territoriekorten och blanda korten. Dela ut alla korten
     till spelarna ... om ni är fyra spelare, får två av spelarna ett extra kort"."""
+    # rule: 002-regular-deal
     game = new(n, mode="middle_earth")
     (dealt,) = [e for e in game.events if isinstance(e, ev.TerritoriesDealt)]
     assert set(dealt.owners) == set(ME.territory_names)
@@ -53,6 +55,7 @@ def test_two_players_deal_by_side_with_a_neutral_army() -> None:
     """002, "2 SPELARE": "Dela ut de goda, de onda och de övriga territoriekorten ... 9 goda
     ... 9 onda ... (neutral) 4 neutrala" (14: the scan drops the 1); "Det ska finnas 2
     neutrala bataljoner i varje neutralt territorium"; "de kvarvarande tio territorierna"."""
+    # rule: 002-two-player-neutral
     game = new(2, mode="middle_earth")
     state = game.state
     assert {s: state.seats[s].side for s in state.seats} == {
@@ -73,6 +76,7 @@ def test_two_players_deal_by_side_with_a_neutral_army() -> None:
 def test_the_two_player_neutral_army_is_passive(mode: str) -> None:
     """002, "2 SPELARE": the neutral army only defends ("neutrala bataljoner" are dealt and
     placed, nothing bribes them): a two-player game with active neutrals is refused."""
+    # rule: 002-neutral-passive
     with pytest.raises(RuleOptionError, match="neutral army is passive"):
         mode_named(mode).rule_set({"neutrals": "active"})
     assert new(2, mode=mode).state.rules.neutrals == "passive"
@@ -86,6 +90,7 @@ def test_the_mode_needs_a_board_with_sided_cards() -> None:
 def test_fortify_goes_to_an_adjacent_territory_only() -> None:
     """002: "I 'Manöver'-fasen kan du bara göra truppmanövrer från ett av dina territorier
     till territorier som ligger i direkt anslutning till det"."""
+    # rule: 002-regular-adjacent
     game = new(3, mode="middle_earth")
     assert game.state.rules.fortify == "adjacent"
     assert game.state.rules.card_values == "fixed" and game.state.rules.one_die_vs_one
@@ -140,6 +145,7 @@ def test_bots_play_it_to_a_conquest_and_the_record_verifies(n: int) -> None:
 
 def test_the_game_keeps_the_middle_earth_borders() -> None:
     """Attacks follow the board's borders: a bridge is a border, a harbour link too."""
+    # rule: 002-attack-links
     game: Game = new(3, mode="middle_earth")
     assert game.state.board.adjacent("the_shire", "buckland")  # the Brandywine bridge
     assert game.state.board.adjacent("mithlond", "forodwaith")  # by sea, harbour to harbour

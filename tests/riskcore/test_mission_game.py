@@ -44,6 +44,8 @@ def test_everyone_draws_one_mission_of_each_grade_kept_secret() -> None:
     """BOOK: "Alla spelare drar 1 uppdragskort från varje hög tills de har 4 uppdragskort
     av olika svårighetsgrad. Titta på uppdragskorten, men se till så att ingen annan ser
     vad det står." Trades use the fixed values ("enligt symbolen på de kortset du har")."""
+    # rule: 000-mission-grades
+    # rule: 000-mission-draw
     result = play_game([get_bot("random")] * 4, seed=b"deal", mode="mission_game")
     state = fold(result.events)
     dealt = [e for e in result.events if isinstance(e, MissionDealt)]
@@ -79,6 +81,7 @@ def test_a_done_mission_is_claimed_and_listed_only_when_done() -> None:
 
 def test_at_most_one_mission_a_turn() -> None:
     """BOOK: "du kan inte tillgodoräkna dig mer än 1 uppdrag per omgång"."""
+    # rule: 000-mission-one-a-turn
     owners = split({"p1": continent("australia") + continent("south_america")}, "p2")
     owners.update({t: "p3" for t in continent("africa")})
     game = game_with(owners, {"p1": ["C2", "C3", "J6", "G2"], **OTHERS})
@@ -90,6 +93,7 @@ def test_at_most_one_mission_a_turn() -> None:
 def test_a_card_of_the_turns_end_is_claimed_in_the_fortify_phase() -> None:
     """BOOK: "vid EXAKT det tillfälle som är angivet på kortet". C7: hold Egypt and
     Southern Europe at the end of your turn."""
+    # rule: 000-mission-moment
     owners = split({"p1": ["egypt", "southern_europe", "alaska"]}, "p2")
     owners.update({t: "p3" for t in continent("asia")})
     game = game_with(owners, {"p1": ["C7", "J2", "O2", "G2"], **OTHERS})
@@ -105,6 +109,8 @@ def test_a_claimed_mission_stays_claimed_and_the_fourth_is_revealed_after_three(
     även om en motståndare gör uppdraget ogjort"; "När du har slutfört 3 uppdrag måste du
     avslöja det fjärde". J2 and O2 were claimed in earlier turns; claiming C2 now makes
     three, and G2 is shown to everyone."""
+    # rule: 000-mission-stays
+    # rule: 000-mission-fourth
     again = game_with(
         split({"p1": continent("australia"), "p3": continent("africa")}, "p2"),
         {"p1": ["C2", "J2", "O2", "G2"], **OTHERS},
@@ -124,6 +130,7 @@ def test_a_claimed_mission_stays_claimed_and_the_fourth_is_revealed_after_three(
 
 def test_the_first_to_claim_all_four_wins() -> None:
     """BOOK: "Genom att vara den första spelaren som slutför alla 4 uppdrag"."""
+    # rule: 000-mission-goal
     owners = split({"p1": continent("australia"), "p3": continent("africa")}, "p2")
     last = game_with(
         owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS}, claimed={"p1": ["J2", "O2", "G2"]}
@@ -136,6 +143,7 @@ def test_the_first_to_claim_all_four_wins() -> None:
 def test_an_eliminated_players_missions_are_not_passed_on() -> None:
     """BOOK: "När du eliminerar en motståndare får du fortfarande deras RISK-kort, men inte
     uppdragskorten." p1 puts p2 out: p1 keeps its four missions, p2's stay p2's."""
+    # rule: 000-mission-elimination
     owners = split({"p2": ["kamchatka"], "p3": continent("africa")}, "p1")
     game = game_with(owners, {"p1": ["C2", "J2", "O2", "G2"], **OTHERS}, armies={"alaska": 6})
     game.place_all("alaska")
@@ -148,6 +156,7 @@ def test_an_eliminated_players_missions_are_not_passed_on() -> None:
 
 
 def test_the_house_deck_has_seven_cards_of_each_grade() -> None:
+    # rule: 000-mission-cards-28
     cards = load_deck(DECK)
     assert sorted(c.grade for c in cards) == [1] * 7 + [2] * 7 + [3] * 7 + [4] * 7
     territories = set(CLASSIC.territory_names)
@@ -156,6 +165,7 @@ def test_the_house_deck_has_seven_cards_of_each_grade() -> None:
 
 
 def test_bots_finish_mission_games_and_win_by_missions() -> None:
+    # rule: 000-mission-win
     reasons = set()
     for seed in range(12):
         result = play_game(

@@ -96,6 +96,9 @@ def test_the_rule_book_example_three_two_against_six_two(attacker: list[int]) ->
 
 def test_only_as_many_pairs_as_the_smaller_side_rolled() -> None:
     """RULES.md §1: "At most 2 armies are lost per roll"; one defending die, one loss."""
+    # rule: 000-compare-highest
+    # rule: 001-max-two
+    # rule: 003-second-pair
     assert compare_dice([6, 6, 6], [1]) == (0, 1)
     assert compare_dice([1], [6, 6]) == (1, 0)
     assert compare_dice([6, 1, 1], [5, 5]) == (1, 1)
@@ -120,6 +123,9 @@ def test_a_bonus_goes_on_the_highest_die_only() -> None:
 def test_a_battle_ignores_dice_order_and_loses_one_army_per_pair(
     attacker: list[int], defender: list[int], bonuses: tuple[int, int], data: st.DataObject
 ) -> None:
+    # rule: 000-second-pair
+    # rule: 003-compare
+    # rule: 004-losses
     losses = compare_dice(attacker, defender, *bonuses)
     assert sum(losses) == min(len(attacker), len(defender))
     shuffled = data.draw(st.permutations(attacker)), data.draw(st.permutations(defender))

@@ -74,6 +74,15 @@ def test_territories_divided_by_three_at_least_three(territories: int, armies: i
     "11 territorier = 3 arméer; • 14 territorier = 4 arméer; • 17 territorier = 5 arméer ...
     Du kommer alltid att ha minst 3 arméer"; 004_780a86783e2219ae.txt: "Hvis du har 11
     territorier , for eksempel , ville du få til å plassere tre flere hærer"."""
+    # rule: 000-territories-div3
+    # rule: 000-min-three
+    # rule: 000-example-13
+    # rule: 001-territories-div3
+    # rule: 001-example-11
+    # rule: 001-min-three
+    # rule: 002-min-three
+    # rule: 003-territories
+    # rule: 004-rounding
     game = holding(spread(territories))
     assert started(game) == ev.TurnStarted(
         seat="p1", turn=1, reinforcements=armies, must_trade=False
@@ -99,6 +108,9 @@ def test_continent_bonuses(continents: list[str], armies: int) -> None:
     """003_281a902b564cb498.txt: "u zult aan het begin van uw beurt legers ontvangen voor elk
     continent dat u beheert. (Om een continent te controleren, moet je al zijn gebieden
     bezetten aan het begin van je beurt)"; bonuses NA 5, SA 2, EU 5, AF 3, AS 7, AU 2."""
+    # rule: 000-continent-bonus
+    # rule: 003-continent-values
+    # rule: 004-continents
     mine = [t for c in continents for t in continent(c)]
     assert started(holding(mine)).reinforcements == armies
 
@@ -106,6 +118,7 @@ def test_continent_bonuses(continents: list[str], armies: int) -> None:
 def test_one_missing_territory_loses_the_continent_bonus() -> None:
     """000_ed9208fe5525be2d.txt: "Det räcker med att en annan spelare kontrollerar ett enda
     av territorierna för att du inte längre ska få några extra förstärkningar"."""
+    # rule: 000-continent-lost
     asia = continent("asia")
     assert started(holding(asia)).reinforcements == 4 + 7
     assert started(holding(asia[1:])).reinforcements == 3
@@ -114,6 +127,8 @@ def test_one_missing_territory_loses_the_continent_bonus() -> None:
 def test_a_continent_taken_mid_turn_pays_from_the_next_turn() -> None:
     """003_281a902b564cb498.txt: "(Om een continent te controleren, moet je al zijn gebieden
     bezetten aan het begin van je beurt)"."""
+    # rule: 001-continent-start
+    # rule: 003-continents
     owners = split({"p1": ["venezuela", "peru", "argentina"], "p3": ["japan"]}, "p2")
     game = position(owners, {"peru": 4})
     assert started(game).reinforcements == 3
@@ -149,6 +164,11 @@ def test_a_continent_taken_mid_turn_pays_from_the_next_turn() -> None:
 def test_sets_are_three_alike_one_of_each_or_two_and_a_wild(cards: tuple[int, int, int]) -> None:
     """003_281a902b564cb498.txt: "3 kaarten van hetzelfde ontwerp (infanterie, cavalerie of
     artillerie), 1 elk van 3 ontwerpen, of elke 2 plus een “wild” kaart"."""
+    # rule: 000-sets
+    # rule: 000-wild
+    # rule: 001-sets
+    # rule: 003-sets
+    # rule: 004-sets
     game = holding(["japan"], hands={"p1": list(cards)})  # Japan's card is in no set here
     (done,) = game.do(cmd.TradeCards(seat="p1", cards=cards))
     assert done == ev.CardsTraded(
@@ -188,6 +208,9 @@ def test_trading_cards_not_held_is_refused() -> None:
 def test_progressive_values_count_every_players_trades() -> None:
     """003_281a902b564cb498.txt: "als je de 3e set in het spel inruilt, ontvang je 8 legers,
     zelfs als het de eerste set is die je hebt ingeruild"."""
+    # rule: 000-progressive
+    # rule: 001-count-all
+    # rule: 003-count-all
     owners = split({"p1": ["peru"], "p3": ["japan"]}, "p2")
     hands = {
         "p1": INFANTRY[:3] + INFANTRY[3:6],
@@ -211,6 +234,8 @@ def test_progressive_values_count_every_players_trades() -> None:
 def test_fixed_values_go_by_the_symbols() -> None:
     """000_ed9208fe5525be2d.txt (mission game): "3 infanteri 4 3 kavalleri 6 3 artilleri 8
     1 av varje 10"."""
+    # rule: 000-mission-fixed-values
+    # rule: 002-fixed-values
     hands = {"p1": [*ARTILLERY[:3], INFANTRY[0], CAVALRY[0], WILD[0]]}
     game = holding(["peru"], rules=RuleSet(card_values="fixed"), hands=hands)
     art = traded(game.do(cmd.TradeCards(seat="p1", cards=tuple(ARTILLERY[:3]))))
@@ -225,6 +250,10 @@ def test_a_traded_card_of_an_owned_territory_gives_2_armies_there() -> None:
     """003_281a902b564cb498.txt: "als een van de 3 kaarten die u inruilt een afbeelding toont
     van een gebied dat u bezet, ontvangt u 2 extra legers. Je moet beide legers op dat
     specifieke gebied plaatsen"."""
+    # rule: 001-territory-bonus
+    # rule: 002-territory-bonus
+    # rule: 003-territory-bonus
+    # rule: 004-territory-bonus
     peru = card_of("peru")  # infantry
     cards = (peru, INFANTRY[0], INFANTRY[-1])
     assert CLASSIC.card(peru).symbol == "infantry"
@@ -255,6 +284,7 @@ def test_the_player_names_which_pictured_territory_gets_the_bonus() -> None:
 def test_the_territory_bonus_is_at_most_2_armies_a_turn() -> None:
     """001_c708159c204162c3.txt: "Du kan få upp till 2 arméer mer per tur än vad du skulle få
     för de samlade uppsättningarna kort"."""
+    # rule: 001-bonus-once
     first = (card_of("peru"), card_of("venezuela"), card_of("argentina"))  # I, I, I
     second = (card_of("brazil"), card_of("great_britain"), card_of("central_america"))  # A x3
     assert {CLASSIC.card(c).symbol for c in second} == {"artillery"}
@@ -282,6 +312,9 @@ def test_five_cards_at_turn_start_force_a_trade_before_placing() -> None:
     """003_281a902b564cb498.txt: "als je aan het begin van je beurt 5 of 6 kaarten hebt,
     moet je minstens één set inruilen en mag je een tweede set inruilen als je er een
     hebt"."""
+    # rule: 000-forced-trade
+    # rule: 002-trade-five
+    # rule: 003-forced
     hand = INFANTRY[:3] + CAVALRY[:2]
     game = holding(["peru", "siam"], hands={"p1": hand})
     assert started(game).must_trade
@@ -295,6 +328,7 @@ def test_five_cards_at_turn_start_force_a_trade_before_placing() -> None:
 
 def test_a_second_set_may_be_traded_after_the_forced_one() -> None:
     """003_281a902b564cb498.txt: "en mag je een tweede set inruilen als je er een hebt"."""
+    # rule: 001-forced-5-6
     hand = INFANTRY[:3] + CAVALRY[:3]
     game = holding(["peru"], hands={"p1": hand})
     game.do(cmd.TradeCards(seat="p1", cards=tuple(INFANTRY[:3])))
@@ -317,6 +351,7 @@ def test_four_cards_do_not_force_a_trade() -> None:
 def test_every_reinforcement_must_be_placed_before_attacking() -> None:
     """000_ed9208fe5525be2d.txt: "När du har samlat in dina förstärkningar måste du placera ut
     ALLA arméer i territorier du kontrollerar"."""
+    # rule: 000-place-all
     game = holding(["peru", "brazil"], {"peru": 3})
     game.do(cmd.PlaceArmies(seat="p1", territory="peru", count=2))
     assert game.state.phase == REINFORCE and game.state.reserve["p1"] == 1
@@ -350,6 +385,7 @@ def test_placing_refusals() -> None:
 def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discards() -> None:
     """RULES.md §1: "Traded cards go to a discard pile; when the draw pile is empty, the
     discard pile is shuffled into a new draw pile"."""
+    # rule: 002-discard-reshuffle
     every = list(range(44))
     traded = (INFANTRY[0], INFANTRY[1], INFANTRY[2])
     rest = [c for c in every if c not in traded]

@@ -122,6 +122,11 @@ def test_from_dict_refuses_an_unknown_option_by_name() -> None:
 def test_starting_armies_by_player_count(count: int, armies: int) -> None:
     """003_281a902b564cb498.txt: "als er 3 spelen, telt elke speler 35 infanterie. • als er 4
     Spelen, telt elke speler 30 ... 5 ... 25 ... 6 Spelen, telt elke speler 20 infanterie"."""
+    # rule: 000-armies-3-4
+    # rule: 001-armies
+    # rule: 001-armies-6
+    # rule: 003-armies
+    # rule: 004-armies
     assert mode_named("classic").starting_armies(RuleSet(), count) == armies
     game = new(count)
     assert game.state.reserve == {f"p{i}": armies for i in range(1, count + 1)}
@@ -130,6 +135,8 @@ def test_starting_armies_by_player_count(count: int, armies: int) -> None:
 def test_two_player_game_has_36_armies_each_and_24_per_neutral() -> None:
     """000_ed9208fe5525be2d.txt: "Båda spelare väljer varsin färg och räknar upp 36
     startarméer. Ställ ut 24 startarméer för var och en av de neutrala härarna"."""
+    # rule: 000-two-armies
+    # rule: 003-two-players
     rules = RuleSet()
     two_player = mode_named("two_player")
     assert two_player.starting_armies(rules, 2) == 36
@@ -155,6 +162,7 @@ def test_starting_armies_option_overrides_the_table() -> None:
 def test_player_count_outside_the_mode_is_refused(mode: str, count: int) -> None:
     """003_281a902b564cb498.txt lists 3 to 6 players; two players have their own game
     ("als 2 worden afgespeeld, zie speciale instructies")."""
+    # rule: 001-players
     with pytest.raises(RuleOptionError, match=str(count)):
         new_game(game_id="g", players=players(count), seed=b"s", mode=mode)
 
@@ -176,6 +184,11 @@ def test_progressive_values_over_the_whole_game() -> None:
     """004_780a86783e2219ae.txt: "Dette tallet øker som følger : . 4 , 6 , 8 , 10 , 12 , 15 ,
     20 , 25"; 003_281a902b564cb498.txt: "nadat de zesde set is ingewisseld, is elke extra set
     5 legers meer waard"."""
+    # rule: 000-gold-cavalry
+    # rule: 001-values
+    # rule: 001-plus-five
+    # rule: 003-plus-five
+    # rule: 004-values
     rules = RuleSet()
     values = [rules.trade_value(i, ("infantry",) * 3) for i in range(12)]
     assert values == [4, 6, 8, 10, 12, 15, 20, 25, 30, 35, 40, 45]

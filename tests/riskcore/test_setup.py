@@ -39,6 +39,8 @@ def test_order_roll_rerolls_ties_among_the_highest_only() -> None:
     """003_281a902b564cb498.txt: "rol één die., Wie het hoogste getal rolt" ... and
     000_ed9208fe5525be2d.txt: "Den spelare som får högst börjar och följs av spelaren till
     vänster" (RULES.md §1: re-roll ties). p2 and p3 tie on 6; only they re-roll."""
+    # rule: 000-order-roll
+    # rule: 004-order
     game = new(4)
     decision = Decision(game.state, ScriptedRng([5, 6, 6, 2, 3, 4]))
     roll_for_order(decision, "setup", seats(4))
@@ -54,6 +56,8 @@ def test_real_order_rolls_follow_the_rule(n: int) -> None:
     """003_281a902b564cb498.txt: "Wie het hoogste getal rolt" starts, then "vanaf de
     linkerkant van de eerste speler": each round re-rolls exactly those tied for the top,
     the last round has one top roll, and play goes clockwise from the winner."""
+    # rule: 001-first-claim
+    # rule: 003-first-claim
     rerolled = 0
     for i in range(40):
         game = new(n, seed=b"order %d" % i)
@@ -79,6 +83,10 @@ def test_real_order_rolls_follow_the_rule(n: int) -> None:
 def test_claims_go_clockwise_one_at_a_time_until_all_42_are_claimed() -> None:
     """003_281a902b564cb498.txt: "plaatst iedereen op zijn beurt een leger op een onbezet
     gebied. Ga door tot alle 42 gebieden zijn opgeëist"."""
+    # rule: 000-claim
+    # rule: 001-claim-round
+    # rule: 003-claim
+    # rule: 004-claim
     game = new(4)
     order = game.state.order
     territories = list(CLASSIC.territory_names)
@@ -103,6 +111,11 @@ def test_placing_goes_clockwise_one_army_at_a_time_then_the_claimer_opens() -> N
     """003_281a902b564cb498.txt: "plaatst elke speler op zijn beurt een extra leger op elk
     gebied dat hij of zij al bezet. ga zo door totdat iedereen geen legers meer heeft" and
     "6. degene die het eerste leger plaatste opent het spel"."""
+    # rule: 000-place-in-turn
+    # rule: 001-place-one
+    # rule: 003-place
+    # rule: 003-no-limit
+    # rule: 004-place
     game = set_up(3)
     placed = of_type(game.events, ev.ArmiesPlaced)
     assert len(placed) == 3 * (35 - 14)
@@ -129,6 +142,8 @@ def test_deck_is_all_44_cards_shuffled_after_setup() -> None:
     """003_281a902b564cb498.txt: "5. Shuffle het pakket met risicokaarten ... Dit pakket
     vormt de trekstapel"; 000_ed9208fe5525be2d.txt: "Blanda RISK-korten (inklusive de 2
     jokrarna)"."""
+    # rule: 000-shuffle-deck
+    # rule: 003-shuffle
     decks = []
     for seed in (b"a", b"b"):
         game = set_up(3, seed=seed)
@@ -146,6 +161,7 @@ def test_deck_is_all_44_cards_shuffled_after_setup() -> None:
 def test_first_player_reroll_rolls_again_after_setup() -> None:
     """000_ed9208fe5525be2d.txt: "Alla spelare kastar varsin tärning igen för att se vem som
     ska börja. Den som får högst börjar och spelet fortsätter medsols"."""
+    # rule: 000-reroll-first
     winners = set()
     for i in range(12):
         game = set_up(4, RuleSet(first_player="reroll"), seed=b"reroll %d" % i)
@@ -164,6 +180,8 @@ def test_first_player_reroll_rolls_again_after_setup() -> None:
 
 def test_claim_order_opens_with_the_first_claimer_without_a_second_roll() -> None:
     """003_281a902b564cb498.txt: "degene die het eerste leger plaatste opent het spel"."""
+    # rule: 001-first-turn
+    # rule: 003-first-turn
     game = set_up(5)
     assert [r.purpose for r in of_type(game.events, ev.OrderRolled)] == ["setup"]
     first_claim = of_type(game.events, ev.TerritoryClaimed)[0]
@@ -178,6 +196,7 @@ def test_deal_setup_deals_territory_cards_round_robin(n: int, shares: list[int])
     round-robin from the first player, one army on each (002_84c66041fccdfcee.txt, regular
     Risk: "Ta bort jokrarna från territoriekorten och blanda korten. Dela ut alla korten
     till spelarna ... om ni är fyra spelare, får två av spelarna ett extra kort")."""
+    # rule: 000-claim-uneven
     game = new(n, RuleSet(setup="deal"))
     rolled, dealt = game.events[1], game.events[2]
     assert isinstance(rolled, ev.OrderRolled) and isinstance(dealt, ev.TerritoriesDealt)
@@ -208,6 +227,9 @@ def test_two_player_deal_is_12_12_9_9_before_the_order_roll() -> None:
     """000_ed9208fe5525be2d.txt: "Ta bort de 2 jokrarna från RISK-kortleken och blanda resten
     av korten. Dela ut 12 RISK-kort var till de 2 spelarna och 9 kort var till de neutrala
     ... Kasta tärningarna och se vem som ska börja med att placera ut en förstärkning"."""
+    # rule: 000-two-neutrals
+    # rule: 000-two-deal
+    # rule: 000-two-wilds-out
     game = new(2, TWO)
     created, dealt, rolled = game.events
     assert isinstance(created, ev.GameCreated)
@@ -222,6 +244,8 @@ def test_two_player_deal_is_12_12_9_9_before_the_order_roll() -> None:
 def test_two_player_setup_alternates_3_own_and_1_per_neutral() -> None:
     """000_ed9208fe5525be2d.txt: "Spelarna turas sedan om att placera ut 3 arméer åt gången i
     sina egna territorier ... sedan 1 armé för var och en av de neutrala"."""
+    # rule: 000-two-placing
+    # rule: 000-two-neutral-placing
     game = new(2, TWO)
     first = game.current
     other = "p2" if first == "p1" else "p1"
@@ -247,6 +271,8 @@ def test_two_player_setup_alternates_3_own_and_1_per_neutral() -> None:
 def test_two_player_setup_places_every_army_then_rolls_for_the_opener() -> None:
     """000_ed9208fe5525be2d.txt: "Sedan kastar spelarna om vem som ska börja. Den som får
     högst vinner"; every army is on the board: 36 each and 24 per neutral."""
+    # rule: 000-two-wilds-back
+    # rule: 000-two-reroll
     game = set_up(2, TWO)
     rolls = of_type(game.events, ev.OrderRolled)
     assert [r.purpose for r in rolls] == ["setup", "first_turn"]
@@ -273,6 +299,7 @@ def claiming() -> Game:
 def test_claiming_a_taken_territory_is_refused(claiming: Game) -> None:
     """000_ed9208fe5525be2d.txt: "Du kan inte placera en armé i ett territorium som någon
     annan redan har valt"."""
+    # rule: 000-claim-taken
     claiming.reject(
         cmd.ClaimTerritory(seat=claiming.current, territory="alaska"), "territory_taken"
     )
@@ -329,6 +356,7 @@ def test_claiming_after_all_are_claimed_is_refused(placing: Game) -> None:
 def test_placing_on_another_players_territory_is_refused(placing: Game) -> None:
     """000_ed9208fe5525be2d.txt: "Du kan inte placera förstärkningar i fiendens
     territorier"."""
+    # rule: 000-place-own
     seat = placing.current
     theirs = next(t for t, p in placing.state.owner.items() if p != seat)
     placing.reject(cmd.PlaceArmies(seat=seat, territory=theirs), "not_your_territory")

@@ -56,6 +56,7 @@ def team_position(
 def test_seats_alternate_between_the_teams_so_turns_do() -> None:
     """BOOK: "Spelarna ska sitta så att de två lagen kan turas om att spela": whoever
     rolls highest, the turn order keeps the teams alternating."""
+    # rule: 000-team-seating
     for seed in range(6):
         events = new_game(
             game_id="g", players=players(4), seed=bytes([seed]), mode="team", rules=TEAM
@@ -74,6 +75,7 @@ def test_seats_alternate_between_the_teams_so_turns_do() -> None:
 def test_the_team_game_plays_fixed_card_values_by_default() -> None:
     """RULES.md §4 / BOOK: "I stället avgör symbolen på de kortset du lämnar in hur många
     förstärkningar du får": trades by symbol, fortify along the team's territories."""
+    # rule: 000-team-no-gold
     state = fold(new_game(game_id="g", players=players(4), seed=b"s", mode="team"))
     assert state.rules.card_values == "fixed" and state.rules.fortify == "connected"
 
@@ -83,6 +85,7 @@ def test_the_player_with_most_armies_controls_a_territory_and_a_tie_nobody() -> 
     territoriet. Om två spelare har lika många kontrollerar INGEN det territoriet." The
     book's own example: on Greenland black and red have 4 each; in Eastern United States
     black 2 and red 3, so red controls it."""
+    # rule: 000-team-control
     game = team_position(
         {"greenland": "p1", "eastern_united_states": "p1"},
         {"greenland": 1, "eastern_united_states": 3},
@@ -102,6 +105,8 @@ def test_reinforcements_count_controlled_territories_and_a_bonus_needs_one_playe
     samtliga territorier på kontinenten"; "Kontinentbonusen kan inte utnyttjas även om det
     är oavgjort i bara ett av territorierna". p1 and p3 hold Australia between them: no
     bonus for either; p1 holding three of it and tying on the fourth: none either."""
+    # rule: 000-team-bonus-one
+    # rule: 000-team-tie-no-bonus
     australia = continent("australia")
     split = {t: ("p1" if i < 2 else "p3") for i, t in enumerate(australia)}
     game = team_position(split)
@@ -121,6 +126,7 @@ def test_reinforcements_count_controlled_territories_and_a_bonus_needs_one_playe
 def test_a_team_mate_is_never_attacked() -> None:
     """BOOK: "Du kan inte angripa en annan spelare i ditt lag." Refused with its own code,
     nothing changed; and never listed."""
+    # rule: 000-team-no-attack
     game = team_position({"alaska": "p1", "kamchatka": "p3"}, {"alaska": 5})
     game.place_all("alaska")
     game.reject(cmd.Attack(seat="p1", source="alaska", target="kamchatka"), "team_mate")
@@ -154,6 +160,7 @@ def test_fortify_goes_through_the_teams_territories_into_a_team_mates() -> None:
     av de territorier där du eller någon i ditt lag har arméer", and the book's example:
     red moves from Indonesia via Siam (black's), India (red's) and the Middle East (red
     and black) to East Africa."""
+    # rule: 000-team-move-into
     game = team_position(
         {"indonesia": "p1", "siam": "p3", "india": "p1", "middle_east": "p1", "east_africa": "p3"},
         {"indonesia": 5},
@@ -174,6 +181,7 @@ def test_fortify_goes_through_the_teams_territories_into_a_team_mates() -> None:
 def test_fortify_refuses_others_armies_and_paths_through_the_other_team() -> None:
     """BOOK, "Överföra Trupper": only through "vänligt sinnade" territories, and only your
     own armies move. Each refusal has its own code and changes nothing."""
+    # rule: 000-team-friendly-path
     game = team_position(
         {"indonesia": "p1", "siam": "p3", "india": "p1", "east_africa": "p3"},
         {"indonesia": 5, "siam": 4},
@@ -207,6 +215,8 @@ def test_the_team_shares_one_hand_which_passes_to_the_next_team_mate() -> None:
     RISK-kort som tillhör laget. När din omgång är slut lämnar du över lagets kort till nästa
     spelare i ditt lag." p1 conquers and draws for the team; in p3's turn p3 trades the set
     p1 held; the other team sees the hand's size only."""
+    # rule: 000-team-hand
+    # rule: 000-team-hand-passes
     infantry = cards_with("infantry")[:2]
     third = cards_with("infantry")[2]  # the top of the pile: the card p1 draws
     pile = [third, *(c for c in ALL_CARDS if c not in (*infantry, third))]
@@ -255,6 +265,7 @@ def test_acting_in_a_team_mates_turn_is_refused() -> None:
 def test_the_first_team_to_eliminate_one_player_wins() -> None:
     """BOOK: "Det första laget som eliminerar EN spelare i motståndarlaget vinner spelet";
     "När en spelare har eliminerats har det andra laget vunnit spelet"."""
+    # rule: 000-team-goal
     owners = {t: "p1" for t in CLASSIC.territory_names}
     owners.update({"kamchatka": "p2", "peru": "p3", "brazil": "p4", "argentina": "p2"})
     owners["argentina"] = "p4"
@@ -301,6 +312,7 @@ def test_a_resignation_loses_the_game_for_the_team() -> None:
 @pytest.mark.parametrize("placement", ["controlled", "present"])
 def test_where_reinforcements_go_is_the_team_placement_option(placement: str) -> None:
     """docs/rules.md, `team_placement`: territories you control, or any with your armies."""
+    # rule: 000-team-shared-count
     rules = RuleSet(card_values="fixed", fortify="connected", team_placement=placement)
     game = team_position(
         {"alaska": "p1", "siam": "p3"}, {"siam": 3}, stacks={"siam": {"p1": 1}}, rules=rules
@@ -408,6 +420,7 @@ def vars_of(event: object) -> list[int]:
 
 
 def test_attack_phase_is_reachable_in_team_games() -> None:
+    # rule: 000-team-own-setup
     game = team_position({"alaska": "p1"})
     game.place_all("alaska")
     assert game.state.phase == ATTACK
