@@ -42,3 +42,22 @@ def test_readme_opens_with_the_two_commands() -> None:
     ]
     commands = [line for line in lines if line and line != "bash"]
     assert commands[:2] == ["make run", "make test"]
+
+
+def test_readme_layout_names_every_folder_and_the_engine_layers() -> None:
+    """README's "Layout" lists the repository's folders, and riskcore's layers in the
+    order of .importlinter's contract (top first), so it cannot drift from either."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Layout", 1)[1].split("```")[1]
+    listed = [line.split()[0] for line in block.splitlines() if line and not line[0].isspace()]
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    folders = {f"{path.split('/')[0]}/" for path in tracked if "/" in path}
+    assert sorted(listed) == sorted(f for f in folders if not f.startswith("."))
+
+    contract = (ROOT / ".importlinter").read_text().split("contract:engine-layers", 1)[1]
+    layers = contract.split("layers =", 1)[1].split("containers", 1)[0].split()
+    riskcore = block.split("riskcore/", 1)[1].split("riskcli/", 1)[0]
+    named = riskcore.split(":", 1)[1].split("(", 1)[0].replace(",", " ").split()
+    assert named == [layer for layer in layers if layer != "errors"]
