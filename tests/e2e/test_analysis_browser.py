@@ -1,0 +1,82 @@
+"""A finished game's analysis and "continue from here" on its replay page (issue 37),
+in a real headless Chromium against `risk serve` and `risk worker` (the worker runs the
+analysis job and then the fork's bots)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from tests.e2e.conftest import Stack, http
+from tests.e2e.test_board_browser import (  # noqa: F401  (fixtures)
+    BOTS,
+    board_stack,
+    browser,
+    create,
+    shown_version,
+    wait_for,
+)
+
+
+def finished_game(stack: Stack) -> str:
+    game: str = create(stack, BOTS)["game"]["game_id"]
+    over = lambda: http("GET", f"{stack.url}/v1/games/{game}")[1]["phase"] == "finished"  # noqa: E731
+    wait_for(over, 60, "the bots' game to end")
+    return game
+
+
+def test_the_graph_jumps_the_replay_and_a_fork_is_played_from_the_page(
+    board_stack: Stack,  # noqa: F811  (the fixture imported above)
+    browser: Any,  # noqa: F811
+) -> None:
+    game = finished_game(board_stack)
+    browser.get(f"{board_stack.url}/games/{game}")
+    wait_for(lambda: browser.find_element(By.ID, "analyse-start").is_displayed(), what="analysis")
+    Select(browser.find_element(By.ID, "analysis-depth")).select_by_value("1")
+    browser.find_element(By.ID, "analyse-start").click()
+    points = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, "#chance-graph .chance-point"),
+        90,
+        "the win-chance graph (the worker's analysis)",
+    )
+    report = http("GET", f"{board_stack.url}/v1/games/{game}/analysis?depth=1")[1]["report"]
+    assert len(points) == len(report["points"])
+    marks = browser.find_elements(By.CSS_SELECTOR, "#slider-marks .turning-mark")
+    assert len(marks) == len(report["turning_points"])
+    point = points[len(points) // 2]
+    version = int(point.get_attribute("data-version"))
+    point.click()
+    wait_for(lambda: shown_version(browser) == version, what=f"the replay at version {version}")
+    assert browser.current_url.endswith(f"#v={version}")
+
+    # Continue from here: seat p1 is ours, the others easy bots; the page moves to the fork.
+    Select(browser.find_element(By.ID, "fork-seat")).select_by_value("p1")
+    Select(browser.find_element(By.ID, "fork-level")).select_by_value("easy")
+    assert browser.find_element(By.ID, "fork-version").text == str(version)
+    browser.find_element(By.ID, "fork-start").click()
+    wait_for(lambda: f"/games/{game}" not in browser.current_url, what="the fork's page")
+    fork = browser.current_url.rsplit("/", 1)[1].split("#")[0]
+    assert "(p1)" in wait_for(lambda: browser.find_element(By.ID, "you").text, what="our seat")
+    first = http("GET", f"{board_stack.url}/v1/games/{fork}/events?since=0&limit=1")[1]
+    created = first["events"][0]["event"]
+    assert created["type"] == "game_forked" and created["parent_game_id"] == game
+    assert created["parent_version"] >= version
+    # We play: the token the page kept for p1 is accepted, and the page follows the move.
+    token = browser.execute_script(
+        "return JSON.parse(sessionStorage.getItem(arguments[0])).token", f"risk-seat:{fork}"
+    )
+
+    def our_move() -> bool:
+        legal = http("GET", f"{board_stack.url}/v1/games/{fork}/legal-actions", token=token)[1]
+        if not legal["actions"]:
+            return False
+        body = legal["actions"][0]["command"]
+        url = f"{board_stack.url}/v1/games/{fork}/commands"
+        status, _ = http("POST", url, body, token=token)
+        return status == 200
+
+    wait_for(our_move, 60, "our turn in the fork")
+    head = http("GET", f"{board_stack.url}/v1/games/{fork}")[1]["version"]
+    wait_for(lambda: shown_version(browser) >= head, 20, "the page to show our move")
