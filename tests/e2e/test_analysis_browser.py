@@ -45,9 +45,9 @@ def test_the_graph_jumps_the_replay_and_a_fork_is_played_from_the_page(
     assert len(points) == len(report["points"])
     marks = browser.find_elements(By.CSS_SELECTOR, "#slider-marks .turning-mark")
     assert len(marks) == len(report["turning_points"])
-    point = points[len(points) // 2]
-    version = int(point.get_attribute("data-version"))
-    point.click()
+    version = int(points[len(points) // 2].get_attribute("data-version"))
+    point = f'#chance-graph .chance-point[data-version="{version}"]'
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, point).click() or True, what="a click")
     wait_for(lambda: shown_version(browser) == version, what=f"the replay at version {version}")
     assert browser.current_url.endswith(f"#v={version}")
 

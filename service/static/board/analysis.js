@@ -16,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 const DEPTHS = [1, 4, 8, 16]; // rollouts per turn: the cost grows with it (docs/analysis.md)
 const W = 640, H = 160, PAD = 28;
 
-const state = { view: null, names: {}, styles: {}, report: null, head: 1, better: {} };
+const state = { view: null, names: {}, styles: {}, report: null, head: 1, better: {}, poll: null };
 
 async function start() {
   const box = $("analysis");
@@ -46,6 +46,7 @@ async function start() {
 
 /** Ask for the analysis (POST) or read it (GET), then poll until it is done. */
 async function analyse(method) {
+  clearTimeout(state.poll); // one poll at a time
   const out = $("analysis-progress");
   const depth = Number($("analysis-depth").value);
   let found;
@@ -63,7 +64,7 @@ async function analyse(method) {
   }
   if (found.status === "failed") { out.textContent = `failed: ${found.error}`; return; }
   out.textContent = found.total ? `${found.status}: ${found.done} of ${found.total}` : found.status;
-  setTimeout(() => analyse("GET"), 1000);
+  state.poll = setTimeout(() => analyse("GET"), 1000);
 }
 
 function show(report) {
