@@ -28,13 +28,22 @@ from riskcore.protocol.dice import GameRng, commitment
 def position_of(parent: State) -> dict[str, Any]:
     """The parent's state as a fork's first event carries it: the draw pile in
     card order (its real order is redrawn), and refused where the fork could
-    not continue fairly: a finished position, a Lord of the Rings adventure
-    pile (its order would need a shuffle of its own: not supported yet)."""
+    not continue fairly: a finished position, one inside a command's events
+    (which no player ever decided in), a Lord of the Rings adventure pile (its
+    order would need a shuffle of its own: not supported yet)."""
     if parent.phase == FINISHED:
         raise RiskError("the game is over at that version: pick an earlier one", code="fork_at_end")
     if parent.adventure_deck:
         raise RiskError(
             "a position with an adventure pile cannot be forked yet", code="fork_not_supported"
+        )
+    moving_in = parent.occupation.target if parent.occupation else None  # empty till the move
+    held = (t for t, holder in parent.owner.items() if holder is not None and t != moving_in)
+    if any(parent.troops(t) == 0 for t in held):
+        raise RiskError(
+            "that version is inside a command (a territory emptied by a battle waits for"
+            " its conqueror): fork after the command's last event",
+            code="fork_mid_command",
         )
     position: dict[str, Any] = copy_json(state_to_dict(parent))  # shares no list with it
     position["deck"] = sorted(parent.deck)

@@ -65,3 +65,14 @@ def test_the_finished_position_cannot_be_forked() -> None:
     with pytest.raises(RiskError) as error:
         fork_game(fold(result.events), parent_head="h", game_id="f", seed=b"s", names={})
     assert error.value.code == "fork_at_end"
+
+
+def test_a_position_inside_a_command_cannot_be_forked() -> None:
+    """Between a blitz's last battle and its conquest the territory stands empty: no
+    player ever decided there, so no fork starts there."""
+    result, _ = parent()
+    conquest = next(i for i, e in enumerate(result.events) if isinstance(e, ev.TerritoryConquered))
+    emptied = fold(result.events[:conquest])  # the battle applied, the conquest not yet
+    with pytest.raises(RiskError) as error:
+        fork_game(emptied, parent_head="h", game_id="f", seed=b"s", names={})
+    assert error.value.code == "fork_mid_command"
