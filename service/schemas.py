@@ -19,6 +19,7 @@ Numbers in JSON bodies are strict (``"3"`` and ``true`` are not a count;
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -32,7 +33,22 @@ __all__ = ["COMMAND_SCHEMAS", "COMPONENTS", "QUERIES", "ValidationError", "load_
 
 SEAT_ID = r"^(p[1-9]|n[12])$"
 HEX_SEED = r"^[0-9a-fA-F]{2,128}$"
-NAME = validate.Length(min=1, max=40)
+
+
+def _printable_name(value: str) -> bool:
+    """No control (NUL, CR, LF, ...), format (bidi overrides and isolates, zero-width
+    joiners), separator-line or unassigned characters: a seat's name is shown to
+    every player, and a U+202E turns the text after it around (issue 36, item 9)."""
+    if any(unicodedata.category(c) in _NOT_IN_NAMES for c in value):
+        raise ValidationError(
+            "a name must not hold control, format or bidirectional-override characters "
+            "(U+0000-U+001F, U+007F-U+009F, U+200B-U+200F, U+202A-U+202E, U+2066-U+2069, ...)"
+        )
+    return True
+
+
+_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+NAME = validate.And(validate.Length(min=1, max=40), _printable_name)
 STATUSES = ["open", "running", "finished"]
 CURSOR = r"^[0-9]{15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 # Exact odds cost O(A*D) fractions: 100 x 100 takes ~70 ms and 130 kB of JSON.

@@ -124,3 +124,18 @@ def test_risk_verify_names_a_record_nested_too_deep(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", str(record)])
     assert result.exit_code == 1, result.output
     assert "nests JSON deeper" in result.output
+
+
+@pytest.mark.parametrize(
+    "name", ["a\x00b", "Eve\r\nX-Admin: 1", "\u202eevil", "a\u2066b", "z\u200bw"]
+)
+def test_seat_names_refuse_control_and_bidi_characters(api: ApiClient, name: str) -> None:
+    """Only the length was checked: NUL, CR/LF and U+202E (which turns the text after it
+    around on every player's screen) went into a seat's name (issue 36, item 9)."""
+    seats = [{"kind": "human", "name": name}, {"kind": "human"}, {"kind": "human"}]
+    answer = api.post("/v1/games", json={"seats": seats})
+    body = problem(answer, 400, "invalid_body")
+    assert "bidirectional-override" in body["detail"], body
+    assert api.get("/v1/games").json["games"] == []
+    game, _ = api.create([{"kind": "human"}, {"kind": "human", "name": "Åsa ☃"}, {"kind": "human"}])
+    assert api.get(f"/v1/games/{game}").status_code == 200
