@@ -261,8 +261,16 @@ class GameRun:
                 _enqueue_tournament(self.service, self.game_id)
             if outcome in SETTLED:  # before letting go: a crash in between keeps the claim
                 _store().zrem(self.service.keys.worker_leases(), self.game_id)
+            if outcome == "gone":
+                # Whatever the stream's version says: a game without its lobby record
+                # (expired, deleted halfway) read as gone at version 0, the release
+                # saw it "moved", and the job played on until its timeout (issue 36).
+                self.claims.drop(self.game_id, self.job_id)
+                return outcome
             if self.claims.release(self.game_id, self.job_id, version) != MOVED:
                 return outcome
+            if time.monotonic() >= until:  # moved again and again: share the worker
+                return self._continue_later()
             self._lease()  # someone moved meanwhile: play on
 
     def _play(self, until: float) -> tuple[str, int]:
