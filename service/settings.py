@@ -26,7 +26,8 @@ directly instead of patching the environment::
     RISK_FINISHED_GAME_DAYS 7              a finished game's keys expire then (0: kept for ever)
     RISK_STORED_GAMES_PER_ADDRESS 200      games one address may create within the retention
                                            horizon (finished days + idle hours); 0: any
-    RISK_STORED_GAMES_PER_TOKEN   1000     the same per bearer token
+    RISK_STORED_GAMES_PER_TOKEN   1000     the same per bearer token (both off where
+                                           RISK_GAMES_PER_ADDRESS / _TOKEN is 0)
     RISK_CREATE_MEMORY_PERCENT    80       no new game while Redis uses this share of its
                                            maxmemory (0: never refuse)
     RISK_PROXY_HOPS        0               trusted X-Forwarded-For hops (behind a proxy)

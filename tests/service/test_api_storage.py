@@ -32,7 +32,9 @@ THREE_BOTS = [{"bot": "random"}, {"bot": "random"}, {"bot": "heuristic"}]
 @pytest.fixture
 def budget(settings: Settings, redis: redis_lib.Redis) -> Iterator[ApiClient]:
     app: Flask = create_app(
-        dataclasses.replace(settings, stored_games_per_address=10, finished_game_days=1)
+        dataclasses.replace(
+            settings, games_per_address=100, stored_games_per_address=10, finished_game_days=1
+        )
     )
     yield ApiClient(app.test_client())
     app.extensions["risk"].offload.close()
