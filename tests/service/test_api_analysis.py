@@ -131,6 +131,9 @@ def test_a_fork_continues_the_position_and_verifies_with_its_parent(
         before.hands,
     )
     assert started.seats["p1"].name == "Ada" and started.phase != FINISHED
+    feed = api.get(f"/v1/games/{fork}/events", query_string={"since": 0, "limit": 2})
+    first = feed.json["events"][0]["event"]  # the answer is held to openapi.yaml's Event union
+    assert first["type"] == "game_forked" and first["parent_head"] == created.json["parent"]["head"]
     play(service, fork)
     text = api.get(f"/v1/games/{fork}/record").get_data(as_text=True)
     assert '"type":"game_forked"' in text.splitlines()[1]
