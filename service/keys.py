@@ -238,6 +238,10 @@ class KeySpace:
         """Held (``SET NX PX``) by the relay that sweeps the tournaments this window."""
         return f"{self.prefix}:tournaments:sweep"
 
+    def games_sweep(self) -> str:
+        """Held (``SET NX PX``) by the relay that enqueued this minute's sweep of games."""
+        return f"{self.prefix}:games:sweep"
+
     # -- the workers' records (workers.relay, workers.jobs) -------------------
 
     def relay_dead_letters(self) -> str:

@@ -18,10 +18,9 @@ The active games of a creator are a sorted set per creator in Redis
 ``pending:`` placeholder, then counts; over the limit, the placeholder goes
 again and the creation is refused, so concurrent creations can never pass
 the limit together. Counting prunes the set: what no longer counts is
-removed, which is where abandoned lobbies are ended: lazily, when their
-creator creates again. (A lobby whose creator never returns stays open
-until someone joins or an operator deletes it; a periodic sweep over every
-creator's set is not built yet.)
+removed, which is where abandoned lobbies are ended when their creator
+creates again; the workers' sweep (``workers.sweep``, about once a minute)
+ends the others.
 
 A tournament schedules its games itself, ``parallel`` at a time, so it holds
 that many places of its creator's quota for as long as it runs (members

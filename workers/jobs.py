@@ -149,6 +149,32 @@ def _enqueue_tournament(service: GameService, game_id: str) -> None:
         )
 
 
+def sweep_games() -> str:
+    """End abandoned games and wake bot games no job holds (``workers.sweep``)."""
+    from workers.sweep import Sweep
+
+    service = _service()
+    settings = Settings.from_env()
+    claims = Claims(_store(), service.keys)
+
+    def enqueue(game_id: str, job_id: str) -> None:
+        queue(_queue_connection(), service.keys).enqueue(
+            advance_game, game_id, None, True, job_id=job_id, result_ttl=60, failure_ttl=3600
+        )
+
+    with logs.context(game_id=None):
+        counts = Sweep(
+            service,
+            claims,
+            enqueue,
+            open_ms=int(settings.open_game_hours * 3_600_000),
+            idle_ms=int(settings.idle_game_hours * 3_600_000),
+            now_ms=clock.now_ms(),
+        ).run()
+        log.info("sweep_games: %s", counts, extra={"outcome": "swept"})
+    return " ".join(f"{k}={v}" for k, v in counts.items())
+
+
 def export_record(game_id: str) -> str:
     """Build and keep a finished game's record, so its first download is instant."""
     from service.records import export

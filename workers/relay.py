@@ -62,12 +62,14 @@ from service.keys import KeySpace
 from service.store import Client, Notification
 from workers import clock
 from workers.claims import Claims, new_job_id
+from workers.sweep import SWEEP_SECONDS
 
 log = logging.getLogger(__name__)
 GROUP = "relay"
 # By name, so the relay does not import the engine and bots the jobs need.
 ADVANCE_GAME = "workers.jobs.advance_game"
 ADVANCE_TOURNAMENT = "workers.jobs.advance_tournament"
+SWEEP_GAMES = "workers.jobs.sweep_games"
 # How often the running tournaments are advanced again, by one relay of all.
 SWEEP_MS = 30_000
 
@@ -228,6 +230,7 @@ class Relay:
                     self.rescue()
                     self.reclaim()
                     self.sweep_tournaments()
+                    self.sweep_games()
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 # The store or RQ's Redis restarting: wait and retry; what was
                 # read stays pending and is reclaimed, never dead-lettered for it.
@@ -267,6 +270,18 @@ class Relay:
                 )
                 enqueued += 1
         return enqueued
+
+    def sweep_games(self) -> bool:
+        """Enqueue ``workers.jobs.sweep_games`` once per ``SWEEP_SECONDS`` over all relays
+        (``workers.sweep``: abandoned games ended, bot games no job holds woken)."""
+        lock = self.keys.games_sweep()
+        if not self.redis.set(lock, self.consumer, nx=True, px=SWEEP_SECONDS * 1000):
+            return False
+        with contextlib.suppress(DuplicateJobError):  # the last sweep's still waits
+            self.queue.enqueue(
+                SWEEP_GAMES, job_id="sweep-games", unique=True, result_ttl=30, failure_ttl=3600
+            )
+        return True
 
     def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
