@@ -280,8 +280,23 @@ class Tournaments:
         if finished:
             self._client.hset(keys.info, "status", DONE)
             self._client.srem(self.keys.running_tournaments(), tournament_id)
+            self._retain(keys)
             return "finished"
         return RUNNING
+
+    def _retain(self, keys: TournamentKeys) -> None:
+        """A finished tournament is kept as long as its games (retention,
+        ``service.storage``); the listing then forgets it."""
+        seconds = self.games.lobby.finished_seconds
+        if seconds > 0:
+            pipe = self._client.pipeline(transaction=False)
+            for key in (keys.info, keys.games, keys.results, keys.feed):
+                pipe.expire(key, seconds)
+            pipe.execute()
+
+    def forget(self, tournament_id: str) -> None:
+        """Out of the listing: its keys expired."""
+        self._client.zrem(self.keys.tournaments(), tournament_id)
 
     def _outcome(self, fixture: Fixture, game_id: str) -> Outcome | None:
         """The finished game's outcome; None while it runs. A game an operator deleted

@@ -64,7 +64,12 @@ def create_tournament() -> Response:
 @bp.get("")
 def list_tournaments() -> Response:
     limit = query(_LIST)["limit"]
-    found = [tournaments().document(t) | {"viewer": None} for t in tournaments().list_ids(limit)]
+    found = []
+    for tid in tournaments().list_ids(limit):
+        try:
+            found.append(tournaments().document(tid) | {"viewer": None})
+        except TournamentNotFound:
+            tournaments().forget(tid)  # expired after the retention
     return reply({"tournaments": found})
 
 

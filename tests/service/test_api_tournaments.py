@@ -313,3 +313,19 @@ def test_the_feed_sends_what_changed_not_the_document_again(
         document |= data | {"games": [games[index] for index in sorted(games)]}
     final = api.get(f"/v1/tournaments/{tid}").json
     assert final["status"] == "finished" and document == final | {"viewer": None}
+
+
+def test_a_finished_tournament_is_kept_as_long_as_its_games(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay
+) -> None:
+    """Retention (issue 36, item 3): its keys expire with its games'; once gone, the
+    listing forgets it instead of failing on it."""
+    tid = create(api, players=3, parallel=3)["tournament_id"]
+    drive(redis, key_prefix, relay)
+    keys = KeySpace(key_prefix).tournament(tid)
+    assert api.get(f"/v1/tournaments/{tid}").json["status"] == "finished"
+    for key in (keys.info, keys.games, keys.results, keys.feed):
+        assert 0 < redis.ttl(key) <= 7 * 86400, key
+    redis.delete(keys.info, keys.games, keys.results, keys.feed)  # what the TTL does
+    assert api.get("/v1/tournaments").json["tournaments"] == []
+    assert redis.zcard(KeySpace(key_prefix).tournaments()) == 0
