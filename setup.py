@@ -41,6 +41,7 @@ COMPILED = (
     "riskcore/rules/setup.py",
     "riskcore/rules/turns.py",
     "riskcore/modes/*.py",
+    "riskcore/modes/adventure/*.py",
     "riskcore/views/*.py",
     "riskcore/bots/random_bot.py",
     "riskcore/bots/heuristic.py",
