@@ -124,6 +124,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         observer=metrics,
         new_seed=new_seed or _random_seed,
         finished_seconds=settings.finished_seconds,
+        max_game_events=settings.max_game_events,
     )
     longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
     streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)

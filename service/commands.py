@@ -73,6 +73,13 @@ Opening = Callable[[GameInfo, bytes], list[Event]]
 Chooser = Callable[[State, int], Planned | None]
 
 
+# A game ends (abandoned, no winner) once it has this many events (RISK_MAX_GAME_EVENTS):
+# its record is then at most ~10 MB (~400 bytes an event), under RISK_MAX_RECORD_BYTES,
+# so the server can still verify it; ordinary games end far below (random bots' longest
+# seen: ~8,200 events with six players).
+MAX_GAME_EVENTS = 25_000
+
+
 class Commands:
     """Decide and append: the one path by which a game's events grow."""
 
@@ -84,7 +91,9 @@ class Commands:
         *,
         observer: Observer,
         now_ms: Callable[[], int],
+        max_game_events: int = MAX_GAME_EVENTS,
     ) -> None:
+        self.max_game_events = max_game_events  # 0: no ceiling
         self._log = log
         self._states = states
         self._seating = seating
@@ -287,7 +296,16 @@ class Commands:
         if finished:
             self._seating.finished(game_id, result.last_version)
         head = published_head(result.head_hash, state)
+        if not finished and 0 < self.max_game_events <= result.last_version:
+            self._end_at_ceiling(game_id)
         return CommandResult(result.last_version, tuple(batch), False, finished, head)
+
+    def _end_at_ceiling(self, game_id: str) -> None:
+        """A game that reached ``max_game_events`` ends as abandoned, no winner, by the
+        server's own command (in its record, which verifies): a client pumping its
+        game to any length made records too long to read or verify (issue 36)."""
+        with contextlib.suppress(RuleViolation, VersionConflict, IdempotencyMismatch):
+            self.execute(game_id, SYSTEM, {"type": "abandon"}, server_key="ceiling")
 
     def _original(self, game_id: str, key: str | None, fingerprint: bytes) -> CommandResult | None:
         """The original result of a retried request, if ``key`` already made one."""

@@ -29,7 +29,7 @@ import redis
 from riskcore.audit.record import SYSTEM
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
-from service.commands import Chooser, Commands, Opening
+from service.commands import MAX_GAME_EVENTS, Chooser, Commands, Opening
 from service.game_log import GameLog
 from service.game_states import GameStates
 from service.game_types import (
@@ -85,6 +85,7 @@ class GameService:
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         finished_seconds: int = FINISHED_SECONDS,
+        max_game_events: int = MAX_GAME_EVENTS,
     ) -> None:
         """``new_seed`` makes server seeds; tests and benchmarks pass a seeded one."""
         self.keys = keys or KeySpace()
@@ -100,7 +101,12 @@ class GameService:
             self.log, self.lobby, size=cache_games, forget_seats=self._seating.forget
         )
         self._commands = Commands(
-            self.log, self._states, self._seating, observer=observer or Quiet(), now_ms=self._now_ms
+            self.log,
+            self._states,
+            self._seating,
+            observer=observer or Quiet(),
+            now_ms=self._now_ms,
+            max_game_events=max_game_events,
         )
 
     @classmethod

@@ -35,6 +35,8 @@ directly instead of patching the environment::
     RISK_MAX_RECORD_BYTES  16777216        largest record POST /v1/records/verify takes
     RISK_BODY_TIMEOUT      10              seconds a client has to send its whole body (408)
     RISK_SNAPSHOT_EVERY    100             events between state snapshots
+    RISK_MAX_GAME_EVENTS   25000           a game ends (abandoned, no winner) at this many
+                                           events (0: no ceiling)
     RISK_CACHE_GAMES       1024            games kept folded in each process
     RISK_MAX_WAIT          30              longest long-poll, seconds
     RISK_SSE_KEEPALIVE     15              seconds between SSE keep-alive comments
@@ -111,6 +113,7 @@ class Settings:
     max_record_bytes: int = 16 * 1024 * 1024
     body_timeout_seconds: float = 10.0
     snapshot_every: int = 100
+    max_game_events: int = 25_000
     cache_games: int = 1024
     max_wait_seconds: float = 30.0
     sse_keepalive_seconds: float = 15.0
@@ -187,6 +190,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("offload_waiting", "RISK_OFFLOAD_WAITING", int),
     ("send_timeout_seconds", "RISK_SEND_TIMEOUT", float),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
+    ("max_game_events", "RISK_MAX_GAME_EVENTS", int),
     ("cache_games", "RISK_CACHE_GAMES", int),
     ("max_wait_seconds", "RISK_MAX_WAIT", float),
     ("sse_keepalive_seconds", "RISK_SSE_KEEPALIVE", float),

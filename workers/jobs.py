@@ -706,6 +706,11 @@ def _service() -> GameService:
     store = _store()
     key = (id(store), prefix)
     if key not in _services:
-        kept = Settings.from_env().finished_seconds  # retention (service.storage)
-        _services[key] = GameService(store, KeySpace(prefix), finished_seconds=kept)
+        settings = Settings.from_env()  # retention and the ceiling, as the API's
+        _services[key] = GameService(
+            store,
+            KeySpace(prefix),
+            finished_seconds=settings.finished_seconds,
+            max_game_events=settings.max_game_events,
+        )
     return _services[key]

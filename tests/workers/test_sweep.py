@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import redis as redis_lib
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
@@ -82,3 +83,26 @@ def test_one_relay_of_all_enqueues_the_sweep_once_a_window(
     work(redis, keys)
     job = queue(redis, keys).fetch_job("sweep-games")
     assert job is not None and job.return_value() == "looked=0 ended=0 woken=0"
+
+
+def test_a_game_ends_at_the_ceiling_of_its_length(
+    redis: redis_lib.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36: a client could pump its game to any length (accepted commands cost
+    nothing), and its record past what the server can verify. At ``max_game_events``
+    the server's own ``abandon`` ends it, no winner, in the record like any command."""
+    monkeypatch.setenv("RISK_MAX_GAME_EVENTS", "120")  # the jobs' services read it
+    keys = KeySpace(key_prefix)
+    service = GameService(redis, keys, max_game_events=120)
+    game = service.create(seats=[SeatPlan("bot", bot="random") for _ in range(3)]).info.game_id
+    relay = Relay(redis, keys, queue(redis, keys), consumer="test")
+    relay.ensure_groups()
+    for _ in range(200):
+        if relay.run_once(block_ms=1) == 0 and not queue(redis, keys).count:
+            break
+        work(redis, keys)
+    loaded = service.load(game)
+    assert loaded.state.phase == "finished" and loaded.version < 120 + 300
+    last = service.log.envelopes(game, loaded.version, count=1)[0]
+    assert last.actor == "system" and last.command == {"type": "abandon"}
+    assert loaded.state.winner is None
