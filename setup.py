@@ -42,6 +42,7 @@ COMPILED = (
     "riskcore/rules/turns.py",
     "riskcore/modes/*.py",
     "riskcore/modes/adventure/*.py",
+    "riskcore/modes/lotr/*.py",
     "riskcore/views/*.py",
     "riskcore/bots/random_bot.py",
     "riskcore/bots/heuristic.py",
