@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from riskcli.main import main
 from service.app import create_app
 from service.games import GameService
+from service.schemas import NAME_PATTERN
 from service.settings import Settings
 from tests.private_redis import free_port, private_redis
-from tests.service.api_helpers import ApiClient, problem
+from tests.service.api_helpers import SPEC, ApiClient, problem
 
 QUICK = {"setup": "deal", "starting_armies": 14}
 # Printable Latin-1 (what a header can carry), with the digits int() refuses.
@@ -139,3 +140,11 @@ def test_seat_names_refuse_control_and_bidi_characters(api: ApiClient, name: str
     assert api.get("/v1/games").json["games"] == []
     game, _ = api.create([{"kind": "human"}, {"kind": "human", "name": "Åsa ☃"}, {"kind": "human"}])
     assert api.get(f"/v1/games/{game}").status_code == 200
+
+
+def test_the_spec_says_which_names_are_refused() -> None:
+    """Every name a client sends has the server's pattern in openapi.yaml, so a
+    generated client (and Schemathesis) knows a refused name before sending it."""
+    schemas = SPEC["components"]["schemas"]
+    for schema in ("HumanSeatRequest", "BotSeatRequest", "OpenSeatRequest", "JoinGame"):
+        assert schemas[schema]["properties"]["name"]["pattern"] == NAME_PATTERN
