@@ -9,14 +9,17 @@ what the page shows against what the server holds. The bots are the fast ones
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Stack, http, running_stack
+from tests.e2e.conftest import ROOT, Stack, http, running_stack
 
 # Skips this module as it skips that one: without a system Chromium.
 from tests.e2e.test_board_browser import (
@@ -122,17 +125,8 @@ class Clicker:
         return None if found == "over" else found
 
     def click(self, css: str) -> None:
-        try:
-            wait_for(
-                lambda: self.browser.find_element(By.CSS_SELECTOR, css).click() or True, 10, css
-            )
-        except AssertionError:
-            self.browser.save_screenshot("/tmp/bp/fail.png")
-            print(self.browser.find_element(By.ID, "play-panel").text, console_errors(self.browser))
-            for e in self.get("/events?since=0&limit=1000")["events"]:
-                if e["actor"] == self.seat:
-                    print(e["version"], e["event"])
-            raise
+        press = lambda: self.browser.find_element(By.CSS_SELECTOR, css).click() or True  # noqa: E731
+        wait_for(press, 10, css)
         self.clicks += 1
 
     def territory(self, territory: str) -> None:
@@ -239,3 +233,343 @@ def test_clicks_for_a_reinforce_attack_occupy_fortify_turn(
     # "Attack again" keeps source and target: a roll after the first is one click.
     assert counts["attack"] == 3 + (counts["rolls"] - 1), counts
     assert counts["reinforce"] == 2 and counts["occupy"] == 1 and counts["fortify"] == 3, counts
+
+
+# ---------------------------------------------------------------- whole games by clicks
+
+NEWEST_LINE_SHOWN = """
+const log = document.getElementById('log');
+const lines = [...log.children].filter((li) => !li.classList.contains('future'));
+if (!lines.length) return true;
+const box = log.getBoundingClientRect(), line = lines.at(-1).getBoundingClientRect();
+return line.top >= box.top - 1 && line.bottom <= box.bottom + 1;
+"""
+
+
+def instant(browser: Any) -> None:
+    """Other seats' moves without the page's pacing (the playback menu), so bots' turns
+    do not hold the game up: a click on the menu, as a player would."""
+    from selenium.webdriver.support.ui import Select
+
+    choose = lambda: Select(browser.find_element(By.ID, "pace")).select_by_value("instant") or 1  # noqa: E731
+    wait_for(choose, 10, "the pace menu")
+
+
+def best_attack(me: Clicker, actions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The attack (a blitz where offered) with the largest edge, if it has one of 3."""
+    view = me.get()
+    armies = {t: v["armies"] for t, v in view["territories"].items()}
+    kinds = {a["command"]["type"] for a in actions}
+    kind = "blitz" if "blitz" in kinds else "attack"
+    moves = [a["command"] for a in actions if a["command"]["type"] == kind]
+    if not moves:
+        return None
+    move = max(moves, key=lambda m: armies[m["source"]] - armies[m["target"]])
+    return move if armies[move["source"]] - armies[move["target"]] >= 3 else None
+
+
+def placement(me: Clicker, actions: list[dict[str, Any]]) -> str:
+    """Where armies go: the territory of ours with the most armies that borders a rival."""
+    view = me.get()
+    places = [a["command"]["territory"] for a in actions if a["command"]["type"] == "place_armies"]
+    owner = {t: v["owner"] for t, v in view["territories"].items()}
+    front = [t for t in places if any(owner[b] != owner[t] for a, b in me.borders() if a == t)]
+    return max(front or places, key=lambda t: view["territories"][t]["armies"])
+
+
+def play_one(me: Clicker, actions: list[dict[str, Any]], attacks: bool = True) -> str:
+    """One move by clicks on the page; returns its kind."""
+    kinds = {a["command"]["type"] for a in actions}
+    if "pass_adventure" in kinds and "play_adventure" not in kinds:
+        version = me.version()  # the page passes by itself: no click
+        wait_for(lambda: me.version() > version, 5, "the page to pass the window")
+        return "passed by the page"
+    if "trade_cards" in kinds and me.get()["must_trade"]:
+        me.moved(lambda: me.click("#hand button.trade-best"), "the suggested trade")
+        return "trade_cards"
+    for kind in ("claim_territory", "place_leader"):
+        if kind in kinds:
+            place = next(a["command"]["territory"] for a in actions if a["command"]["type"] == kind)
+            me.moved(lambda place=place: me.territory(place), kind)  # one click is the move
+            return kind
+    if "place_armies" in kinds:
+        territory = placement(me, actions)
+        one = next(a for a in actions if a["command"].get("territory") == territory)
+        low, high = one["bounds"]["count"]
+        if low == high:
+            me.moved(lambda: me.territory(territory), "one army")
+        else:
+            me.pick(territory)
+            me.submit("place_armies")
+        return "place_armies"
+    for kind in ("occupy", "defend"):
+        if kind in kinds:
+            me.submit(kind)
+            return kind
+    move = best_attack(me, actions) if attacks else None
+    if move is not None:
+        me.pick(move["source"], move["target"])
+        me.submit(move["type"])
+        return str(move["type"])
+    if "end_phase" in kinds:
+        me.submit("end_phase")
+        return "end_phase"
+    if "pass_adventure" in kinds:  # a card the seat could play: the prompt offers to pass
+        me.submit("pass_adventure")
+        return "pass_adventure"
+    form = "#actions form[data-type] button"  # anything else the page offers (a discard...)
+    me.moved(lambda: me.click(form), "the first offered move")
+    return "other"
+
+
+def play_by_clicks(me: Clicker, turns: int | None = None, attacks: bool = True) -> dict[str, int]:
+    """Play the seat by clicks until the game ends (or ``turns`` of its turns are over),
+    checking after every move that the log's newest line is in view and the page logs
+    no error. Returns the moves made by kind."""
+    made: dict[str, int] = {}
+    while turns is None or made.get("turn", 0) < turns:
+        actions = me.ready(timeout=30)
+        assert me.browser.execute_script(NEWEST_LINE_SHOWN), me.browser.execute_script(
+            "const l = document.getElementById('log'); return [l.scrollTop, l.scrollHeight,"
+            " l.clientHeight, document.getElementById('map').dataset.version,"
+            " [...l.children].slice(-3).map((li) => li.dataset.version + li.className)]"
+        )
+        assert console_errors(me.browser) == []
+        if actions is None:
+            break
+        before = me.get()["turn"]
+        kind = play_one(me, actions, attacks)
+        made[kind] = made.get(kind, 0) + 1
+        if me.get()["turn"] != before:
+            made["turn"] = made.get("turn", 0) + 1
+    return made
+
+
+def test_a_whole_classic_game_by_clicks(board_stack: Stack, browser: Any) -> None:
+    """docs/rules.md, the classic game: the game ends when one player holds every
+    territory (or the others are out). p1 plays it to its end by clicks alone."""
+    created = create(
+        board_stack,
+        [{"kind": "human", "name": "Ada"}, BOT, BOT],
+        rules={"setup": "deal", "starting_armies": 14},
+    )
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
+    open_seat(browser, board_stack, game, "p1", token)
+    instant(browser)
+    me = Clicker(board_stack, browser, game, token)
+    made = play_by_clicks(me)
+    view = me.get()
+    assert view["phase"] == "finished", view["phase"]
+    over = lambda: "Game over" in browser.find_element(By.ID, "turn").text  # noqa: E731
+    wait_for(over, 10, "the page to say the game is over")
+    assert made.get("blitz", 0) + made.get("attack", 0) > 0, made
+    print("classic game", made, "clicks", me.clicks)
+
+
+def waits_on_p1_without_a_card(me: Clicker) -> bool:
+    """The game waits on p1 in a Lord of the Rings window and p1 may only pass."""
+    view = me.get()
+    if view["phase"] not in ("defence_window", "fellowship_window"):
+        return False
+    kinds = {a["command"]["type"] for a in me.get("/legal-actions")["actions"]}
+    return "pass_adventure" in kinds and "play_adventure" not in kinds
+
+
+def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: Any) -> None:
+    """docs/rules.md, Lord of the Rings Risk: the game ends when the Fellowship leaves the
+    last square (or the Ring is destroyed), scored then. p1 plays it by clicks alone; the
+    adventure windows it holds no card for are passed by the page (no click), and the
+    game never waits on it there for more than a moment."""
+    created = create(
+        board_stack,
+        [{"kind": "human", "name": "Frodo"}, BOT, BOT],
+        mode="lotr",
+        rules={"setup": "deal"},
+    )
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
+    open_seat(browser, board_stack, game, "p1", token)
+    instant(browser)
+    me = Clicker(board_stack, browser, game, token)
+    stalls = []
+
+    def watch() -> None:  # a window the page should have passed is gone within 3 s
+        if waits_on_p1_without_a_card(me):
+            version = me.version()
+            try:
+                wait_for(lambda: me.version() > version, 3, "the page to pass the window")
+            except AssertionError:
+                stalls.append(version)
+
+    made: dict[str, int] = {}
+    while True:
+        watch()
+        actions = me.ready(timeout=30)
+        assert console_errors(browser) == []
+        if actions is None:
+            break
+        kind = play_one(me, actions, attacks=False)
+        made[kind] = made.get(kind, 0) + 1
+    assert stalls == []
+    assert me.get()["phase"] == "finished"
+    passed = [
+        e
+        for e in me.get("/events?since=0&limit=1000")["events"]
+        if e["actor"] == "p1" and e["event"]["type"] == "adventure_window_passed"
+    ]
+    print("lotr game", made, "clicks", me.clicks, "windows passed by the page", len(passed))
+
+
+def test_a_team_game_through_several_turns_by_clicks(board_stack: Stack, browser: Any) -> None:
+    """docs/rules.md, the team game: four players in teams A and B; p1 plays four of its
+    turns by clicks, its team-mate and rivals are bots; the page names p1's team."""
+    seats = [{"kind": "human", "name": "Ada"}, BOT, BOT, BOT]
+    created = create(board_stack, seats, mode="team", rules={"setup": "deal"})
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
+    open_seat(browser, board_stack, game, "p1", token)
+    instant(browser)
+    me = Clicker(board_stack, browser, game, token)
+    made = play_by_clicks(me, turns=4)
+    assert made.get("turn", 0) >= 4 or me.get()["phase"] == "finished", made
+    teams = browser.execute_script(
+        "return [...document.querySelectorAll('#players tbody tr')].map((tr) =>"
+        " tr.children[2].textContent)"
+    )
+    assert teams == ["A", "B", "A", "B"]
+
+
+def test_the_hand_names_cards_and_a_trade_is_made_by_picking_three(
+    board_stack: Stack, browser: Any
+) -> None:
+    """docs/rules.md, card trades: a set is three of a kind, one of each, or any two with
+    a wild. p1 plays turns until it holds a set, then picks three cards on the page and
+    trades them; each card shows its territory and symbol, from p1's own view."""
+    created = create(
+        board_stack,
+        [{"kind": "human", "name": "Ada"}, BOT, BOT],
+        rules={"setup": "deal", "starting_armies": 14},
+    )
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
+    open_seat(browser, board_stack, game, "p1", token)
+    instant(browser)
+    me = Clicker(board_stack, browser, game, token)
+    board = http("GET", f"{board_stack.url}/v1/maps/classic")[1]
+    cards = {c["id"]: c for c in board["cards"]}
+    names = {t["id"]: t["name"] for t in board["territories"]}
+    trade = None
+    for _ in range(200):
+        actions = me.ready(timeout=30)
+        assert actions is not None, "the game ended before p1 held a set"
+        trades = [a["command"] for a in actions if a["command"]["type"] == "trade_cards"]
+        if trades:
+            trade = trades[0]
+            break
+        play_one(me, actions)
+    assert trade is not None
+    held = next(s for s in me.get()["seats"] if s["id"] == "p1")["cards"]
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#hand button.card')].map((b) =>"
+        " [Number(b.dataset.card), b.textContent])"
+    )
+    assert sorted(card for card, _ in shown) == sorted(held)  # its own cards, no other's
+    for card, text in shown:
+        if cards[card]["symbol"] == "wild":
+            assert "wild" in text
+        else:
+            assert names[cards[card]["territory"]] in text and cards[card]["symbol"] in text
+    for card in trade["cards"]:
+        me.click(f"#hand button.card[data-card='{card}']")
+    me.moved(lambda: me.click("#hand button.trade-picked"), "the picked trade")
+    traded = [
+        e["event"]
+        for e in me.get("/events?since=0&limit=1000")["events"]
+        if e["event"]["type"] == "cards_traded" and e["event"]["seat"] == "p1"
+    ]
+    assert sorted(traded[-1]["cards"]) == sorted(trade["cards"])
+    assert console_errors(browser) == []
+
+
+def test_a_seat_link_opens_the_seat_in_a_fresh_browser_profile(
+    board_stack: Stack, browser: Any, tmp_path: Path
+) -> None:
+    """The link the page shows once after the lobby made the seat opens it in another
+    browser (its own profile: no storage shared); the token never goes in a request's
+    URL (the server's access log is read)."""
+    browser.get(board_stack.url + "/")
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#mode option"), 10, "the modes")
+    me_first = wait_for(lambda: browser.find_element(By.ID, "start"), 10, "the form")
+    me_first.click()
+    wait_for(lambda: "/games/" in browser.current_url, 10, "the new game's page")
+    link = wait_for(lambda: browser.find_element(By.ID, "seat-link").get_attribute("value"))
+    assert "#seat=p1&token=rsk_" in link
+    game = browser.current_url.rsplit("/", 1)[1]
+    browser.refresh()  # shown once
+    wait_for(lambda: browser.find_element(By.ID, "you").text, 10, "the seat")
+    assert not browser.find_elements(By.ID, "seat-link")
+    other = chromium(str(tmp_path / "profile"))
+    try:
+        other.get(link)
+        you = wait_for(lambda: other.find_element(By.ID, "you").text, 10, "the seat elsewhere")
+        assert "(p1)" in you
+        assert "token" not in other.current_url
+        assert other.current_url.endswith(f"/games/{game}")
+        assert console_errors(other) == []
+    finally:
+        other.quit()
+    token = link.rsplit("token=", 1)[1]
+    assert token not in board_stack.log("api")
+
+
+# ---------------------------------------------------------------- accessibility
+
+AXE = ROOT / ".clients" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    """axe-core from the pinned npm tools (clients/package.json, `make clients-tools`),
+    installed here when missing; the test skips only where npm is not installed."""
+    if not AXE.exists():
+        if not shutil.which("npm"):
+            pytest.skip("npm is not installed, so axe-core cannot be: apt-get install -y npm")
+        subprocess.run([sys.executable, "scripts/clients.py", "install"], cwd=ROOT, check=True)
+    return AXE.read_text("utf-8")
+
+
+def serious_violations(browser: Any, axe: str) -> list[str]:
+    """axe-core's violations of impact serious or critical on the page as it is now."""
+    browser.execute_script(axe)
+    result = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document).then((r) => done(r.violations.map((v) =>"
+        " [v.id, v.impact, v.nodes.length, v.nodes[0]?.target.join(' ')])));"
+    )
+    return [
+        f"{i} ({impact}, {n}: {where})"
+        for i, impact, n, where in result
+        if impact in ("serious", "critical")
+    ]
+
+
+def test_the_lobby_and_a_game_page_pass_axe(
+    board_stack: Stack, browser: Any, axe_source: str
+) -> None:
+    """No serious or critical accessibility violation (axe-core's WCAG rules) on the
+    lobby, nor on a game page where a seat plays, with its hand and forms shown."""
+    browser.set_script_timeout(30)
+    browser.get(board_stack.url + "/")
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#rules label"), 10, "the form")
+    assert serious_violations(browser, axe_source) == []
+    created = create(
+        board_stack,
+        [{"kind": "human", "name": "Ada"}, BOT, BOT],
+        rules={"setup": "deal", "starting_armies": 14},
+    )
+    game, token = created["game"]["game_id"], created["tokens"]["p1"]
+    open_seat(browser, board_stack, game, "p1", token)
+    me = Clicker(board_stack, browser, game, token)
+    actions = me.ready()
+    assert actions is not None
+    me.territory(placement(me, actions))  # a form with its inputs on the page
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#actions form input"), 10, "a form")
+    assert serious_violations(browser, axe_source) == []
+    assert console_errors(browser) == []

@@ -190,9 +190,14 @@ function addEvent(envelope) {
   // closed is the bot's), else whoever sent the command.
   const actor = envelope.event.seat ?? envelope.event.player ?? envelope.actor;
   const colour = page.styles[actor]?.colour;
-  $("log").append(el("li", { "data-version": envelope.version, value: envelope.version, "data-actor": actor ?? "" },
+  // A line the board has not reached yet waits hidden (the pace plays it back later).
+  const ahead = page.shown > 0 && envelope.version > page.shown;
+  const line = el("li", { "data-version": envelope.version, value: envelope.version, "data-actor": actor ?? "", class: ahead ? "future" : null },
     el("a", { href: `#v=${envelope.version}`, class: "swatch-dot", style: colour ? `background:${colour}` : null, "aria-label": `version ${envelope.version}` }),
-    el("span", { text })));
+    el("span", { text }));
+  $("log").append(line);
+  // The board may already show this version (a live view can come before its event).
+  if (!ahead && page.shown > 0 && page.following) keepInView($("log"), line);
   if (envelope.event.type === "turn_started" || envelope.event.type === "game_finished") scheduleSummary();
 }
 
@@ -650,16 +655,16 @@ function drawHand(actions) {
  * prompt counts down and passes when it runs out.
  */
 function handleWindow(actions, view) {
-  const name = openWindow(view);
-  const pass = actions.find((a) => a.command.type === "pass_adventure");
-  if (!name || !pass) return false;
+  const pass = actions.find((a) => a.command.type === "pass_adventure"); // offered in windows only
+  if (!pass) return false;
+  const name = openWindow(view) || "adventure window";
   const plays = actions.filter((a) => a.command.type === "play_adventure");
   const box = $("actions");
   if (!plays.length) {
     $("hint").textContent = `The ${name}: you hold no card to play in it, so the page passes for you.`;
     yourMove(false);
-    if (page.passed !== view.version) {
-      page.passed = view.version;
+    if (page.passed !== page.legal.version) {
+      page.passed = page.legal.version;
       send({ ...pass.command }, box);
     }
     return true;
@@ -687,8 +692,8 @@ function autoEndTurn(actions, view) {
   const left = actions.filter((a) => a.command.type !== "resign");
   if (view?.phase !== "fortify" || !view.fortified_this_turn || left.length !== 1 || left[0].command.type !== "end_phase") return false;
   $("hint").textContent = "Fortified: ending your turn.";
-  if (page.autoEnded !== view.version) {
-    page.autoEnded = view.version;
+  if (page.autoEnded !== page.legal.version) {
+    page.autoEnded = page.legal.version;
     send({ ...left[0].command }, $("actions"));
   }
   return true;
