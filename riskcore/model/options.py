@@ -158,36 +158,42 @@ class RuleSet:
         ("attack", "command"),
         "active neutrals: the marker dice follow a whole attack on one territory (the 2006"
         " book), or each attack or blitz command (games recorded before the option)",
+        mode_only=True,
     )
     missions_dealt: str = _option(
         "before_setup",
         ("before_setup", "after_setup"),
         "the mission games: missions dealt before territories are claimed (the 2006 book),"
         " or once every army is placed (games recorded before the option)",
+        mode_only=True,
     )
     neutrals_must_fall: bool = _option(
         False,
         (False, True),
         "a neutral army must be beaten too: the game is won by holding every territory"
         " (the 2002 Middle-earth book, whose games set it), not by the last player left",
+        mode_only=True,
     )
     adventure_draw_closes: bool = _option(
         True,
         (True, False),
         "Lord of the Rings: after drawing an adventure card its player plays no more cards"
         " that turn but events (the 2002 book); false as games recorded before the option",
+        mode_only=True,
     )
     second_leader: str = _option(
         "at_once",
         ("at_once", "next_turn"),
         "Lord of the Rings: 'Appoint a second leader' is placed as soon as it is drawn (the"
         " 2002 book), or in its player's next turn (games recorded before the option)",
+        mode_only=True,
     )
     card_sides: str = _option(
         "book-2002",
         ("book-2002", "trilogy"),
         "Middle-earth: the sides of the Rhudaur, Forlindon and Emyn Muil cards as the 2002"
         " book pictures them (evil, good, neutral), or as the trilogy data has them",
+        mode_only=True,
     )
 
     def __post_init__(self) -> None:

@@ -184,6 +184,7 @@ class ActiveNeutrals(TwoPlayer):
     name = "two_player_active"
     title = "Two players with active neutral armies"
     rule_defaults: ClassVar[Mapping[str, Any]] = {"neutrals": "active"}
+    own_options: ClassVar[frozenset[str]] = frozenset({"neutrals_must_fall", "marker_dice"})
 
     def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
         rules = super().rule_set(given)

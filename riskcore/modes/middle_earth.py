@@ -145,6 +145,7 @@ class MiddleEarth(GameMode):
         "one_die_vs_one": True,
         "neutrals_must_fall": True,
     }
+    own_options: ClassVar[frozenset[str]] = frozenset({"card_sides", "neutrals_must_fall"})
 
     def rule_set(self, given: Mapping[str, Any] | None = None) -> RuleSet:
         return passive_neutral(self, super().rule_set(given))

@@ -113,7 +113,9 @@ class MissionGame(GameMode):
     name = "mission_game"
     title = "The mission game: four graded missions each"
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed"}
-    own_options: ClassVar[frozenset[str]] = frozenset({"mission_deck", "mission_target_gone"})
+    own_options: ClassVar[frozenset[str]] = frozenset(
+        {"mission_deck", "mission_target_gone", "missions_dealt"}
+    )
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {**super().command_handlers(), ClaimMission: claim_mission}

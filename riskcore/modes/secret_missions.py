@@ -51,7 +51,7 @@ class SecretMissions(GameMode):
     name = "secret_missions"
     title = "Classic Risk with secret missions"
     rule_defaults: ClassVar[Mapping[str, Any]] = {"setup": "deal"}
-    own_options: ClassVar[frozenset[str]] = frozenset({"mission_target_gone"})
+    own_options: ClassVar[frozenset[str]] = frozenset({"mission_target_gone", "missions_dealt"})
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {kind: _then_look_for_a_mission(h) for kind, h in super().command_handlers().items()}

@@ -10,7 +10,7 @@ is not attacking rolls its dice.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from riskcore.engine.decision import Decision
 from riskcore.engine.registry import register_mode
@@ -33,6 +33,7 @@ class TwoPlayer(GameMode):
     name = "two_player"
     title = "Two players with neutral armies"
     players = (2, 2)
+    own_options: ClassVar[frozenset[str]] = frozenset({"neutrals_must_fall"})
 
     def seat_list(self, players: Sequence[str], rules: RuleSet) -> list[dict[str, Any]]:
         seats = super().seat_list(players, rules)

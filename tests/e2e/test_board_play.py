@@ -34,6 +34,7 @@ from tests.e2e.test_board_browser import (
 )
 
 from selenium.webdriver.common.by import By  # isort: skip  (after the skip above)
+from selenium.webdriver.common.keys import Keys  # isort: skip
 
 pytestmark = pytest.mark.e2e
 BOT = {"kind": "bot", "bot": "random"}
@@ -86,6 +87,7 @@ class Clicker:
         self.token = token
         self.seat = seat
         self.clicks = 0
+        self.seen = 0  # the version of the actions ``ready`` last returned
         self.board: dict[str, Any] | None = None
 
     def get(self, path: str = "") -> dict[str, Any]:
@@ -119,6 +121,7 @@ class Clicker:
             if shown != str(legal["version"]):
                 return None
             found: list[dict[str, Any]] = legal["actions"]
+            self.seen = int(legal["version"])
             return found
 
         found = wait_for(check, timeout, "our turn on the page")
@@ -280,9 +283,8 @@ def placement(me: Clicker, actions: list[dict[str, Any]]) -> str:
 def play_one(me: Clicker, actions: list[dict[str, Any]], attacks: bool = True) -> str:
     """One move by clicks on the page; returns its kind."""
     kinds = {a["command"]["type"] for a in actions}
-    if "pass_adventure" in kinds and "play_adventure" not in kinds:
-        version = me.version()  # the page passes by itself: no click
-        wait_for(lambda: me.version() > version, 5, "the page to pass the window")
+    if "pass_adventure" in kinds and "play_adventure" not in kinds:  # the page passes: no click
+        wait_for(lambda: me.version() > me.seen, 5, "the page to pass the window")
         return "passed by the page"
     if "trade_cards" in kinds and me.get()["must_trade"]:
         me.moved(lambda: me.click("#hand button.trade-best"), "the suggested trade")
@@ -302,6 +304,14 @@ def play_one(me: Clicker, actions: list[dict[str, Any]], attacks: bool = True) -
             me.pick(territory)
             me.submit("place_armies")
         return "place_armies"
+    occupy = [a["bounds"]["count"] for a in actions if a["command"]["type"] == "occupy"]
+    if occupy and occupy[0][0] < occupy[0][1] and attacks:  # the stack rolls on: all moves in
+        most = occupy[0][1]
+        amount = "#actions form[data-type='occupy'] input[type=number]"
+        me.click(amount)
+        field = me.browser.find_element(By.CSS_SELECTOR, amount)
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(str(most))
     for kind in ("occupy", "defend"):
         if kind in kinds:
             me.submit(kind)
@@ -384,7 +394,7 @@ def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: A
         board_stack,
         [{"kind": "human", "name": "Frodo"}, BOT, BOT],
         mode="lotr",
-        rules={"setup": "deal"},
+        rules={"setup": "deal", "starting_armies": 14},  # no armies left to place one by one
     )
     game, token = created["game"]["game_id"], created["tokens"]["p1"]
     open_seat(browser, board_stack, game, "p1", token)
@@ -420,7 +430,7 @@ def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: A
 
 
 def test_a_team_game_through_several_turns_by_clicks(board_stack: Stack, browser: Any) -> None:
-    """docs/rules.md, the team game: four players in teams A and B; p1 plays four of its
+    """docs/rules.md, the team game: four players in teams A and B; p1 plays three of its
     turns by clicks, its team-mate and rivals are bots; the page names p1's team."""
     seats = [{"kind": "human", "name": "Ada"}, BOT, BOT, BOT]
     created = create(board_stack, seats, mode="team", rules={"setup": "deal"})
@@ -428,8 +438,8 @@ def test_a_team_game_through_several_turns_by_clicks(board_stack: Stack, browser
     open_seat(browser, board_stack, game, "p1", token)
     instant(browser)
     me = Clicker(board_stack, browser, game, token)
-    made = play_by_clicks(me, turns=4)
-    assert made.get("turn", 0) >= 4 or me.get()["phase"] == "finished", made
+    made = play_by_clicks(me, turns=3)
+    assert made.get("turn", 0) >= 3 or me.get()["phase"] == "finished", made
     teams = browser.execute_script(
         "return [...document.querySelectorAll('#players tbody tr')].map((tr) =>"
         " tr.children[2].textContent)"

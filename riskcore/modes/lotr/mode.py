@@ -96,7 +96,15 @@ class LordOfTheRings(GameMode):
         "neutrals_must_fall": True,
         "adventure_deck": "adventure-northern-40-v1",
     }
-    own_options: ClassVar[frozenset[str]] = frozenset({"adventure_deck"})
+    own_options: ClassVar[frozenset[str]] = frozenset(
+        {
+            "adventure_deck",
+            "adventure_draw_closes",
+            "second_leader",
+            "card_sides",
+            "neutrals_must_fall",
+        }
+    )
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {

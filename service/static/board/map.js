@@ -192,6 +192,8 @@ export function paintMap(map, territories, styles) {
     }) : []));
     const stacks = shared.length ? " — " + shared.map(([s, n]) => `${seatName(styles, s)} ${n}`).join(", ") : "";
     node.title.textContent = `${node.name}: ${style ? style.name : "unclaimed"}, ${t.armies} armies${stacks}`;
+    // A button's name holds the army count it shows (axe: label-content-name-mismatch).
+    node.group.setAttribute("aria-label", `${node.name}, ${t.armies} ${t.armies === 1 ? "army" : "armies"}, ${style ? style.name : "unclaimed"}`);
   }
 }
 
