@@ -228,9 +228,13 @@ def test_clicks_for_a_reinforce_attack_occupy_fortify_turn(
     phase_clicks("end", lambda: me.submit("end_phase"))  # no more attacks
     actions = me.ready()
     assert actions is not None
-    move = next(a["command"] for a in actions if a["command"]["type"] == "fortify")
     fortified = me.version()
-    phase_clicks("fortify", lambda: (me.pick(move["source"], move["target"]), me.submit("fortify")))
+    moves = [a["command"] for a in actions if a["command"]["type"] == "fortify"]
+    if moves:  # (none where the attack failed and every territory holds one army)
+        move = moves[0]
+        phase_clicks(
+            "fortify", lambda: (me.pick(move["source"], move["target"]), me.submit("fortify"))
+        )
 
     def turn_over() -> bool:
         events = me.get(f"/events?since={fortified}")["events"]
@@ -245,7 +249,8 @@ def test_clicks_for_a_reinforce_attack_occupy_fortify_turn(
     print(f"CLICKS per turn: {me.clicks} {counts}")
     # "Attack again" keeps source and target: a roll after the first is one click.
     assert counts["attack"] == 3 + (counts["rolls"] - 1), counts
-    assert counts["reinforce"] == 2 and counts["occupy"] == 1 and counts["fortify"] == 3, counts
+    assert counts["reinforce"] == 2 and counts["occupy"] in (0, 1), counts
+    assert counts["fortify"] == (3 if moves else 0), counts
 
 
 # ---------------------------------------------------------------- whole games by clicks
