@@ -23,7 +23,11 @@ export function actionWords(command, ctx) {
   const armies = (id) => ctx.view?.territories?.[id]?.armies ?? 0;
   switch (command.type) {
     case "claim_territory": return `Claim ${at(command.territory)}`;
-    case "place_armies": return `Place ${plural(command.count, "army", "armies")} on ${at(command.territory)}`;
+    case "place_armies": {
+      const owner = ctx.view?.territories?.[command.territory]?.owner;
+      const other = owner && ctx.seat && owner !== ctx.seat ? ` for ${ctx.who?.(owner) ?? owner}` : ""; // a neutral's, in two-player setup
+      return `Place ${plural(command.count, "army", "armies")} on ${at(command.territory)}${other}`;
+    }
     case "attack": return `Attack ${at(command.target)} from ${at(command.source)} with ${dice(command.dice)}`;
     case "blitz": return `Blitz ${at(command.target)} from ${at(command.source)} until it falls`;
     case "defend": return `Defend with ${dice(command.dice)}`;

@@ -615,7 +615,8 @@ function showActions(actions) {
 
 function formContext() {
   return {
-    board: page.board, view: page.view, remembered: page.remembered,
+    board: page.board, view: page.view, remembered: page.remembered, seat: mine.seat,
+    who: (seat) => seatName(page.styles, seat),
     remember: (field, value) => { page.remembered[field] = value; },
     cardName: (n) => adventureName(page.view, n),
   };
@@ -627,6 +628,11 @@ function hintWords(view, from, offered, actions) {
   if (from) return `From ${page.board.names[from]}: pick a target (outlined in red).`;
   const types = new Set(actions.map((a) => a.command.type));
   if (view?.must_trade && types.has("trade_cards")) return "Trade a set of cards first: pick three in your hand.";
+  const forOthers = [...new Set(actions.filter((a) => a.command.type === "place_armies")
+    .map((a) => view?.territories?.[a.command.territory]?.owner).filter((o) => o && o !== mine.seat))];
+  if (view?.phase === "setup_place" && forOthers.length) {
+    return `Setup place: put an army on one of yours, or for ${forOthers.map((s) => seatName(page.styles, s)).join(" or ")} (the rules have you place for the neutral too): click it.`;
+  }
   const what = {
     setup_claim: "claim a free territory (click it)",
     setup_place: "place an army on one of yours (click it)",
