@@ -1,8 +1,8 @@
 """Tournaments, the pure part: entrants, the schedule of games, places and standings.
 
-The server (``service.tournaments``) and ``risk tournament`` share it; ratings
-are computed beside it (``service.ratings``), since the rating library is
-not part of the engine.
+The server's tournaments and ``risk tournament`` share it; ratings are
+computed beside it, in the server's ``ratings`` module (openskill), since
+the rating library is not part of the engine.
 
 A tournament plays every *pairing* (each combination of ``players``
 entrants) a number of games: in ``round_robin``, as many as there are seats,
@@ -18,8 +18,8 @@ from its seed.
 
 A finished game ranks its seats for the mean place: the winners first,
 then seats still in the game, then the others in the reverse of the order
-they went out (the last one out placed best). The ratings
-(``service.ratings``) take the winners first and every other seat tied.
+they went out (the last one out placed best). The ratings (the server's
+``ratings``) take the winners first and every other seat tied.
 """
 
 from __future__ import annotations
