@@ -44,7 +44,10 @@ def browser() -> Iterator[Any]:
 
 def errors(browser: Any) -> list[str]:
     """The page's console errors since the last call (the log is read once)."""
-    found = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    entries = browser.get_log("browser")
+    # A refused response is the server's answer, not a script's error: a finished game's
+    # page asks for an analysis that may not exist yet (analysis.js, 404).
+    found = [e["message"] for e in entries if e["level"] == "SEVERE" and e["source"] != "network"]
     return [m for m in found if "favicon.ico" not in m]  # the JSON page opened for storage
 
 
