@@ -168,13 +168,33 @@ class GameForked(GameCreated):
     def __init__(
         self,
         *,
+        game_id: str,
+        board: str,
+        mode: str,
+        rules: dict[str, Any],
+        seats: tuple[dict[str, Any], ...],
+        seed_commitment: str,
+        player_seeds: dict[str, str],
+        record_format: int,
         parent_game_id: str,
         parent_version: int,
         parent_head: str,
         position: dict[str, Any],
-        **created: Any,
     ) -> None:
-        GameCreated.__init__(self, **created)
+        # The base's fields by name, through the base's own constructor: compiled
+        # (mypyc), one handed a keyword dict left them unset; and ``super()`` fails
+        # in a slotted dataclass (the class it names is not the one built).
+        GameCreated.__init__(
+            self,
+            game_id=game_id,
+            board=board,
+            mode=mode,
+            rules=rules,
+            seats=seats,
+            seed_commitment=seed_commitment,
+            player_seeds=player_seeds,
+            record_format=record_format,
+        )
         self.parent_game_id = parent_game_id
         self.parent_version = parent_version
         self.parent_head = parent_head
