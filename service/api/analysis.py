@@ -28,16 +28,14 @@ from service.game_types import SeatPlan
 from service.problems import ApiProblem
 from service.quotas import GameQuotaExceeded
 from service.ratelimit import Check
-from service.schemas import SeatRequest
+from service.schemas import SeatRequest, WholeNumber
 from workers.queues import EXPORTS_QUEUE, escaped_game_id, queue
 
 bp = Blueprint("analysis", __name__, url_prefix="/v1/games")
 
 
 class AnalysisRequest(Schema):
-    depth = fields.Integer(
-        strict=True, validate=validate.Range(1, MAX_DEPTH), load_default=DEFAULT_DEPTH
-    )
+    depth = WholeNumber(validate=validate.Range(1, MAX_DEPTH), load_default=DEFAULT_DEPTH)
 
 
 class AnalysisQuery(Schema):
@@ -45,7 +43,7 @@ class AnalysisQuery(Schema):
 
 
 class ForkRequest(Schema):
-    version = fields.Integer(strict=True, required=True, validate=validate.Range(min=1))
+    version = WholeNumber(required=True, validate=validate.Range(min=1))
     seats = fields.List(
         fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=6)
     )

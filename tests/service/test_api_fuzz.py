@@ -73,6 +73,11 @@ CONFIG = SchemathesisConfig.from_dict(
                 "include-operation-id": "createGame",
                 "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400"]}},
             },
+            # Likewise a fork's seats (bot and level names) and the version it continues after.
+            {
+                "include-operation-id": "forkGame",
+                "checks": {"positive_data_acceptance": {"expected-statuses": [*PLAYING, "400"]}},
+            },
             # Likewise a tournament: bot and level names, formats and the games' setup.
             {
                 "include-operation-id": "createTournament",
