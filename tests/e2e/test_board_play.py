@@ -295,9 +295,14 @@ def placement(me: Clicker, actions: list[dict[str, Any]]) -> str:
     return max(front or places, key=lambda t: view["territories"][t]["armies"])
 
 
-def play_one(me: Clicker, actions: list[dict[str, Any]], attacks: bool = True) -> str:
-    """One move by clicks on the page; returns its kind."""
+def play_one(
+    me: Clicker, actions: list[dict[str, Any]], attacks: bool = True, greedy: bool = True
+) -> str:
+    """One move by clicks on the page; returns its kind. Without ``attacks`` the seat never
+    attacks; not ``greedy``, it stops attacking once the turn's card is won."""
     kinds = {a["command"]["type"] for a in actions}
+    if not greedy and me.view.get("conquered_this_turn"):
+        attacks = False
     if "pass_adventure" in kinds and "play_adventure" not in kinds:  # the page passes: no click
         wait_for(lambda: me.version() > me.seen, 5, "the page to pass the window")
         return "passed by the page"
@@ -385,7 +390,13 @@ def test_a_whole_classic_game_by_clicks(board_stack: Stack, browser: Any) -> Non
     open_seat(browser, board_stack, game, "p1", token)
     instant(browser)
     me = Clicker(board_stack, browser, game, token)
-    made = play_by_clicks(me)  # until the game ends, or p1 is out of it
+    # Until the game ends or p1 is out of it; a game that goes on past p1's 8th turn
+    # (its length varies with the dice) ends by p1 resigning, by clicks too.
+    made = play_by_clicks(me, turns=8)
+    if me.ready(timeout=30) is not None:
+        me.click("#actions details.resign summary")
+        me.submit("resign")
+        made["resign"] = 1
     wait_for(lambda: me.get()["phase"] == "finished", 60, "the bots to finish the game")
     over = lambda: "Game over" in browser.find_element(By.ID, "turn").text  # noqa: E731
     wait_for(over, 10, "the page to say the game is over")
@@ -490,7 +501,7 @@ def test_the_hand_names_cards_and_a_trade_is_made_by_picking_three(
         if trades:
             trade = trades[0]
             break
-        play_one(me, actions)
+        play_one(me, actions, greedy=False)  # a card a turn, and a game that lasts
     assert trade is not None
     held = next(s for s in me.get()["seats"] if s["id"] == "p1")["cards"]
     shown = browser.execute_script(
