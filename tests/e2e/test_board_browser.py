@@ -126,7 +126,7 @@ def test_the_lobby_lists_a_game(board_stack: Stack, browser: Any) -> None:
     assert "Grace (p2)" in wait_for(lambda: browser.find_element(By.ID, "you").text)
     browser.get(board_stack.url + "/")
     browser.find_element(By.ID, "start").click()  # the form's default: you against two bots
-    wait_for(lambda: "/games/" in browser.current_url, what="the new game's page")
+    wait_for(lambda: "/games/" in browser.current_url, 30, "the new game's page")
     new = browser.current_url.rsplit("/", 1)[1]
     panel = wait_for(lambda: browser.find_element(By.ID, "you").text, what="the seat panel")
     assert "(p1)" in panel

@@ -142,6 +142,20 @@ class Clicker:
         wait_for(press, 10, css)
         self.clicks += 1
 
+    def fill(self, css: str, text: str) -> None:
+        """Click a field and type ``text`` over its value: again if the page redrew the
+        form meanwhile (a feed's update may, on a loaded machine, land between the two)."""
+
+        def typed() -> bool:
+            field = self.browser.find_element(By.CSS_SELECTOR, css)
+            field.click()
+            field.send_keys(Keys.CONTROL, "a")
+            field.send_keys(text)
+            return bool(field.get_attribute("value") == text)
+
+        wait_for(typed, 10, css)
+        self.clicks += 1
+
     def territory(self, territory: str) -> None:
         self.click(f"[data-territory='{territory}'] .disc")  # its army badge
 
@@ -304,7 +318,7 @@ def play_one(
     if not greedy and me.view.get("conquered_this_turn"):
         attacks = False
     if "pass_adventure" in kinds and "play_adventure" not in kinds:  # the page passes: no click
-        wait_for(lambda: me.version() > me.seen, 5, "the page to pass the window")
+        wait_for(lambda: me.version() > me.seen, 15, "the page to pass the window")
         return "passed by the page"
     if "trade_cards" in kinds and me.view["must_trade"]:
         me.moved(lambda: me.click("#hand button.trade-best"), "the suggested trade")
@@ -327,11 +341,7 @@ def play_one(
     occupy = [a["bounds"]["count"] for a in actions if a["command"]["type"] == "occupy"]
     if occupy and occupy[0][0] < occupy[0][1] and attacks:  # the stack rolls on: all moves in
         most = occupy[0][1]
-        amount = "#actions form[data-type='occupy'] input[type=number]"
-        me.click(amount)
-        field = me.browser.find_element(By.CSS_SELECTOR, amount)
-        field.send_keys(Keys.CONTROL, "a")
-        field.send_keys(str(most))
+        me.fill("#actions form[data-type='occupy'] input[type=number]", str(most))
     for kind in ("occupy", "defend"):
         if kind in kinds:
             me.submit(kind)
@@ -430,11 +440,11 @@ def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: A
     me = Clicker(board_stack, browser, game, token)
     stalls = []
 
-    def watch() -> None:  # a window the page should have passed is gone within 3 s
+    def watch() -> None:  # a window the page should have passed is gone within moments
         if waits_on_p1_without_a_card(me):
             version = me.version()
-            try:
-                wait_for(lambda: me.version() > version, 3, "the page to pass the window")
+            try:  # (10 s: a loaded machine's page may take seconds to see the window)
+                wait_for(lambda: me.version() > version, 10, "the page to pass the window")
             except AssertionError:
                 stalls.append(version)
 
