@@ -258,7 +258,14 @@ def hammer(clients: list[Callable[[], int]], seconds: float) -> dict[int, int]:
 
 
 def costly(seconds: float) -> dict[str, Any]:
-    with stack({"RISK_RATE_IP": "off", "RISK_COSTLY_IP": "off"}) as (url, store, _):
+    """The costly case with the helper at the server's priority, then at the default
+    niceness (``RISK_OFFLOAD_NICE``), one after the other: what the niceness buys."""
+    return {f"offload_nice_{nice}": costly_at(seconds, nice) for nice in (0, 10)}
+
+
+def costly_at(seconds: float, nice: int) -> dict[str, Any]:
+    limits = {"RISK_RATE_IP": "off", "RISK_COSTLY_IP": "off", "RISK_OFFLOAD_NICE": str(nice)}
+    with stack(limits) as (url, store, _):
         game, events = long_game(store.url)
         _, record = call("GET", f"{url}/v1/games/{game}/record")
         before = figures(healthz(url, 40))

@@ -66,6 +66,7 @@ class Offload:
                 "redis_url": settings.redis_url,
                 "redis_cluster": settings.redis_cluster,
                 "key_prefix": settings.key_prefix,
+                "offload_nice": settings.offload_nice,
             }
         )
         self.max_waiting = max_waiting

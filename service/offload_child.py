@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from typing import IO, Any
 
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 def main(config: str) -> None:
     options = json.loads(config)
     settings = Settings(**options)
+    # Below the request workers: on a machine whose cores are all busy, /healthz and the
+    # games' commands get the CPU first and the costly task waits, not the reverse.
+    os.nice(max(0, settings.offload_nice))
     client = store_client(settings, socket_timeout=30, socket_connect_timeout=5)
     keys = KeySpace(settings.key_prefix)
     service = GameService(client, keys, cache_games=16)

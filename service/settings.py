@@ -16,6 +16,8 @@ directly instead of patching the environment::
                                            per window per address (a kept one is free)
     RISK_OFFLOAD_WAITING   8               requests that may wait for a process's helper
                                            (service.offload); more get 503 + Retry-After
+    RISK_OFFLOAD_NICE      10              niceness of that helper (0: the server's own): the
+                                           request workers go first for a busy machine's CPU
     RISK_SEND_TIMEOUT      30              seconds a client may stop reading a record
     RISK_CREATE_TOKEN      unset: anyone may create games; set: POST /v1/games needs it
                            (or the admin token) as its bearer token
@@ -107,6 +109,7 @@ class Settings:
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
     costly_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
     offload_waiting: int = 8
+    offload_nice: int = 10
     send_timeout_seconds: float = 30.0
     proxy_hops: int = 0
     max_body_bytes: int = 64 * 1024
@@ -188,6 +191,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),
     ("offload_waiting", "RISK_OFFLOAD_WAITING", int),
+    ("offload_nice", "RISK_OFFLOAD_NICE", int),
     ("send_timeout_seconds", "RISK_SEND_TIMEOUT", float),
     ("snapshot_every", "RISK_SNAPSHOT_EVERY", int),
     ("max_game_events", "RISK_MAX_GAME_EVENTS", int),

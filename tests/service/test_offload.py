@@ -1,0 +1,27 @@
+"""The helper process of costly requests (service/offload.py, issue 36 item 1)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+from service.offload import Offload, TaskFailed
+from service.settings import Settings
+
+
+@pytest.mark.parametrize("nice", [0, 7])
+def test_the_helper_runs_below_the_request_workers(settings: Settings, nice: int) -> None:
+    """docs/operations.md, RISK_OFFLOAD_NICE: the helper yields a busy machine's CPU to the
+    server process that started it, by the niceness configured."""
+    offload = Offload(dataclasses.replace(settings, offload_nice=nice))
+    try:
+        with pytest.raises(TaskFailed) as refused:  # a task the helper answers at once
+            offload.run({"kind": "summary", "game": "no-such-game"})
+        assert refused.value.code == "game_not_found"
+        helper = offload._held[0].process.pid
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, helper) == min(19, own + nice)
+    finally:
+        offload.close()
