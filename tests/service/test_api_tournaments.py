@@ -20,6 +20,7 @@ from service.app import create_app
 from service.games import GameService
 from service.keys import KeySpace
 from service.settings import Settings
+from service.tournaments import Tournaments
 from tests.service.api_helpers import ApiClient, problem
 from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
@@ -329,3 +330,31 @@ def test_a_finished_tournament_is_kept_as_long_as_its_games(
     redis.delete(keys.info, keys.games, keys.results, keys.feed)  # what the TTL does
     assert api.get("/v1/tournaments").json["tournaments"] == []
     assert redis.zcard(KeySpace(key_prefix).tournaments()) == 0
+
+
+def test_the_listing_builds_a_tournaments_document_once_per_change(
+    api: ApiClient, redis: redis_lib.Redis, key_prefix: str, relay: Relay, monkeypatch: Any
+) -> None:
+    """Issue 36: every GET /v1/tournaments built every listed document (960 games each)
+    in the request. Asked again with nothing changed, it builds none; after a change,
+    that tournament's once; what it lists is the document GET /v1/tournaments/{id} gives."""
+    tid = create(api, players=3, parallel=1)["tournament_id"]
+    built: list[str] = []
+    document = Tournaments.document
+
+    def counted(self: Tournaments, tournament_id: str) -> dict[str, Any]:
+        built.append(tournament_id)
+        return document(self, tournament_id)
+
+    monkeypatch.setattr(Tournaments, "document", counted)
+    first = api.get("/v1/tournaments").json["tournaments"]
+    assert [t["tournament_id"] for t in first] == [tid]
+    built.clear()
+    assert api.get("/v1/tournaments").json["tournaments"] == first
+    assert built == []
+    drive(redis, key_prefix, relay)  # the tournament is played to its end
+    built.clear()
+    listed = api.get("/v1/tournaments").json["tournaments"]
+    assert built == [tid]
+    assert listed[0]["status"] == "finished" and listed[0]["games_finished"] == 3
+    assert listed == [api.get(f"/v1/tournaments/{tid}").json]
