@@ -78,19 +78,25 @@ def _setup_place(s: State, seat: str) -> Sequence[Action]:
 
 
 def _trades(s: State, seat: str) -> list[Action]:
-    """Each set in hand; with a choice of +2 territories, one action per choice."""
+    """Each set in hand; with a choice of +2 territories, one action per choice.
+
+    Each says the armies its set brings (``armies``, the +2 apart), which only the
+    rules can tell: with fixed values a set's symbols price it, not the count of
+    trades; a player choosing a set on the page sees it."""
     if not may_trade(s):
         return []
     actions = []
     cards = s.board.cards
     for chosen in sets_in_hand(s.board, s.hand(seat)):
         body = {"type": "trade_cards", "cards": list(chosen)}
+        armies = s.mode.trade_value(s, tuple(cards[c].symbol for c in chosen))
         pictured = [cards[c].territory for c in chosen]
         held = [t for t in pictured if t is not None and s.owner.get(t) == seat]
         if s.bonus_taken or len(held) < 2:
-            actions.append(_action(body))
+            bodies = [body]
         else:
-            actions += [_action({**body, "bonus_territory": t}) for t in held]
+            bodies = [{**body, "bonus_territory": t} for t in held]
+        actions += [{**_action(one), "armies": armies} for one in bodies]
     return actions
 
 

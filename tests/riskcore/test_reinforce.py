@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from riskcore.engine.legal import legal_actions
 from riskcore.model.options import RuleSet
 from riskcore.model.state import ATTACK, REINFORCE
 from riskcore.protocol import commands as cmd
@@ -241,6 +242,34 @@ def test_fixed_values_go_by_the_symbols() -> None:
     art = traded(game.do(cmd.TradeCards(seat="p1", cards=tuple(ARTILLERY[:3]))))
     mixed = traded(game.do(cmd.TradeCards(seat="p1", cards=(INFANTRY[0], CAVALRY[0], WILD[0]))))
     assert (art.armies, mixed.armies) == (8, 10)
+
+
+def test_each_offered_trade_says_the_armies_its_set_brings() -> None:
+    """The set's worth goes with each trade offered (the page shows it beside the set):
+    with fixed values by its symbols (000_ed9208fe5525be2d.txt: "3 infanteri 4 3
+    kavalleri 6 3 artilleri 8 1 av varje 10"), with progressive values by the sets traded
+    before; what the action says is what the trade then gives."""
+    # rule: 000-mission-fixed-values
+    hands = {"p1": [*ARTILLERY[:3], *INFANTRY[:3], CAVALRY[0]]}
+    for rules, traded_before in ((RuleSet(card_values="fixed"), 0), (RuleSet(), 2)):
+        game = holding(["peru"], rules=rules, hands=hands)
+        game.state.sets_traded = traded_before
+        offered = {
+            tuple(sorted(a["command"]["cards"])): a["armies"]
+            for a in legal_actions(game.state, "p1")
+            if a["command"]["type"] == "trade_cards"
+        }
+        assert len(offered) > 3
+        if rules.card_values == "fixed":
+            assert offered[tuple(sorted(ARTILLERY[:3]))] == 8
+            assert offered[tuple(sorted(INFANTRY[:3]))] == 4
+            assert offered[tuple(sorted((ARTILLERY[0], INFANTRY[0], CAVALRY[0])))] == 10
+        else:
+            assert set(offered.values()) == {8}  # the third set of the game: 4, 6, then 8
+        for cards, armies in list(offered.items())[:3]:
+            again = holding(["peru"], rules=rules, hands=hands)
+            again.state.sets_traded = traded_before
+            assert traded(again.do(cmd.TradeCards(seat="p1", cards=cards))).armies == armies
 
 
 # The territory bonus ------------------------------------------------------------
