@@ -10,7 +10,7 @@
     python bench/bots.py --bots strong,heuristic,heuristic,heuristic --turn-rollouts 160
     python bench/bots.py --mode secret_missions --bots heuristic,heuristic:missions=false
     python bench/bots.py --mode two_player_active --bots heuristic,heuristic:bribes=false
-    RISK_DOM_ARENA=../shared/arena/domination/dom_arena.py python bench/bots.py --domination-only \
+    RISK_DOM_ARENA=/path/to/dom_arena.py python bench/bots.py --domination-only \
         --dom-lineup 'heuristic,DomHard*3' --dom-games 400
 
 Seats rotate through every order of the bots, so each bot sits in each seat
@@ -32,8 +32,9 @@ searched, each budgeted as a turn of its own; ``--searched`` without
 ``setup_claim`` plays the bot from before that), apart from its turns.
 ``--domination PATH`` (or ``RISK_DOM_ARENA``): the arena that plays
 Domination's AIs on our rules (``dom_arena.py``, outside the project: see
-docs/bots.md); its lineups (``--dom-lineup``, by default the four of
-docs/bots.md's table) are then played too and reported under
+docs/bots.md); its lineups (``--dom-lineup``, by default ``DOM_LINEUPS``:
+heuristic, medium and hard each against three Domination hard AIs, and
+Domination hard against three of our hard) are then played too and reported under
 ``domination`` beside ours, each with the lone seat kind's wins and Wilson
 interval; without an arena the key says it was skipped.
 ``--domination-only`` plays only those.
