@@ -4,7 +4,8 @@ The repository's front pages live at its root, where a reader of the
 checkout looks for them: README.md becomes the site's home page,
 CHANGELOG.md its changelog, and openapi.yaml the file the API reference
 renders. Their links, and the docs' links to source files outside docs/,
-are written for the checkout; here they are pointed at the site's pages, or,
+are written for the checkout; here they are pointed at the site's pages (or
+its copy of openapi.yaml), or,
 for a source file the site does not hold, turned into the file's name in
 code. A link to nothing in the repository is left alone, so the strict build
 still fails on it.
@@ -66,7 +67,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def _rewriter(source_dir: str, page_dir: str) -> Any:
-    site_pages = {source: page for page, source in FROM_THE_ROOT.items()}
+    site_pages = {source: page for page, source in {**FROM_THE_ROOT, **COPIED}.items()}
 
     def rewrite(match: re.Match[str]) -> str:
         bang, text, target = match.groups()
