@@ -1,9 +1,12 @@
-"""Build riskcore/boards/maps/*.json from the reference data in ../shared/reference.
+"""Build riskcore/boards/maps/*.json from reference data files.
 
-The reference files are the facts (gathered from public sources); this
-script only changes their format. Run it again if they change:
+The reference files are the facts (gathered from public sources:
+classic-map.txt, classic-cards.txt and middle-earth.txt in one folder); they
+are not part of this repository, and the maps built from them are committed,
+so nobody needs this script to use or change the project. This script only
+changes their format. With those files at hand, run it again if they change:
 
-    .venv/bin/python scripts/build_maps.py ../shared/reference
+    .venv/bin/python scripts/build_maps.py REFERENCE_FOLDER
 """
 
 from __future__ import annotations
