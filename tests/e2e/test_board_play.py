@@ -507,9 +507,9 @@ def test_the_hand_names_cards_and_a_trade_is_made_by_picking_three(
     for _ in range(200):
         actions = me.ready(timeout=30)
         assert actions is not None, "the game ended before p1 held a set"
-        trades = [a["command"] for a in actions if a["command"]["type"] == "trade_cards"]
+        trades = [a for a in actions if a["command"]["type"] == "trade_cards"]
         if trades:
-            trade = trades[0]
+            trade, armies = trades[0]["command"], trades[0]["armies"]
             break
         play_one(me, actions, greedy=False)  # a card a turn, and a game that lasts
     assert trade is not None
@@ -526,6 +526,8 @@ def test_the_hand_names_cards_and_a_trade_is_made_by_picking_three(
             assert names[cards[card]["territory"]] in text and cards[card]["symbol"] in text
     for card in trade["cards"]:
         me.click(f"#hand button.card[data-card='{card}']")
+    button = browser.find_element(By.CSS_SELECTOR, "#hand button.trade-picked")
+    assert f"for {armies} armies" in button.text  # what this set brings
     me.moved(lambda: me.click("#hand button.trade-picked"), "the picked trade")
     traded = [
         e["event"]

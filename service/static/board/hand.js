@@ -71,15 +71,16 @@ export function renderHand(box, ctx) {
     parts.push(el("p", { class: "forced", role: "note", text: held.length >= 6 ? `You hold ${held.length} cards: trade sets until you hold fewer than 5 before you go on.` : `You hold ${held.length} cards: you must trade a set now, before placing armies.` }));
   }
   if (trades.length) {
-    const worth = view.next_trade_value ? ` for ${view.next_trade_value} armies` : "";
+    // Each offered set says what it brings (with fixed card values its symbols decide).
+    const worth = (action) => action.armies ? ` for ${action.armies} armies` : "";
     const chosen = trades.find((a) => sameSet(a.command.cards, [...ctx.picked]));
     const best = bestTrade(trades, cardsById, view, seat);
     const names = (action) => action.command.cards.map((id) => cardWords(cardsById[id], board)).join(", ");
     const tradeButton = (action, text, cls) => el("button", { type: "button", class: cls, "data-trade": action.command.cards.join(","), onclick: (e) => ctx.send({ ...action.command }, e.target.closest("div")) , text });
     parts.push(el("div", { class: "trades" },
-      chosen ? tradeButton(chosen, `Trade these three${worth}`, "primary trade-picked")
+      chosen ? tradeButton(chosen, `Trade these three${worth(chosen)}`, "primary trade-picked")
         : el("button", { type: "button", disabled: true, class: "trade-picked", text: ctx.picked.size === 3 ? "These three are not a set" : `Pick three cards to trade (${ctx.picked.size} picked)` }),
-      best ? el("p", { class: "suggested" }, `Suggested: ${names(best)}${best.command.bonus_territory ? ` (+2 on ${board.names[best.command.bonus_territory]})` : ""} `, tradeButton(best, `Trade the suggested set${worth}`, "trade-best")) : null));
+      best ? el("p", { class: "suggested" }, `Suggested: ${names(best)}${best.command.bonus_territory ? ` (+2 on ${board.names[best.command.bonus_territory]})` : ""} `, tradeButton(best, `Trade the suggested set${worth(best)}`, "trade-best")) : null));
   }
   const missions = view.mode_state?.missions?.[seat];
   if (missions?.length) {
