@@ -7,9 +7,10 @@ losses of the same chain (``riskcore.bots.losses``):
 - *Claim* toward continents that are cheap to take and hold (Australia,
   South America) and where it already holds most; block a rival's last
   free territory of a continent.
-- *Reinforce*: trade every set it may (a set in hand earns nothing, values
-  rise with every trade anyone makes; a set showing an own territory earns
-  +2 there); bring the entrances of continents it holds up to the enemy
+- *Reinforce*: trade a set at four cards or more, or when a planned
+  elimination needs its armies, or when a rival could afford to put this
+  seat out (``plan.threat``); else hold it (a set showing an own territory
+  earns +2 there); bring the entrances of continents it holds up to the enemy
   armies next to them, then mass the rest on the border territory with the
   best attack.
 - *Attack* while some attack has a positive expected gain, win x value -
@@ -45,7 +46,7 @@ from riskcore.bots.base import register
 from riskcore.bots.features import CARD_WORTH, Position, joined_to
 from riskcore.bots.losses import attack_odds
 from riskcore.bots.mission_progress import Aims
-from riskcore.bots.plan import Conquest, Hunt, conquest, hunt, next_target
+from riskcore.bots.plan import Conquest, Hunt, conquest, hunt, next_target, threat
 from riskcore.engine.legal import Action, of_type
 from riskcore.model.state import (
     ATTACK,
@@ -65,6 +66,8 @@ from riskcore.views.seatview import SeatView
 Body = dict[str, Any]
 # Taking the last territory of the last rival wins: worth any army count.
 WIN_VALUE = 10_000.0
+# Sets are held until this many cards (``Params.trade_at``) by default.
+HOLD_AT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +101,24 @@ class Params:
     # Continents planned over the turn (``plan.conquest``): off, or the margin
     # per territory and the most territories it may be short.
     # Trade a set only with this many cards or more (3: whenever it may; 5: when
-    # forced), unless a planned elimination needs the armies.
-    trade_at: int = 3
+    # forced), unless a planned elimination needs the armies or a rival could
+    # afford to put this seat out (``trade_threat``, ``plan.threat``).
+    trade_at: int = HOLD_AT
     # Expected gain (armies) an unplanned attack must clear once the turn's card is won.
     after_card_gain: float = 0.0
     conquer: bool = False
     conquer_margin: float = 1.0
     conquer_most: int = 4
+    # A rival of at most 4 territories is worth attacking for its cards (this
+    # share of them per territory left) even when the turn cannot put it out.
+    soften: float = 1.0
+    # Blitz: keep this share of the enemy armies next to the source at home.
+    keep_share: float = 0.5
+    # Held sets are traded anyway at this ``plan.threat`` (0: never): a rival's
+    # armies, income and set against what putting this seat out costs.
+    trade_threat: float = 1.0
+    # ... and when the set's armies finish a continent this turn (``plan.conquest``).
+    trade_continent: bool = False
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -211,7 +225,13 @@ class HeuristicPolicy:
         sets = sets_in_hand(view.board, view.my_hand()) if may_trade(view) else []
         if sets and not view.must_trade and len(view.my_hand()) < self.params.trade_at:
             worth = set_value(pos, best_set(pos, sets))
-            sets = [] if self.hunting(pos, view.reserve() + worth) is None else sets
+            hold = self.hunting(pos, view.reserve() + worth) is None
+            if hold and self.params.trade_continent:
+                margin, most = self.params.conquer_margin, self.params.conquer_most
+                hold = conquest(pos, view.reserve() + worth, margin, most) is None
+            if hold and self.params.trade_threat > 0:
+                hold = threat(pos, 3 * card_worth(pos)) < self.params.trade_threat
+            sets = [] if hold else sets
         if sets:
             return {"type": "trade_cards", "cards": list(best_set(pos, sets))}
         reserve = view.reserve()
@@ -411,8 +431,8 @@ class HeuristicPolicy:
         others = [n for n in pos.enemies_near(source) if n != target]
         if not others:
             return 1
-        threat = sum(pos.troops[n] - 1 for n in others)
-        return max(1, min(pos.troops[source] - 1, threat // 2))
+        pressed = sum(pos.troops[n] - 1 for n in others)
+        return max(1, min(pos.troops[source] - 1, int(pressed * self.params.keep_share)))
 
     # Occupy -----------------------------------------------------------------
 
@@ -490,7 +510,7 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
     elif left == 1:
         value += 3.0 + 1.5 * cards * card
     elif left <= 4:
-        value += cards * card / left
+        value += params.soften * cards * card / left
     if params.missions and pos.aims is not None:
         value += mission_worth(pos.aims, target, pos.owner[target], params)
     return value
@@ -743,10 +763,12 @@ class HeuristicBot:
         missions: bool | None = None,
         bribes: bool | None = None,
         plans: bool | None = None,
+        hold: bool | None = None,
     ) -> None:
         """``missions=False``: blind to its missions (claims a done one, steers to none);
         ``bribes=False``: never bribes; ``plans=False``: plans no elimination over a
-        turn (the ``easy`` level). The old behaviours, kept for the ablations."""
+        turn; ``hold=False``: trades every set at once (``plans`` and ``hold`` false:
+        the ``easy`` level). The old behaviours, kept for the ablations."""
         chosen = params or Params()
         if missions is not None:
             chosen = replace(chosen, missions=bool(missions))
@@ -754,6 +776,8 @@ class HeuristicBot:
             chosen = replace(chosen, bribes=bool(bribes))
         if plans is not None:
             chosen = replace(chosen, hunt=bool(plans))
+        if hold is not None:
+            chosen = replace(chosen, trade_at=HOLD_AT if hold else 3)
         self.policy = HeuristicPolicy(chosen)
 
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:

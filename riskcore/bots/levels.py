@@ -3,9 +3,10 @@
 Declared once, here: the API's seats, the workers, tournaments and
 ``risk tournament`` all read a level from this table. ``easy`` is the
 heuristic bot without its turn plans (``plans: false``: it prices one
-attack at a time and plans no elimination), the heuristic as it was
-before issue 34, kept beatable; ``medium`` and ``hard`` are the strong bot
-(rollouts of the full heuristic) with a budget of CPU time per own turn
+attack at a time and plans no elimination) and trading every set at once
+(``hold: false``), the heuristic as it was before issue 34, kept
+beatable; ``medium`` and ``hard`` are the strong bot (rollouts of the
+full heuristic) with a budget of CPU time per own turn
 (``turn_ms`` on the ``cpu`` clock: a loaded machine makes a turn take
 longer, not play weaker) and a cap on its rollouts, so a faster machine or
 engine buys a level more search but never more than its cap. Each claim
@@ -46,7 +47,7 @@ LEVELS: Mapping[str, Level] = MappingProxyType(
         "easy": Level(
             "easy",
             "heuristic",
-            MappingProxyType({"plans": False}),
+            MappingProxyType({"plans": False, "hold": False}),
             "the heuristic bot without its turn plans: rules of thumb priced by odds",
         ),
         "medium": Level(

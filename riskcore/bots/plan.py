@@ -1,4 +1,5 @@
-"""Turn plans the heuristic follows: an elimination its armies can finish this turn.
+"""Turn plans the heuristic follows: an elimination its armies can finish this turn
+(``hunt``), and how near a rival is to putting this seat out (``threat``).
 
 A rival put out hands its cards to the seat that takes its last territory;
 with progressive set values those cards are the biggest prize on the board,
@@ -213,3 +214,31 @@ def next_target(pos: Position, targets: list[str]) -> tuple[str, str] | None:
                 if best is None or edge > best[0]:
                     best = (edge, s, t)
     return None if best is None else (best[1], best[2])
+
+
+def elimination_cost(pos: Position, seat: str) -> float:
+    """What putting ``seat`` out costs a big stack: the expected losses against each
+    of its territories plus the army left in each (as ``hunt`` prices it)."""
+    troops = pos.troops
+    return sum(loss(troops[t]) + 1.0 for t, p in pos.owner.items() if p == seat)
+
+
+def striking_power(pos: Position, rival: str, next_set: float) -> float:
+    """Armies ``rival`` may bring against anyone next turn: its armies able to move
+    (all but one a territory), its income, and a set's value if it holds three
+    cards or more (four or more cards always hold a set)."""
+    troops, owner = pos.troops, pos.owner
+    armies = sum(troops[t] - 1 for t, p in owner.items() if p == rival)
+    cards = pos.cards.get(rival, 0)
+    return armies + pos.income(rival) + (next_set if cards >= 3 else 0.0)
+
+
+def threat(pos: Position, next_set: float) -> float:
+    """How near a rival is to putting this seat out on its next turn: the most
+    ``striking_power`` of a rival over this seat's ``elimination_cost`` (1 or more:
+    a rival can afford it, if its armies reach)."""
+    cost = elimination_cost(pos, pos.me)
+    if cost <= 0:
+        return 0.0
+    rivals = [p for p in pos.cards if not pos.is_friend(p) and not pos.view.is_neutral(p)]
+    return max((striking_power(pos, p, next_set) / cost for p in rivals), default=0.0)

@@ -8,11 +8,11 @@ from __future__ import annotations
 import random
 
 from riskcore.bots.features import Position
-from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy
-from riskcore.bots.plan import groups_of, hunt
+from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, card_worth
+from riskcore.bots.plan import elimination_cost, groups_of, hunt, striking_power, threat
 from riskcore.engine.legal import legal_actions
 from riskcore.views.seatview import SeatView
-from tests.riskcore.helpers import Game, position, split
+from tests.riskcore.helpers import CLASSIC, Game, cards_with, position, split
 
 # p2 is down to Indonesia and New Guinea (one army each) with three cards; p1's
 # Siam (two armies) touches Indonesia, and its 15 territories bring 5 armies;
@@ -85,3 +85,40 @@ def test_the_easy_level_plans_nothing() -> None:
     easy = HeuristicBot(plans=False)
     assert easy.policy.hunting(Position(view), view.reserve()) is None
     assert HeuristicPolicy().hunting(Position(view), view.reserve()) is not None
+
+
+# Card timing (issue 34): p1 holds 14 territories of 4 armies and three infantry
+# cards (a set); p2, p3 and p4 hold the rest with an army each, too many
+# territories to hunt.
+def _holding(big_rival: bool) -> Game:
+    names = list(CLASSIC.territory_names)
+    owners = {
+        t: "p1" if i < 14 else "p2" if i < 24 else "p3" if i < 33 else "p4"
+        for i, t in enumerate(names)
+    }
+    armies = dict.fromkeys(names[:14], 4)
+    if big_rival:
+        armies[names[20]] = 60  # p2's stack could pay for p1's 14 territories
+    return position(owners, armies, n=4, hands={"p1": cards_with("infantry")[:3]})
+
+
+def _choice(game: Game, bot: HeuristicBot) -> dict[str, object]:
+    view = SeatView(game.state, "p1")
+    return bot.choose(view, legal_actions(game.state, "p1"), random.Random(0))
+
+
+def test_a_safe_seat_holds_its_set_below_four_cards() -> None:
+    game = _holding(big_rival=False)
+    pos = Position(SeatView(game.state, "p1"))
+    assert threat(pos, 3 * card_worth(pos)) < 1.0
+    assert _choice(game, HeuristicBot())["type"] == "place_armies"
+    # the easy level (and hold: false) trades every set at once, as before issue 34
+    assert _choice(game, HeuristicBot(plans=False, hold=False))["type"] == "trade_cards"
+
+
+def test_a_seat_a_rival_could_put_out_trades_its_set() -> None:
+    game = _holding(big_rival=True)
+    pos = Position(SeatView(game.state, "p1"))
+    assert threat(pos, 3 * card_worth(pos)) >= 1.0
+    assert striking_power(pos, "p2", 3 * card_worth(pos)) >= elimination_cost(pos, "p1")
+    assert _choice(game, HeuristicBot())["type"] == "trade_cards"
