@@ -49,9 +49,10 @@ from riskcore.audit.record import SYSTEM, envelopes
 from riskcore.audit.sealing import seal
 from riskcore.engine.evolve import fold
 from riskcore.simulate import play_game
-from service.game_log import NO_EVENTS, GameLog
-from service.keys import KeySpace
-from service.store import EventStore, Head
+from service.application.game_log import NO_EVENTS, GameLog
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import Head
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "bench"

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from service.http_json import call
+from service.http.http_json import call
 
 RISK = [sys.executable, "-m", "riskcli"]
 

@@ -42,10 +42,10 @@ from riskcore.audit.record import decode_envelope
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.simulate import GameResult, play_game
-from service.games import GameService
-from service.keys import KeySpace
-from service.records import append_simulated, record_text
-from service.store import EventStore
+from service.application.games import GameService
+from service.application.records import append_simulated, record_text
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
 
 MIN_EVENTS = 10_000
 

@@ -75,8 +75,9 @@ from typing import Any
 import redis
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, new_events
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import new_events
 
 SNAPSHOT_BLOB = os.urandom(8 * 1024)
 
@@ -466,7 +467,7 @@ def run(
     store.save_snapshot("long", args.load_events - 99, SNAPSHOT_BLOB, "s1")
     with_snapshot = load_ms(store, "long", "s1")
     stream_bytes = client.memory_usage(keys.events, samples=0) or 0
-    # appends without a caller's key keep no record (service/append.lua): make one
+    # appends without a caller's key keep no record (service/store/append.lua): make one
     Appender(store, ["keyed"], keyed=True).run([payload(0)])
     idem = next(iter(client.scan_iter(f"{prefix}:*:idem:*", count=1000)))
     return {

@@ -50,7 +50,7 @@ from typing import Any
 import redis
 from rq import Queue
 
-from service.http_json import call
+from service.http.http_json import call
 
 ROOT = Path(__file__).resolve().parent.parent
 RISK = [sys.executable, "-m", "riskcli"]
@@ -172,8 +172,8 @@ def through_workers(
     would time the longest game's tail (a random game's length varies tenfold),
     played alone, not the pipeline under load.
     """
-    from service.keys import KeySpace
-    from service.store import EventStore
+    from service.store.event_store import EventStore
+    from service.store.keys import KeySpace
 
     keys = KeySpace(prefix)
     events = EventStore(store, keys)

@@ -38,7 +38,7 @@ import click
 # Run only by the children; imported so that a missing extra fails here (see above).
 import riskcli.serve
 import riskcli.worker  # noqa: F401
-from service.http_json import call
+from service.http.http_json import call
 
 # Children run with this interpreter, not whichever `risk` is first on PATH.
 RISK = [sys.executable, "-m", "riskcli"]

@@ -12,7 +12,7 @@ under the GIL, so commands keep their latency (``bench/streams.py``).
 
 Both classes answer gunicorn's own errors (a request line over the limit:
 414, too many or too large header fields: 431, a malformed request: 400)
-as ``application/problem+json`` with the codes of ``service.problems``,
+as ``application/problem+json`` with the codes of ``service.http.problems``,
 instead of gunicorn's HTML page: ``_problem_error`` replaces gunicorn's
 writer of those answers in the worker process.
 """
@@ -28,7 +28,7 @@ from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.workers.ggevent import GeventWorker as _GeventBase  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped]
 
-from service.problems import PROBLEM_JSON, http_code
+from service.http.problems import PROBLEM_JSON, http_code
 
 __all__ = ["GeventWorker", "ThreadedWorker", "problem_bytes"]
 

@@ -73,7 +73,7 @@ def serve(
         bind=bind, workers=workers, threads=threads, connections=connections
     )
     logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
-    # One JSON line per request (service.app) replaces gunicorn's access log.
+    # One JSON line per request (service.http.app) replaces gunicorn's access log.
     logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)
     shared = _metrics_directory(workers)
     options = {
@@ -136,6 +136,6 @@ class _Server(BaseApplication):  # type: ignore[misc]
                 self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from service.app import create_app
+        from service.http.app import create_app
 
         return create_app(self._settings)

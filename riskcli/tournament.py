@@ -1,7 +1,7 @@
 """``risk tournament``: a bot tournament played in this process, no server needed.
 
 The same schedule, places and ratings as ``POST /v1/tournaments``
-(``riskcore.tournament``, ``service.ratings``), with the games played by
+(``riskcore.tournament``, ``service.application.ratings``), with the games played by
 ``riskcore.simulate`` one after another. A progress bar goes to stderr
 when it is a terminal; the table (or ``--json``) to stdout.
 """
@@ -80,7 +80,7 @@ def tournament(
             outcomes = play_all(field, fixtures, chosen, progress=bar.update)
     except RiskError as error:
         raise click.UsageError(error.message) from None
-    from service.ratings import table
+    from service.application.ratings import table
 
     rows = table(field, outcomes)
     if as_json:

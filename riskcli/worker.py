@@ -21,11 +21,11 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from service import logs
-from service.connections import queue_client, store_client
-from service.keys import KeySpace
 from service.settings import Settings
-from service.store import Client
-from service.store_errors import REDIS_OUTAGES
+from service.store.connections import queue_client, store_client
+from service.store.errors import REDIS_OUTAGES
+from service.store.keys import KeySpace
+from service.store.values import Client
 from workers import jobs
 from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay

@@ -3,7 +3,7 @@
 No map art ships with the project, so the board page draws shapes made here
 from the facts it has: the board (``riskcore/boards/maps/NAME.json``: who
 borders whom, and how) and where each territory's point lies
-(``service/static/board/layouts/NAME.json``). Each territory is the Voronoi
+(``service/http/static/board/layouts/NAME.json``). Each territory is the Voronoi
 cell of its point, clipped to its continent's land: discs round the points
 joined by strips along the continent's land borders, smoothed, and kept a
 sea's width apart from the other continents. Whatever the shapes cannot show
@@ -12,7 +12,7 @@ becomes a link drawn over the sea; a bridge becomes a mark on the edge it
 crosses; an edge between territories that do not border each other is drawn
 as impassable.
 
-    python scripts/board_shapes.py            # writes service/static/board/shapes/*.json
+    python scripts/board_shapes.py            # writes service/http/static/board/shapes/*.json
     python scripts/board_shapes.py --check    # exits 1 when the committed data is stale
     python scripts/board_shapes.py --fit NAME # adds layout seeds where borders do not meet
 
@@ -37,8 +37,8 @@ from shapely.ops import nearest_points, polylabel, substring, unary_union, voron
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS = ROOT / "riskcore" / "boards" / "maps"
-LAYOUTS = ROOT / "service" / "static" / "board" / "layouts"
-OUT = ROOT / "service" / "static" / "board" / "shapes"
+LAYOUTS = ROOT / "service" / "http" / "static" / "board" / "layouts"
+OUT = ROOT / "service" / "http" / "static" / "board" / "shapes"
 TOUCH = 3.0  # px of common edge that counts as two shapes sharing a border
 
 

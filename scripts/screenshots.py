@@ -26,7 +26,7 @@ import redis
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-from service.http_json import call
+from service.http.http_json import call
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img"

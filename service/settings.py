@@ -7,7 +7,7 @@ directly instead of patching the environment::
     REDIS_URL              redis://127.0.0.1:6379/0   the game store
     RISK_REDIS_CLUSTER     0               1: REDIS_URL is a node of a Redis Cluster
     RISK_QUEUE_URL         REDIS_URL       RQ's queues (a plain Redis; needed with a cluster)
-    RISK_KEY_PREFIX        risk            (keys: see service/keys.py)
+    RISK_KEY_PREFIX        risk            (keys: see service/store/keys.py)
     RISK_ADMIN_TOKEN       unset: no operator endpoints
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
@@ -15,7 +15,7 @@ directly instead of patching the environment::
     RISK_COSTLY_IP         60/60           large summaries, records and verifications built
                                            per window per address (a kept one is free)
     RISK_OFFLOAD_WAITING   8               requests that may wait for a process's helper
-                                           (service.offload); more get 503 + Retry-After
+                                           (service.application.offload); more get 503 + Retry-After
     RISK_OFFLOAD_NICE      10              niceness of that helper (0: the server's own): the
                                            request workers go first for a busy machine's CPU
     RISK_SEND_TIMEOUT      30              seconds a client may stop reading a record

@@ -49,3 +49,26 @@ def test_every_riskcore_package_is_a_layer_of_the_table() -> None:
         or (p.suffix == ".py" and p.stem not in {"__init__", "mypyc_hints"})
     }
     assert here == listed
+
+
+SERVER_LAYERS = "## The server around the engine"
+
+
+def test_server_layers_table_is_the_contract_in_order() -> None:
+    layers = [layer.removeprefix("service.") for layer in contract_layers("service-layers")]
+    assert table_after(SERVER_LAYERS) == layers
+
+
+def test_every_service_package_is_a_layer_of_the_table() -> None:
+    packages = {p.name for p in (ROOT / "service").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(table_after(SERVER_LAYERS))
+
+
+def test_readme_names_the_service_layers_in_the_contracts_order() -> None:
+    """README's "Layout" line for service/ names its layers top first, as the contract."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Layout", 1)[1].split("```")[1]
+    service = block.split("\nservice/", 1)[1].split("\nworkers/", 1)[0]
+    layers = [layer.removeprefix("service.") for layer in contract_layers("service-layers")]
+    named = list(dict.fromkeys(w for w in service.replace(",", " ").split() if w in layers))
+    assert named == layers

@@ -5,7 +5,7 @@ worker takes from: a game in play never waits behind an analysis), with the
 game's id, the depth and the head hash it was asked for. Safe to run twice:
 a game whose head is no longer that one (deleted and created again) or an
 analysis already done is left alone. Progress and the report are written
-where ``service.analysis`` reads them.
+where ``service.application.analysis`` reads them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 
 from riskcore.analysis import analyse
 from service import logs
-from service.analysis import Analyses
+from service.application.analysis import Analyses
 from workers.jobs import _service, _store
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from service.keys import KeySpace
+from service.store.keys import KeySpace
 from workers.queues import escaped_game_id
 
 CLAIM_TTL_MS = 10 * 60_000

@@ -33,7 +33,7 @@ claim, and fails in RQ.
 * ``advance_tournament(tournament_id)`` runs when a game of a tournament
   finishes: it records the game and starts the tournament's next ones.
 * ``export_record(game_id)`` builds a finished game's record once, so its
-  download (``service.records``) is instant even for a long game. It waits
+  download (``service.application.records``) is instant even for a long game. It waits
   in the ``exports`` queue, which workers take from last: building a record
   costs about as much as playing the game did, and a download that comes
   first builds the record itself.
@@ -64,14 +64,14 @@ from riskcore.model.state import DEFEND, FINISHED, State
 from riskcore.simulate import acting_seat, bot_rng
 from riskcore.views.seatview import SeatView
 from service import logs
-from service.clocks import clock_key_of
-from service.connections import store_client
-from service.errors import GameNotFound, IdempotencyMismatch, VersionConflict
-from service.games import CommandResult, GameService, Loaded, Planned
-from service.keys import KeySpace
-from service.lobby import SeatInfo
+from service.application.clocks import clock_key_of
+from service.application.errors import GameNotFound, IdempotencyMismatch, VersionConflict
+from service.application.games import CommandResult, GameService, Loaded, Planned
+from service.application.lobby import SeatInfo
+from service.application.tournaments import Tournaments
 from service.settings import Settings
-from service.tournaments import Tournaments
+from service.store.connections import store_client
+from service.store.keys import KeySpace
 from workers import clock
 from workers.claims import MOVED, Claims, new_job_id
 from workers.queues import (
@@ -125,7 +125,7 @@ def advance_game(
 
 def advance_tournament(tournament_id: str) -> str:
     """A game of the tournament finished: record it and start the next ones
-    (``service.tournaments``); safe to run twice."""
+    (``service.application.tournaments``); safe to run twice."""
     service = _service()
     with logs.context(game_id=None):
         outcome = Tournaments(service, _store(), service.keys).advance(tournament_id)
@@ -177,7 +177,7 @@ def sweep_games() -> str:
 
 def export_record(game_id: str) -> str:
     """Build and keep a finished game's record, so its first download is instant."""
-    from service.records import export
+    from service.application.records import export
 
     with logs.context(game_id=game_id):
         size = len(export(_service(), game_id))
@@ -664,7 +664,7 @@ class BotCommandRefused(Exception):
 
 def use_store(client: Any) -> None:
     """Where this worker's jobs find the game store, when it is not RQ's Redis
-    (a Redis Cluster, say: ``service.connections``). Set once, before work starts;
+    (a Redis Cluster, say: ``service.store.connections``). Set once, before work starts;
     ``None`` goes back to finding it from the settings."""
     global _store_client, _store_looked_up
     _store_client = client

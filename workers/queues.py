@@ -13,7 +13,7 @@ from redis import Redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from service.keys import KeySpace
+from service.store.keys import KeySpace
 
 GAMES_QUEUE = "games"
 CLOCKS_QUEUE = "clocks"

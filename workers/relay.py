@@ -58,8 +58,8 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.keys import KeySpace
-from service.store import Client, Notification
+from service.store.keys import KeySpace
+from service.store.values import Client, Notification
 from workers import clock
 from workers.claims import Claims, new_job_id
 from workers.sweep import SWEEP_SECONDS

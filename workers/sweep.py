@@ -7,7 +7,7 @@ relay's watchdog make another. Three things fell through:
   with its lease (a Redis restart without AOF, an operator's cleanup) waited
   for a notification that would never come;
 * an open lobby nobody joins, and a running game nobody moves, were ended
-  only when their creator created again (``service.quotas``, lazily);
+  only when their creator created again (``service.application.quotas``, lazily);
 * (tournaments are swept by the relay itself, ``Relay.sweep_tournaments``.)
 
 So about once a minute one relay of all enqueues ``workers.jobs.sweep_games``
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
-from service.games import GameService
-from service.lobby import OPEN, RUNNING
-from service.store_errors import GameNotFound
+from service.application.games import GameService
+from service.application.lobby import OPEN, RUNNING
+from service.store.errors import GameNotFound
 from workers.claims import Claims, new_job_id
 
 log = logging.getLogger(__name__)

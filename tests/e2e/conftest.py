@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from service.http_json import call
+from service.http.http_json import call
 
 ROOT = Path(__file__).resolve().parents[2]
 RISK = [sys.executable, "-m", "riskcli"]

@@ -15,9 +15,9 @@ import pytest
 import redis as redis_lib
 
 from riskcore.audit.record import decode_envelope
-from service.clocks import deadline
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
+from service.application.clocks import deadline
+from service.application.games import GameService, SeatPlan
+from service.store.keys import KeySpace
 from tests.e2e.conftest import Stack
 
 pytestmark = pytest.mark.e2e

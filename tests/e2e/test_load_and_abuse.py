@@ -33,10 +33,11 @@ from riskcore.audit.sealing import seal
 from riskcore.bots.base import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.simulate import play_game
-from service.game_log import NO_EVENTS, GameLog
-from service.keys import KeySpace
-from service.records import append_simulated
-from service.store import EventStore, Head
+from service.application.game_log import NO_EVENTS, GameLog
+from service.application.records import append_simulated
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import Head
 from tests.e2e.conftest import Stack, free_port, http, running_stack, wait_ready
 from tests.private_redis import private_redis
 

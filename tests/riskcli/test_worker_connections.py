@@ -17,7 +17,7 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from riskcli.worker import _connections
-from service.keys import KeySpace
+from service.store.keys import KeySpace
 from workers.queues import WORKER_QUEUES, queue
 
 

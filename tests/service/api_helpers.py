@@ -27,7 +27,7 @@ from werkzeug.datastructures import Headers, ImmutableMultiDict
 from werkzeug.test import TestResponse
 from werkzeug.wrappers import Request, Response
 
-from service import schemas
+from service.http import schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -154,7 +154,7 @@ def validate(response: TestResponse) -> None:
 
 
 # The documents the service assembles, by operation and status: each has a
-# marshmallow schema (service.schemas) that must load it as well.
+# marshmallow schema (service.http.schemas) that must load it as well.
 _DOCUMENTS = {
     ("createGame", 201): schemas.GameCreated,
     ("listGames", 200): schemas.GameList,

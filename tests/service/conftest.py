@@ -8,8 +8,8 @@ import pytest
 import redis as redis_lib
 from flask import Flask
 
-from service.app import create_app
-from service.games import GameService
+from service.application.games import GameService
+from service.http.app import create_app
 from service.settings import RateLimit, Settings
 from tests.service.api_helpers import ApiClient
 

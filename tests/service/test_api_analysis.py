@@ -25,8 +25,8 @@ from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.api.analysis import AnalysisRequest, ForkRequest
-from service.games import GameService
+from service.application.games import GameService
+from service.http.api.analysis import AnalysisRequest, ForkRequest
 from tests.service.api_helpers import SPEC, ApiClient, problem
 from tests.service.test_api_schemas import _check_schema
 from workers import jobs

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from riskcore.audit.record import decode_envelope
-from service.games import GameService
-from service.keys import KeySpace
+from service.application.games import GameService
+from service.store.keys import KeySpace
 
 ROOT = Path(__file__).resolve().parents[2]
 # The clients play until seat p1 has won ENOUGH versions, each of them contended

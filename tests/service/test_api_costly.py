@@ -1,7 +1,7 @@
 """What costs CPU is built beside the request, once per game version (issue 36, item 1).
 
 A long game's summary and record are built by the server process's helper
-(``service.offload``), kept at the game's version (``service.computed``) and
+(``service.application.offload``), kept at the game's version (``service.application.computed``) and
 read back in chunks; each build costs the address one from its budget of
 costly requests (``RISK_COSTLY_IP``), a kept result nothing. The results are
 the same as building them in process.
@@ -20,13 +20,13 @@ from flask import Flask
 from riskcore.audit.summary import summarize
 from riskcore.bots.base import get_bot
 from riskcore.simulate import play_game
-from service.app import create_app
-from service.computed import Computed
-from service.costly import INLINE_EVENTS, INLINE_RECORD_BYTES
-from service.games import GameService
-from service.keys import KeySpace
-from service.records import append_simulated, record_text
+from service.application.computed import Computed
+from service.application.costly import INLINE_EVENTS, INLINE_RECORD_BYTES
+from service.application.games import GameService
+from service.application.records import append_simulated, record_text
+from service.http.app import create_app
 from service.settings import RateLimit, Settings
+from service.store.keys import KeySpace
 from tests.service.api_helpers import ApiClient, problem
 
 NDJSON = {"Content-Type": "application/x-ndjson"}

@@ -4,7 +4,7 @@ recorded as ``defence_set``; every response is held to openapi.yaml."""
 
 from __future__ import annotations
 
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 from tests.service.test_api_play import acting
 

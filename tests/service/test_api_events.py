@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask
 
 from riskcore.simulate import acting_seat
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem, stream_events, validate
 
 QUICK = {"setup": "deal", "starting_armies": 14}

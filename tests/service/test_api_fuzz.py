@@ -26,7 +26,7 @@ from flask import Flask
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
-from service.app import create_app
+from service.http.app import create_app
 from service.settings import Settings
 from tests.service.api_helpers import SPEC
 

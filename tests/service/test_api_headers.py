@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from riskcli.main import main
-from service.app import create_app
-from service.games import GameService
-from service.schemas import NAME_PATTERN
+from service.application.games import GameService
+from service.http.app import create_app
+from service.http.schemas import NAME_PATTERN
 from service.settings import Settings
 from tests.private_redis import free_port, private_redis
 from tests.service.api_helpers import SPEC, ApiClient, problem

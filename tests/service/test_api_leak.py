@@ -40,8 +40,8 @@ from riskcore.model.state import FINISHED, State
 from riskcore.modes import adventure
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.app import create_app
-from service.games import GameService
+from service.application.games import GameService
+from service.http.app import create_app
 from service.settings import Settings
 from tests.service.api_helpers import ApiClient
 

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 import redis as redis_lib
 
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 
 

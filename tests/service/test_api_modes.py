@@ -17,7 +17,7 @@ from riskcore.model.state import FINISHED
 from riskcore.modes import BUILT_IN_MODES
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())

@@ -14,12 +14,12 @@ import yaml
 from riskcore.boards.board import load_board
 from riskcore.rules.odds import attack_outcome, to_json
 from riskcore.simulate import acting_seat
-from service.app import create_app
-from service.commands import stored_idempotency_key
-from service.errors import ServiceError
-from service.games import GameService
+from service.application.commands import stored_idempotency_key
+from service.application.errors import ServiceError
+from service.application.games import GameService
+from service.http.app import create_app
 from service.settings import RateLimit, Settings
-from service.store_errors import VersionConflict
+from service.store.errors import VersionConflict
 from tests.service.api_helpers import ROOT, SPEC, ApiClient, problem
 from workers.queues import CLOCKS_QUEUE, queue
 from workers.relay import Relay
@@ -155,7 +155,8 @@ def test_every_problem_code_the_api_raises_is_documented() -> None:
     sources = "".join(p.read_text() for p in (ROOT / "service").rglob("*.py"))
     raised = set(re.findall(r'ApiProblem\(\s*\d{3},\s*"([a-z_]+)"', sources))
     raised |= set(re.findall(r'problem_response\(\s*\d{3},\s*"([a-z_]+)"', sources))
-    raised |= {error.code for error in ServiceError.__subclasses__()}  # statuses: service.problems
+    # their statuses: service.http.problems
+    raised |= {error.code for error in ServiceError.__subclasses__()}
     assert raised and raised <= set(SPEC["x-problem-codes"]), raised - set(SPEC["x-problem-codes"])
 
 

@@ -12,7 +12,7 @@ from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
 from riskcore.views.view import view
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 
 QUICK = {"setup": "deal", "starting_armies": 14}  # three players go straight to turn 1

@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from service.app import create_app
+from service.http.app import create_app
 from service.settings import Settings
 from tests.service.api_helpers import ApiClient, problem
 

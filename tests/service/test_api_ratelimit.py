@@ -9,10 +9,10 @@ import redis as redis_lib
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.app import create_app
-from service.keys import KeySpace
-from service.ratelimit import Check, RateLimiter
+from service.http.app import create_app
+from service.http.ratelimit import Check, RateLimiter
 from service.settings import RateLimit, Settings
+from service.store.keys import KeySpace
 from tests.service.api_helpers import ApiClient
 
 
@@ -76,7 +76,7 @@ def test_disabled_limits_and_an_unreachable_redis_let_requests_through(key_prefi
     nowhere.close()
 
 
-# -- what a request costs (service.request_cost), through the app ----------------------
+# -- what a request costs (service.http.request_cost), through the app ----------------------
 
 
 def limited_api(settings: Settings, per_minute: int) -> ApiClient:

@@ -15,7 +15,7 @@ from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.games import GameService
+from service.application.games import GameService
 from tests.service.api_helpers import ApiClient
 
 GAMES, CHUNKS = 20, 4

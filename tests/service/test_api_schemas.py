@@ -20,7 +20,7 @@ from openapi_spec_validator import validate as validate_spec
 from riskcore.engine.registry import mode_named
 from riskcore.modes import BUILT_IN_MODES
 from riskcore.protocol.commands import SYSTEM_COMMANDS
-from service.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES, load_command
+from service.http.schemas import COMMAND_SCHEMAS, COMPONENTS, QUERIES, load_command
 from tests.service.api_helpers import SPEC
 
 SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]

@@ -10,9 +10,9 @@ import redis as redis_lib
 from riskcore.audit.record import decode_envelope
 from riskcore.engine.snapshot import SNAPSHOT_STAMP
 from riskcore.simulate import acting_seat
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
-from service.lobby import SeatInfo
+from service.application.games import GameService, SeatPlan
+from service.application.lobby import SeatInfo
+from service.store.keys import KeySpace
 
 QUICK = {"setup": "deal", "starting_armies": 14}
 HUMANS = [SeatPlan("human"), SeatPlan("human"), SeatPlan("human")]

@@ -19,9 +19,9 @@ import pytest
 import redis as redis_lib
 from flask import Flask
 
-from service.app import create_app
-from service.keys import KeySpace
+from service.http.app import create_app
 from service.settings import Settings
+from service.store.keys import KeySpace
 from tests.private_redis import private_redis
 from tests.service.api_helpers import ApiClient, problem
 

@@ -16,11 +16,11 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from riskcore.model.state import FINISHED
-from service.app import create_app
-from service.games import GameService
-from service.keys import KeySpace
+from service.application.games import GameService
+from service.application.tournaments import Tournaments
+from service.http.app import create_app
 from service.settings import Settings
-from service.tournaments import Tournaments
+from service.store.keys import KeySpace
 from tests.service.api_helpers import ApiClient, problem
 from workers.queues import WORKER_QUEUES, queue
 from workers.relay import Relay
@@ -238,7 +238,7 @@ def test_a_tournament_holds_its_parallel_games_of_its_creators_quota(
     settings: Settings, redis: redis_lib.Redis
 ) -> None:
     """One request must not start more games at once than its creator could create by
-    hand (service.quotas): a tournament holds ``parallel`` places while it runs."""
+    hand (service.application.quotas): a tournament holds ``parallel`` places while it runs."""
     quota = ApiClient(create_app(replace(settings, games_per_address=5)).test_client())
     body = {"entrants": THREE_BOTS, "players": 3, "format": "games_per_pairing", "games": 6}
     problem(quota.post("/v1/tournaments", json=body | {"parallel": 6}), 429, "game_quota_exceeded")

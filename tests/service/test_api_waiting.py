@@ -1,4 +1,4 @@
-"""Noticing that a waiting client left (service.api.events), on any descriptor."""
+"""Noticing that a waiting client left (service.http.api.events), on any descriptor."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import socket
 
 from flask import Flask
 
-from service.api.events import _client_gone
+from service.http.api.events import _client_gone
 
 
 def test_a_client_that_left_is_noticed_and_one_that_stays_is_not(app: Flask) -> None:

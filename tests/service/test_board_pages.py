@@ -19,7 +19,7 @@ from riskcore.model.options import OPTIONS
 from riskcore.modes import BUILT_IN_MODES
 from tests.service.api_helpers import ApiClient
 
-BOARD_FILES = resources.files("service").joinpath("static/board")
+BOARD_FILES = resources.files("service.http").joinpath("static/board")
 
 
 def test_the_lobby_is_the_front_page(api: ApiClient) -> None:

@@ -1,6 +1,6 @@
 """The territory shapes the web board draws (issue 33: "a board that looks like the game").
 
-``service/static/board/shapes/NAME.json`` is made once by ``scripts/board_shapes.py``
+``service/http/static/board/shapes/NAME.json`` is made once by ``scripts/board_shapes.py``
 from the board and its layout. These tests read the committed data with plain Python:
 every territory has a shape, and every border of the board is seen on the map, either
 as an edge the two shapes really share (checked on the paths' points) or as a drawn
@@ -23,7 +23,7 @@ import pytest
 
 from riskcore.boards.board import board_names, load_board
 
-SHAPES = resources.files("service").joinpath("static/board/shapes")
+SHAPES = resources.files("service.http").joinpath("static/board/shapes")
 MAPS = resources.files("riskcore").joinpath("boards/maps")
 Point = tuple[float, float]
 

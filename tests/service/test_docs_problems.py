@@ -10,9 +10,9 @@ import re
 from html.parser import HTMLParser
 
 from riskcore.errors import BoardError, MalformedCommand, RuleOptionError
-from service.errors import ServiceError
-from service.problems import _HTTP_CODES
-from service.store_errors import StoreFull, StoreUnavailable
+from service.application.errors import ServiceError
+from service.http.problems import _HTTP_CODES
+from service.store.errors import StoreFull, StoreUnavailable
 from tests.service.api_helpers import ROOT, SPEC, ApiClient
 
 

@@ -15,8 +15,8 @@ from riskcore.engine.snapshot import SNAPSHOT_STAMP
 from riskcore.model.state import FINISHED
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
+from service.application.games import GameService, SeatPlan
+from service.store.keys import KeySpace
 
 
 def test_snapshot_loads_equal_full_folds_at_every_stage(

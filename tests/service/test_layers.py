@@ -6,16 +6,16 @@ import json
 import subprocess
 import sys
 
-from service.errors import ServiceError
-from service.problems import SERVICE_ERROR_STATUS
+from service.application.errors import ServiceError
+from service.http.problems import SERVICE_ERROR_STATUS
 from tests.service.api_helpers import ROOT
 
-HTTP = ("flask", "werkzeug", "marshmallow", "service.api", "service.app", "service.problems")
+HTTP = ("flask", "werkzeug", "marshmallow", "service.http")
 
 
 def test_the_application_and_the_workers_import_nothing_of_the_api() -> None:
     code = (
-        "import json, sys, service.games, service.records, workers.jobs\n"
+        "import json, sys, service.application.games, service.application.records, workers.jobs\n"
         "print(json.dumps(sorted(sys.modules)))"
     )
     out = subprocess.run(

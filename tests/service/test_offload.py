@@ -1,4 +1,4 @@
-"""The helper process of costly requests (service/offload.py, issue 36 item 1)."""
+"""The helper process of costly requests (service/application/offload.py, issue 36 item 1)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from service.offload import Offload, TaskFailed
+from service.application.offload import Offload, TaskFailed
 from service.settings import Settings
 
 

@@ -4,7 +4,7 @@ an interval of mu ± 2 sigma, rated in schedule order."""
 from __future__ import annotations
 
 from riskcore.tournament import Entrant, Outcome
-from service.ratings import rate, table
+from service.application.ratings import rate, table
 
 ENTRANTS = [Entrant("e1", "a"), Entrant("e2", "b"), Entrant("e3", "c")]
 

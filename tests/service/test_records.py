@@ -16,9 +16,9 @@ from riskcore.model.state import FINISHED
 from riskcore.protocol.codec import canonical
 from riskcore.simulate import acting_seat
 from riskcore.views.seatview import SeatView
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
-from service.records import record_text
+from service.application.games import GameService, SeatPlan
+from service.application.records import record_text
+from service.store.keys import KeySpace
 
 
 def play(service: GameService, game: str, until_cards: bool = False) -> None:
@@ -103,7 +103,7 @@ def test_a_format_1_game_publishes_no_head_until_it_ends() -> None:
     from riskcore.audit.gamerecord import parse_record
     from riskcore.audit.record import envelope_from_dict
     from riskcore.engine.evolve import fold
-    from service.game_types import published_head
+    from service.application.game_types import published_head
 
     old = Path(__file__).parents[1] / "riskcore" / "data" / "record-v1-classic-3p.jsonl"
     events = [envelope_from_dict(e.payload).event for e in parse_record(old.read_text()).entries]

@@ -1,5 +1,5 @@
 """The state at any version (issue 7): equal to a fold of the first N events,
-and cheap at any N thanks to checkpoints (``service.replays``)."""
+and cheap at any N thanks to checkpoints (``service.application.replays``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import redis as redis_lib
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.simulate import GameResult, play_game
-from service.games import GameService
-from service.keys import KeySpace
-from service.records import append_simulated
-from service.replays import CHECKPOINT_EVERY
+from service.application.games import GameService
+from service.application.records import append_simulated
+from service.application.replays import CHECKPOINT_EVERY
+from service.store.keys import KeySpace
 
 SEED = b"r" * 32
 

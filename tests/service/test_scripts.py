@@ -1,6 +1,6 @@
 """The append's runner: one held connection per thread, given back, never shared.
 
-DESIGN.md §3 asks for one round trip per append; service/scripts.py gets
+DESIGN.md §3 asks for one round trip per append; service/store/scripts.py gets
 there by keeping a pooled connection per thread. These tests check what
 that must not cost: connections leaking from ended threads, two threads or
 a forked child writing on one socket. (A held connection the server
@@ -17,8 +17,9 @@ from typing import Any
 import redis as redis_lib
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, new_events
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import new_events
 
 
 def _in_use(client: redis_lib.Redis) -> int:

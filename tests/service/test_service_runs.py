@@ -20,10 +20,10 @@ from riskcore.engine.legal import legal_actions
 from riskcore.engine.snapshot import SNAPSHOT_STAMP
 from riskcore.model.state import FINISHED, State
 from riskcore.simulate import acting_seat
-from service.errors import IdempotencyMismatch, VersionConflict
-from service.games import GameService, Planned, SeatPlan
-from service.keys import KeySpace
-from service.records import export
+from service.application.errors import IdempotencyMismatch, VersionConflict
+from service.application.games import GameService, Planned, SeatPlan
+from service.application.records import export
+from service.store.keys import KeySpace
 
 HUMANS = [SeatPlan("human"), SeatPlan("human"), SeatPlan("human")]
 

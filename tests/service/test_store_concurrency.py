@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 import redis as redis_lib
 
 from riskcore.audit.chain import GENESIS, verify_chain
-from service.keys import KeySpace
-from service.store import AppendResult, EventStore, new_events
-from service.store_errors import StoreError, VersionConflict
+from service.store.errors import StoreError, VersionConflict
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import AppendResult, new_events
 
 GAME = "contended"
 THREADS = 16

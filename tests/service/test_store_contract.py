@@ -14,9 +14,7 @@ import redis as redis_lib
 
 from riskcore.audit.chain import GENESIS, chain, event_hash, verify_chain
 from riskcore.model.options import MAX_BLITZ_BATTLES
-from service.keys import KeySpace
-from service.store import AppendResult, EventStore, NewEvent, StoredEvent, new_events
-from service.store_errors import (
+from service.store.errors import (
     ChainMismatch,
     GameNotFound,
     IdempotencyMismatch,
@@ -25,6 +23,9 @@ from service.store_errors import (
     StoreError,
     VersionConflict,
 )
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import AppendResult, NewEvent, StoredEvent, new_events
 
 GAME = "game-1"
 

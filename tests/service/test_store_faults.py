@@ -23,9 +23,10 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, new_events
-from service.store_errors import AppendOutcomeUnknown, StoreUnavailable
+from service.store.errors import AppendOutcomeUnknown, StoreUnavailable
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import new_events
 
 GAME = "game-1"
 

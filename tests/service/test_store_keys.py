@@ -1,4 +1,4 @@
-"""service.keys: one slot per game, stable partitions, names that cannot break keys."""
+"""service.store.keys: one slot per game, stable partitions, names that cannot break keys."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import redis as redis_lib
 from redis.crc import key_slot
 
 from riskcore.audit.chain import GENESIS
-from service.keys import MAX_IDEMPOTENCY_KEY, KeySpace
-from service.store import EventStore, new_events
-from service.store_errors import InvalidName
+from service.store.errors import InvalidName
+from service.store.event_store import EventStore
+from service.store.keys import MAX_IDEMPOTENCY_KEY, KeySpace
+from service.store.values import new_events
 
 
 def slot(key: str | bytes) -> int:
@@ -93,7 +94,7 @@ def test_redis_holds_only_the_documented_keys_each_in_its_game_slot(
 
 
 def test_every_key_of_a_tournament_shares_one_slot_of_its_own() -> None:
-    """A tournament's keys share a hash tag (``service.keys``), so its pipelines
+    """A tournament's keys share a hash tag (``service.store.keys``), so its pipelines
     touch one slot on Redis Cluster; ids the server never makes are refused."""
     keys = KeySpace("risk").tournament("t0123456789abcdef")
     assert {key_slot(key.encode()) for key in keys} == {key_slot(keys.info.encode())}

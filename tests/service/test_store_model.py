@@ -24,14 +24,10 @@ from hypothesis.stateful import (
 )
 
 from riskcore.audit.chain import GENESIS, event_hash, verify_chain
-from service.keys import KeySpace
-from service.store import AppendResult, EventStore, NewEvent, new_events
-from service.store_errors import (
-    ChainMismatch,
-    IdempotencyMismatch,
-    StoreError,
-    VersionConflict,
-)
+from service.store.errors import ChainMismatch, IdempotencyMismatch, StoreError, VersionConflict
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import AppendResult, NewEvent, new_events
 
 FORGED = event_hash(GENESIS, b"forged")
 games = itertools.count()

@@ -18,9 +18,10 @@ import pytest
 import redis as redis_lib
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, new_events
-from service.store_errors import StoreFull
+from service.store.errors import StoreFull
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import new_events
 
 CONF = Path(__file__).resolve().parents[2] / "deploy" / "redis.conf"
 

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, Head, StoredEvent, new_events
-from service.store_errors import GameNotFound, InvalidArgument
+from service.store.errors import GameNotFound, InvalidArgument
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import Head, StoredEvent, new_events
 
 GAME = "game-1"
 STAMP = "codec-1/rules-1"

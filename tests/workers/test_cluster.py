@@ -21,9 +21,9 @@ from redis.cluster import RedisCluster
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.app import create_app
-from service.connections import store_client
+from service.http.app import create_app
 from service.settings import RateLimit, Settings
+from service.store.connections import store_client
 from tests.service.api_helpers import ApiClient
 from workers import jobs
 from workers.queues import queue

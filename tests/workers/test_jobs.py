@@ -23,9 +23,9 @@ from riskcore.engine.legal import legal_actions
 from riskcore.model.state import FINISHED
 from riskcore.modes import adventure
 from riskcore.simulate import acting_seat
-from service.commands import stored_idempotency_key
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
+from service.application.commands import stored_idempotency_key
+from service.application.games import GameService, SeatPlan
+from service.store.keys import KeySpace
 from workers import clock, jobs
 from workers.claims import Claims
 from workers.jobs import server_key
@@ -282,8 +282,8 @@ def test_the_deadline_is_in_the_view_while_it_runs(
     redis: redis_lib.Redis, redis_url: str, keys: KeySpace, service: GameService, relay: Relay
 ) -> None:
     from riskcore.views.view import view
-    from service.app import create_app
-    from service.clocks import deadline
+    from service.application.clocks import deadline
+    from service.http.app import create_app
     from service.settings import Settings
     from tests.service.api_helpers import ApiClient
 

@@ -13,8 +13,9 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from riskcore.audit.chain import GENESIS
-from service.keys import KeySpace
-from service.store import EventStore, new_events
+from service.store.event_store import EventStore
+from service.store.keys import KeySpace
+from service.store.values import new_events
 from workers.claims import Claims
 from workers.queues import queue
 from workers.relay import GROUP, Relay

@@ -15,8 +15,8 @@ import redis as redis_lib
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.games import GameService, SeatPlan
-from service.keys import KeySpace
+from service.application.games import GameService, SeatPlan
+from service.store.keys import KeySpace
 from workers import jobs
 from workers.claims import Claims
 from workers.queues import CONTINUED_QUEUE, queue

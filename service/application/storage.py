@@ -1,0 +1,189 @@
+"""What a creator may keep stored, and what Redis holds (issue 36, item 3).
+
+Quotas (``service.application.quotas``) count *active* games only, so one address that
+created and resigned 55 games a second kept every one of them: ~8.9 KB and
+7 keys a game, with no end, until a full Redis (``noeviction``) refused every
+append of every game. Three limits now bound what is stored:
+
+* retention: a finished game's keys expire ``finished_game_days`` after it
+  ends (``Lobby.move``), its record (``risk verify``-able JSON Lines) being
+  the form to keep for longer;
+* a budget per creator (address, and token where one is sent): at most
+  ``limit`` games created within the retention horizon, tournament games
+  counted one by one when the tournament is created (``StorageBudget``);
+* a high-water mark for the whole store: no new game or tournament while
+  Redis uses ``create_memory_percent`` of its ``maxmemory``, so the games
+  already running keep the room they need to finish.
+
+A creator's budget is a sorted set of creations by time (``KeySpace.stored``):
+what is older than the horizon no longer counts and is trimmed when the
+budget is next asked. A game finishes by then at the latest (an idle one is
+ended after ``idle_game_hours``), so a creation is counted at least as long
+as its game is stored, whatever happened to it.
+
+``render_metrics`` adds Redis's memory and its keys by kind to ``/metrics``
+(counted over a sample of at most ``SAMPLE_KEYS`` keys, scaled to the total).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from service.application.quotas import Creator
+from service.store.keys import KeySpace
+from service.store.values import Client
+
+__all__ = ["StorageBudget", "StorageFull", "StorageQuotaExceeded", "key_kind", "render_metrics"]
+
+SAMPLE_KEYS = 2000
+MEMORY_CACHE_SECONDS = 1.0
+
+
+class StorageQuotaExceeded(Exception):
+    def __init__(self, scope: str, limit: int, days: float) -> None:
+        super().__init__(
+            f"this {scope} has created {limit} games in the last {days:g} days, what it may "
+            "keep stored; finished games are kept that long"
+        )
+        self.scope = scope
+
+
+class StorageFull(Exception):
+    """Redis is past its high-water mark for new games."""
+
+
+class Reservation(NamedTuple):
+    keys: tuple[str, ...]
+    members: tuple[str, ...]
+
+
+class StorageBudget:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        client: Client,
+        keys: KeySpace,
+        *,
+        horizon_seconds: float,
+        memory_percent: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._client = client
+        self._keys = keys
+        self.horizon_ms = int(horizon_seconds * 1000)
+        self.memory_percent = memory_percent
+        self._clock = clock
+        self._memory: tuple[float, bool] = (0.0, False)  # (when read, over the mark)
+        self._lock = threading.Lock()
+
+    def reserve(self, creators: Sequence[Creator], games: int = 1) -> Reservation:
+        """Count ``games`` new games against each creator; StorageFull, StorageQuotaExceeded."""
+        if self.over_high_water():
+            raise StorageFull(
+                f"the game store is past {self.memory_percent:g} % of its memory; "
+                "running games go on, new ones wait until finished ones expire"
+            )
+        now = int(self._clock() * 1000)
+        token = secrets.token_hex(6)
+        members = tuple(f"{now}:{token}:{k}" for k in range(games))
+        taken: list[str] = []
+        for creator in (c for c in creators if c.limit > 0):
+            key = self._keys.stored(creator.scope, creator.ident)
+            pipe = self._client.pipeline(transaction=False)
+            pipe.zremrangebyscore(key, "-inf", now - self.horizon_ms)
+            pipe.zadd(key, dict.fromkeys(members, now))
+            pipe.pexpire(key, self.horizon_ms)
+            pipe.zcard(key)
+            count = pipe.execute()[-1]
+            taken.append(key)
+            if count > creator.limit:
+                self.cancel(Reservation(tuple(taken), members))
+                raise StorageQuotaExceeded(creator.scope, creator.limit, self.horizon_ms / 86.4e6)
+        return Reservation(tuple(taken), members)
+
+    def cancel(self, reservation: Reservation) -> None:
+        """The creation failed: it does not count."""
+        for key in reservation.keys:
+            self._client.zrem(key, *reservation.members)
+
+    def over_high_water(self) -> bool:
+        """Whether Redis uses ``memory_percent`` of its ``maxmemory`` (read once a second)."""
+        if self.memory_percent <= 0:
+            return False
+        with self._lock:
+            read_at, over = self._memory
+            if time.monotonic() - read_at < MEMORY_CACHE_SECONDS:
+                return over
+        used, limit = redis_memory(self._client)
+        over = limit > 0 and used >= limit * self.memory_percent / 100
+        with self._lock:
+            self._memory = (time.monotonic(), over)
+        return over
+
+
+def redis_memory(client: Client) -> tuple[int, int]:
+    """(used_memory, maxmemory) in bytes, summed over a cluster's nodes."""
+    info: Any = client.info("memory")
+    nodes = info.values() if info and isinstance(next(iter(info.values())), dict) else [info]
+    used = sum(int(node.get("used_memory", 0)) for node in nodes)
+    limit = sum(int(node.get("maxmemory", 0)) for node in nodes)
+    return used, limit
+
+
+def key_kind(key: str, prefix: str) -> str | None:
+    """What a key of this deployment holds (``events``, ``meta``, ``info``, ``rl``,
+    ``quota``, ``tournament``, ...); None for another deployment's key."""
+    if not key.startswith(prefix + ":") and not key.startswith(prefix + "."):
+        return None
+    parts = key[len(prefix) + 1 :].split(":")
+    if key.startswith(prefix + "."):
+        return "rq"
+    if parts[0].startswith("{t:"):
+        return "tournament:" + parts[-1] if len(parts) > 1 else "tournament"
+    if parts[0].startswith("{p"):
+        if len(parts) >= 4 and parts[1] == "game":
+            return parts[3]  # events, meta, seed, snapshot, info, seats, idem, computed, ...
+        return parts[1] if len(parts) > 1 else "partition"
+    return parts[0]
+
+
+def render_metrics(client: Client, keys: KeySpace) -> bytes:
+    """Prometheus text: Redis's memory, its keys, and this deployment's keys by kind."""
+    used, limit = redis_memory(client)
+    total = int(client.dbsize())
+    sample: Counter[str] = Counter()
+    seen = 0
+    for raw in client.scan_iter(count=500):
+        seen += 1
+        key = raw.decode() if isinstance(raw, bytes) else str(raw)
+        kind = key_kind(key, keys.prefix)
+        if kind is not None:
+            sample[kind] += 1
+        if seen >= SAMPLE_KEYS:
+            break
+    scale = total / seen if seen else 0.0
+    lines = [
+        "# HELP risk_redis_used_memory_bytes Memory Redis uses (INFO used_memory).",
+        "# TYPE risk_redis_used_memory_bytes gauge",
+        f"risk_redis_used_memory_bytes {used}",
+        "# HELP risk_redis_maxmemory_bytes Redis's maxmemory (0: none set).",
+        "# TYPE risk_redis_maxmemory_bytes gauge",
+        f"risk_redis_maxmemory_bytes {limit}",
+        "# HELP risk_redis_keys Keys in the store's database (DBSIZE).",
+        "# TYPE risk_redis_keys gauge",
+        f"risk_redis_keys {total}",
+        "# HELP risk_redis_keys_by_kind This deployment's keys by kind, from a sample of "
+        f"at most {SAMPLE_KEYS} keys scaled to the total.",
+        "# TYPE risk_redis_keys_by_kind gauge",
+        *(
+            f'risk_redis_keys_by_kind{{kind="{k}"}} {round(n * scale)}'
+            for k, n in sorted(sample.items())
+        ),
+    ]
+    return ("\n".join(lines) + "\n").encode()

@@ -1,0 +1,28 @@
+"""The HTTP API: one blueprint per area, each view a few lines over the application.
+
+The application is ``service.application.games`` and the modules beside it."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from service.http.api import (
+    analysis,
+    board,
+    events,
+    lobby,
+    ops,
+    play,
+    records,
+    reference,
+    swagger,
+    tournaments,
+)
+
+__all__ = ["register"]
+
+
+def register(app: Flask) -> None:
+    for module in (lobby, play, events, records, reference, ops, board, swagger, tournaments):
+        app.register_blueprint(module.bp)
+    app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games

@@ -1,0 +1,158 @@
+"""Analysis and forks of finished games (issue 37).
+
+``POST /v1/games/{id}/analysis`` asks a worker for the game's analysis at a
+depth (202 while it is queued or running, 200 once done; asking again makes
+no second job) and ``GET`` reads it: its progress while it runs, then its
+report (``service.application.analysis``). ``POST /v1/games/{id}/fork`` creates a game
+that continues the finished one after a chosen version (``service.application.forks``).
+Both refuse a running game (409 ``game_running``): an analysis during play
+would be an engine at a player's elbow, and a fork would give its hidden
+cards away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from flask import Blueprint, Response
+from marshmallow import Schema, fields, validate
+from rq.exceptions import DuplicateJobError
+
+from riskcore.analysis import DEFAULT_DEPTH, MAX_DEPTH
+from riskcore.model.state import FINISHED
+from service.application.analysis import ANALYSIS_JOB, Analyses, cost_of
+from service.application.forks import ForkRefused, fork
+from service.application.game_types import SeatPlan
+from service.application.quotas import GameQuotaExceeded
+from service.http.api.common import body, client_address, game_id, games, query, reply, services
+from service.http.api.lobby import game_creators, summary
+from service.http.problems import ApiProblem
+from service.http.ratelimit import Check
+from service.http.schemas import SeatRequest, WholeNumber
+from workers.queues import EXPORTS_QUEUE, escaped_game_id, queue
+
+bp = Blueprint("analysis", __name__, url_prefix="/v1/games")
+
+
+class AnalysisRequest(Schema):
+    depth = WholeNumber(validate=validate.Range(1, MAX_DEPTH), load_default=DEFAULT_DEPTH)
+
+
+class AnalysisQuery(Schema):
+    depth = fields.Integer(validate=validate.Range(1, MAX_DEPTH), load_default=DEFAULT_DEPTH)
+
+
+class ForkRequest(Schema):
+    version = WholeNumber(required=True, validate=validate.Range(min=1))
+    seats = fields.List(
+        fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=6)
+    )
+
+
+_ANALYSIS, _QUERY, _FORK = AnalysisRequest(), AnalysisQuery(), ForkRequest()
+
+
+@bp.post("/<game>/analysis")
+def start_analysis(game: str) -> Response:
+    gid = game_id(game)
+    depth = body(_ANALYSIS)["depth"]
+    head = _finished_head(gid, "analysed")
+    kept = _analyses()
+    found = kept.read(gid, depth, head)
+    if found is None or found["status"] == "failed":
+        _charge(depth)
+        kept.queued(gid, depth, head)
+        _enqueue(gid, depth, head)
+        found = kept.read(gid, depth, head)
+    assert found is not None
+    return reply(found, 200 if found["status"] == "done" else 202)
+
+
+@bp.get("/<game>/analysis")
+def get_analysis(game: str) -> Response:
+    gid = game_id(game)
+    depth = query(_QUERY)["depth"]
+    head = _finished_head(gid, "analysed")
+    found = _analyses().read(gid, depth, head)
+    if found is None:
+        detail = f"no analysis of game {gid!r} at depth {depth}: POST to start one"
+        raise ApiProblem(404, "analysis_not_found", detail)
+    return reply(found)
+
+
+@bp.post("/<game>/fork")
+def fork_game(game: str) -> Response:
+    gid = game_id(game)
+    data = body(_FORK)
+    quotas = services().quotas
+    try:
+        ticket = quotas.reserve(game_creators())
+    except GameQuotaExceeded as error:
+        raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
+    try:
+        plans = [SeatPlan(**s) for s in data["seats"]]
+        created, head, version = fork(games(), gid, data["version"], plans)
+    except ForkRefused as error:
+        quotas.cancel(ticket)
+        raise _refused(error) from None
+    except BaseException:
+        quotas.cancel(ticket)
+        raise
+    info = created.info
+    quotas.confirm(ticket, info.game_id, info.created_ms)
+    parent = {"game_id": gid, "version": version, "head": head}
+    document = {"game": summary(info), "tokens": created.tokens, "parent": parent}
+    location = {"Location": f"/v1/games/{info.game_id}"}
+    return reply(document, 201, version=info.version, headers=location)
+
+
+def _refused(error: ForkRefused) -> ApiProblem:
+    message = str(error)
+    if error.code == "game_running":
+        return ApiProblem(409, "game_running", message)
+    if error.code == "version_out_of_range":
+        return ApiProblem(400, "version_out_of_range", message)
+    if error.code == "seats_mismatch":
+        return ApiProblem(400, "seats_mismatch", message)
+    if error.code == "fork_at_end":
+        return ApiProblem(400, "fork_at_end", message)
+    return ApiProblem(400, "fork_not_supported", message)
+
+
+def _finished_head(gid: str, what: str) -> str:
+    loaded = games().load(gid)
+    if loaded.state.phase != FINISHED:
+        detail = f"game {gid!r} is running: only a finished game is {what}"
+        raise ApiProblem(409, "game_running", detail)
+    return loaded.hash.hex()
+
+
+def _analyses() -> Analyses:
+    risk = services()
+    return Analyses(risk.redis, risk.games.keys)
+
+
+def _charge(depth: int) -> None:
+    """A new analysis costs ``cost_of(depth)`` from the address's costly budget."""
+    risk = services()
+    budget = Check("costly", client_address(), risk.settings.costly_ip)
+    over = risk.limiter.hit([budget], cost_of(depth))
+    if over is not None:
+        retry_after = str(over[1])
+        detail = f"too many analyses or other costly requests; retry after {retry_after} s"
+        raise ApiProblem(429, "costly_rate_limited", detail, headers={"Retry-After": retry_after})
+
+
+def _enqueue(gid: str, depth: int, head: str) -> None:
+    risk = services()
+    with contextlib.suppress(DuplicateJobError):
+        queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE).enqueue(
+            ANALYSIS_JOB,
+            gid,
+            depth,
+            head,
+            job_id=f"analysis-{escaped_game_id(gid)}-{depth}-{head[:16]}",
+            unique=True,
+            result_ttl=60,
+            job_timeout=1800,
+        )

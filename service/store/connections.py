@@ -1,0 +1,38 @@
+"""Redis clients, made in one place from the settings.
+
+Two roles, which may be one server or two:
+
+* the **game store** (``REDIS_URL``): events, outboxes, snapshots, the
+  lobby, clocks, rate limits. One Redis, or a Redis Cluster with
+  ``RISK_REDIS_CLUSTER=1``: every script and transaction of the store
+  touches one hash-tagged slot (``service.store.keys``), so it runs unchanged on
+  a cluster, and the URL may name any of its nodes.
+* **RQ's queues** (``RISK_QUEUE_URL``, default the store's URL): RQ moves
+  jobs between keys of different names in one transaction, which a
+  cluster refuses, so its queues need one plain Redis. With a clustered
+  store, ``RISK_QUEUE_URL`` must name one (``Settings`` checks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+
+from service.settings import Settings
+from service.store.values import Client
+
+__all__ = ["queue_client", "store_client"]
+
+
+def store_client(settings: Settings, **options: Any) -> Client:
+    """A client of the game store: ``RedisCluster`` when the settings say so."""
+    if settings.redis_cluster:
+        return RedisCluster.from_url(settings.redis_url, **options)
+    return redis.Redis.from_url(settings.redis_url, **options)
+
+
+def queue_client(settings: Settings, **options: Any) -> redis.Redis:
+    """A client of the Redis that holds RQ's queues (never a cluster)."""
+    return redis.Redis.from_url(settings.queue_redis_url, **options)

@@ -1,0 +1,80 @@
+"""The event store's idempotency records and private keys, as append.lua writes them.
+
+An append made with an idempotency key leaves a record beside the game (its
+request's fingerprint, the game's epoch, the versions it wrote and the head
+after it), so a retry replays the original result. An append without a
+caller's key on a Redis Cluster gets a private key from ``private_key``
+(see ``EventStore._idempotency`` for when).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+
+from service.store.errors import StoreError
+from service.store.values import Client, NewEvent
+
+__all__ = ["PRIVATE_KEY", "batch_fingerprint", "private_key", "read_record"]
+
+# An idempotency record, as append.lua writes it: the head hash after the append
+# (32 bytes), then b"<epoch> <first> <last> <request fingerprint>". Records
+# written before that format are hashes with these fields (the same, in order:
+# fingerprint, epoch, first and last version, head hash); they stay readable.
+_RECORD = re.compile(rb"(.{32})(\S+) (\d+) (\d+) (.*)\Z", re.DOTALL)
+_HASH_RECORD = ["r", "e", "f", "l", "h"]
+# The store's private idempotency keys (_PrivateKeys), told to a caller only by
+# AppendOutcomeUnknown.
+PRIVATE_KEY = re.compile(r"auto-[0-9a-f]{24}")
+
+
+class _PrivateKeys:
+    """Idempotency keys for appends that came without one: unique, unguessable, cheap.
+
+    A keyed hash of this process's id and a counter, under a secret drawn
+    once: as unpredictable as fresh random bytes (a caller cannot claim an
+    upcoming private key with an ``Idempotency-Key`` of its own), without a
+    system call per append. The process id keeps forked children apart.
+    """
+
+    def __init__(self) -> None:
+        self._secret = os.urandom(32)
+        self._counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        step = b"%d:%d" % (os.getpid(), next(self._counter))
+        return "auto-" + hashlib.blake2b(step, key=self._secret, digest_size=12).hexdigest()
+
+
+private_key = _PrivateKeys()
+
+
+def read_record(client: Client, key: str, record: Any) -> tuple[bytes, ...] | None:
+    """An idempotency record's fingerprint, epoch, first, last and head; None if absent.
+
+    ``record`` is what ``GET`` answered: the record, None, or the WRONGTYPE
+    error of a record kept as a hash, which is then read as one.
+    """
+    if isinstance(record, redis.ResponseError) and "WRONGTYPE" in str(record):
+        fields = client.hmget(key, _HASH_RECORD)
+        return None if fields[0] is None else tuple(fields)
+    if isinstance(record, Exception):
+        raise record
+    if record is None:
+        return None
+    found = _RECORD.match(record)
+    if found is None:
+        raise StoreError(f"unreadable idempotency record at {key!r}")
+    head, epoch, first, last, fingerprint = found.groups()
+    return fingerprint, epoch, first, last, head
+
+
+def batch_fingerprint(expected_version: int, events: Sequence[NewEvent]) -> bytes:
+    """Digest of a batch: the last hash already commits to prev and every payload."""
+    return hashlib.sha256(b"%d/%d/" % (expected_version, len(events)) + events[-1][1]).digest()
