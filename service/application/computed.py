@@ -14,7 +14,7 @@ kind and reader (``summary``, ``record:<seat>`` or ``record:public``): a new
 version overwrites the old result, so a game keeps at most a few. Results
 of a running game live ``RUNNING_SECONDS``; a finished game's record is
 the long-lived ``record_export`` (``service.application.records``), zlib without the
-version, kept as long as the game (``service.retention``).
+version, kept as long as the game (``Settings.finished_seconds``, docs/operations.md).
 """
 
 from __future__ import annotations

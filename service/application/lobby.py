@@ -4,7 +4,7 @@ A game exists before its first event: while seats are open it is a lobby,
 and nothing about it belongs in the immutable record yet (who joins, and
 in which order, is not a game fact until the game starts). So its setup
 lives in an ``info`` hash, its filled seats in a ``seats`` hash (with each
-human seat's token *hash*: DESIGN.md §4 keeps seat secrets out of the
+human seat's token *hash*: seat secrets are kept out of the
 stream), and the game is listed in one directory per status. All of them
 share the game's hash tag (``service.store.keys``), so the status move is one
 MULTI/EXEC on one slot even on Redis Cluster.
