@@ -22,6 +22,7 @@ Frames, both ways: one JSON line, then ``size`` bytes. A reply is
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
@@ -31,11 +32,22 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from service.settings import Settings
 
-__all__ = ["Busy", "Offload", "TaskFailed"]
+__all__ = ["Busy", "Offload", "Payload", "TaskFailed"]
+
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A task's input read from a file in chunks (an uploaded record: ``size`` bytes of
+    ``source``), so the request's process never holds it whole."""
+
+    source: IO[bytes]
+    size: int
 
 
 class Busy(Exception):
@@ -78,7 +90,7 @@ class Offload:
         self._held: list[_Helper] = []
         weakref.finalize(self, _end_all, self._held)
 
-    def run(self, task: dict[str, Any], payload: bytes = b"") -> bytes:
+    def run(self, task: dict[str, Any], payload: bytes | Payload = b"") -> bytes:
         """The helper's answer to ``task``; Busy, TaskFailed."""
         if self._waiting >= self.max_waiting:
             raise Busy(f"{self._waiting} requests already wait for the helper process")
@@ -92,13 +104,16 @@ class Offload:
     def close(self) -> None:
         _end_all(self._held)
 
-    def _exchange(self, task: dict[str, Any], payload: bytes) -> bytes:
+    def _exchange(self, task: dict[str, Any], payload: bytes | Payload) -> bytes:
         process = self._process()
         assert process.stdin is not None and process.stdout is not None
         deadline = time.monotonic() + self.timeout
+        if isinstance(payload, bytes):
+            payload = Payload(io.BytesIO(payload), len(payload))
         try:
-            header = json.dumps({**task, "size": len(payload)}).encode() + b"\n"
-            _write(process.stdin.fileno(), header + payload, deadline)
+            header = json.dumps({**task, "size": payload.size}).encode() + b"\n"
+            _write(process.stdin.fileno(), header, deadline)
+            _copy(payload, process.stdin.fileno(), deadline)
             line, rest = _read_line(process.stdout.fileno(), deadline)
             reply = json.loads(line)
             size = int(reply.get("size", 0))
@@ -143,6 +158,17 @@ def _write(fd: int, data: bytes, deadline: float) -> None:
             view = view[os.write(fd, view[: 64 * 1024]) :]
         except BlockingIOError:
             continue
+
+
+def _copy(payload: Payload, fd: int, deadline: float) -> None:
+    """``payload.size`` bytes of its source to the helper, a chunk at a time."""
+    left = payload.size
+    while left > 0:
+        chunk = payload.source.read(min(_CHUNK, left))
+        if not chunk:
+            raise EOFError(f"the payload ended {left} bytes short of its size")
+        _write(fd, chunk, deadline)
+        left -= len(chunk)
 
 
 def _read_some(fd: int, size: int, deadline: float) -> bytes:

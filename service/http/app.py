@@ -42,7 +42,7 @@ from service.application.tournaments import Tournaments
 from service.http import api
 from service.http.api.common import Services, bearer_token, client_address, services
 from service.http.api.records import RECORDS_VERIFY
-from service.http.bodies import BodyGuard
+from service.http.bodies import SPOOLED, BodyGuard
 from service.http.metrics import Metrics
 from service.http.problems import ApiProblem, register_error_handlers
 from service.http.ratelimit import Check, RateLimiter
@@ -265,9 +265,13 @@ def _finish(response: Response) -> Response:
 
 
 def _forget(_: BaseException | None) -> None:
-    """The thread serves other requests next: its log context must not leak into them."""
+    """The thread serves other requests next: its log context must not leak into them;
+    the request's spooled body (service.http.bodies) is read by now, its file closed."""
     for variable in (logs.request_id, logs.game_id, logs.version):
         variable.set(None)
+    body = request.environ.get(SPOOLED)
+    if body is not None:
+        body.close()
 
 
 def _access_log(response: Response, seconds: float) -> None:

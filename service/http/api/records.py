@@ -36,7 +36,7 @@ from service.application.costly import (
     summary_task,
     verify_task,
 )
-from service.application.offload import Busy, TaskFailed
+from service.application.offload import Busy, Payload, TaskFailed
 from service.application.records import record_text
 from service.http.api.common import client_address, game_id, games, query, services, viewer
 from service.http.problems import ApiProblem
@@ -101,16 +101,19 @@ def verify_record() -> Response:
             415, "unsupported_media_type", f"send the record as {RECORD_TYPE} (JSON Lines)"
         )
     head = query(_VERIFY).get("expect_head")
-    payload = request.get_data(cache=False)
-    if len(payload) <= INLINE_RECORD_BYTES:
-        return _json(verify_task(payload, head))
-    return _json(_offloaded({"kind": "verify", "expect_head": head}, None, payload))
+    size = request.content_length or 0
+    if size <= INLINE_RECORD_BYTES:
+        return _json(verify_task(request.get_data(cache=False), head))
+    # The helper reads the body from its spooled file in chunks (service.http.bodies):
+    # never the whole record in this process's memory.
+    task = {"kind": "verify", "expect_head": head}
+    return _json(_offloaded(task, None, Payload(request.stream, size)))
 
 
 # -- helpers --------------------------------------------------------------------------
 
 
-def _offloaded(task: dict[str, Any], gid: str | None, payload: bytes = b"") -> bytes:
+def _offloaded(task: dict[str, Any], gid: str | None, payload: bytes | Payload = b"") -> bytes:
     """The helper's answer, charged to the address's budget of costly requests."""
     risk = services()
     budget = Check("costly", client_address(), risk.settings.costly_ip)
