@@ -60,7 +60,7 @@ run: $(STAMP)
 # A deeper Schemathesis run than the test suite's (25 examples per operation).
 fuzz: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/pytest tests/service/test_api_fuzz.py --timeout=1800
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/pytest tests/service/http/test_api_fuzz.py --timeout=1800
 
 bench: $(STAMP)
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \

@@ -1,7 +1,7 @@
 """Marshmallow schemas: the request and response documents of ``openapi.yaml``.
 
 Each schema here has a component of the same name in ``openapi.yaml``
-(``COMPONENTS`` maps them), and ``tests/service/test_api_schemas.py``
+(``COMPONENTS`` maps them), and ``tests/service/http/test_api_schemas.py``
 checks field names, required fields and types against the spec, so the
 code cannot drift from the contract. Requests are loaded through these
 schemas. The documents the service assembles itself (a game summary, a

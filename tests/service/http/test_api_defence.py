@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
-from tests.service.test_api_play import acting
+from tests.service.http.test_api_play import acting
 
 CHOOSE = {"defender_chooses_dice": True, "starting_armies": 14}
 

@@ -4,7 +4,7 @@ DESIGN.md §3 asks for one round trip per append; service/store/scripts.py gets
 there by keeping a pooled connection per thread. These tests check what
 that must not cost: connections leaking from ended threads, two threads or
 a forked child writing on one socket. (A held connection the server
-closed is replaced: tests/service/test_store_faults.py.)
+closed is replaced: tests/service/store/test_store_faults.py.)
 """
 
 from __future__ import annotations

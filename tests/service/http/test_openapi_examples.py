@@ -24,7 +24,7 @@ from riskcore.protocol.events import EVENT_CLASSES
 from tests.e2e.conftest import Stack, free_port, wait_ready
 from tests.service.api_helpers import SPEC, _schema_validator
 
-OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
+OPENAPI = Path(__file__).resolve().parents[3] / "openapi.yaml"
 METHODS = ("get", "post", "put", "patch", "delete")
 SCHEMAS = SPEC["components"]["schemas"]
 # These answer with a page, a file or a text format that has no schema to hold an

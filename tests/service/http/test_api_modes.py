@@ -20,7 +20,7 @@ from riskcore.views.seatview import SeatView
 from service.application.games import GameService
 from tests.service.api_helpers import ApiClient, problem
 
-SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+SPEC = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
 SCHEMAS = SPEC["components"]["schemas"]
 
 

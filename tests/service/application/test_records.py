@@ -105,7 +105,7 @@ def test_a_format_1_game_publishes_no_head_until_it_ends() -> None:
     from riskcore.engine.evolve import fold
     from service.application.game_types import published_head
 
-    old = Path(__file__).parents[1] / "riskcore" / "data" / "record-v1-classic-3p.jsonl"
+    old = Path(__file__).parents[2] / "riskcore" / "data" / "record-v1-classic-3p.jsonl"
     events = [envelope_from_dict(e.payload).event for e in parse_record(old.read_text()).entries]
     assert published_head(b"h" * 32, fold(events[:200])) is None
     assert published_head(b"h" * 32, fold(events)) == b"h" * 32

@@ -28,7 +28,7 @@ from riskcore.views.seatview import SeatView
 from service.application.games import GameService
 from service.http.api.analysis import AnalysisRequest, ForkRequest
 from tests.service.api_helpers import SPEC, ApiClient, problem
-from tests.service.test_api_schemas import _check_schema
+from tests.service.http.test_api_schemas import _check_schema
 from workers import jobs
 from workers.queues import EXPORTS_QUEUE, queue
 

@@ -32,7 +32,7 @@ from riskcore.audit.record import decode_envelope
 from service.application.games import GameService
 from service.store.keys import KeySpace
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # The clients play until seat p1 has won ENOUGH versions, each of them contended
 # by a losing client too, or until SECONDS pass (a bound for a loaded machine:
 # at a load of 15 on 2 cores, 15 s gave only 16 such versions).

@@ -23,7 +23,7 @@ from service.store.event_store import EventStore
 from service.store.keys import KeySpace
 from service.store.values import new_events
 
-CONF = Path(__file__).resolve().parents[2] / "deploy" / "redis.conf"
+CONF = Path(__file__).resolve().parents[3] / "deploy" / "redis.conf"
 
 
 @contextlib.contextmanager

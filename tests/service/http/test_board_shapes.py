@@ -126,7 +126,7 @@ def test_the_committed_shapes_are_those_the_script_makes() -> None:
     """Structure compared (who touches whom, where the badges are), not every float:
     another shapely may round a point differently."""
     pytest.importorskip("shapely", reason="the dev extra: pip install -e '.[dev]'")
-    script = Path(__file__).resolve().parents[2] / "scripts" / "board_shapes.py"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "board_shapes.py"
     spec = importlib.util.spec_from_file_location("board_shapes", script)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
