@@ -20,7 +20,7 @@ seeds = st.binary(min_size=1, max_size=32)
 
 
 def rule_sets() -> st.SearchStrategy[RuleSet]:
-    """Every option of RULES.md §1-2 drawn independently from its declared choices
+    """Every option of docs/rules.md, "Rule options", drawn independently from its declared choices
     (``riskcore.model.options.OPTIONS``); army counts from the mode's table."""
     return st.builds(
         RuleSet,

@@ -1,4 +1,4 @@
-"""The dependency direction of DESIGN.md §1, checked in a fresh interpreter."""
+"""The dependency direction of docs/engine.md, "Layers", checked in a fresh interpreter."""
 
 from __future__ import annotations
 

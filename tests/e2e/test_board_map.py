@@ -76,7 +76,7 @@ def test_the_last_attack_its_dice_a_conquest_and_an_elimination_are_drawn(
     board_stack: Stack, browser: Any
 ) -> None:
     """After an attack the map shows the arrow from source to target and both sides'
-    dice with the losses (the rules' battle: highest against highest, RULES.md "Attack"),
+    dice with the losses (the rules' battle: highest against highest, docs/rules.md, "Attack"),
     as the events say; a conquest and an elimination are called out."""
     game, envelopes = finished_game(board_stack)
     battle = first(envelopes, "battle_resolved")

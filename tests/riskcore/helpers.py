@@ -53,7 +53,7 @@ ALL_CARDS = tuple(card.id for card in CLASSIC.cards)
 
 def mode_for(n: int) -> str:
     """The game mode a test with ``n`` players means: two players play the
-    two-player game with neutrals (RULES.md §2), more the classic one."""
+    two-player game with neutrals (docs/rules.md, "The two-player game"), more the classic one."""
     return "two_player" if n == 2 else "classic"
 
 

@@ -1,6 +1,6 @@
-"""Adventure cards of Lord of the Rings Risk (RULES.md §5; the Swedish 2002 book,
-002_84c66041fccdfcee.txt, "ÄVENTYRSKORT"), played from the deck
-``adventure-northern-v1`` (riskcore/modes/decks/).
+"""Adventure cards of Lord of the Rings Risk (docs/rules.md, "Adventure cards"; the Swedish 2002
+book, 002_84c66041fccdfcee.txt, "ÄVENTYRSKORT"), played from the deck ``adventure-northern-v1``
+(riskcore/modes/decks/).
 
 Positions are built as in test_lotr.py; the adventure pile and hands are put in
 with the events a deal makes (``AdventureDeckShuffled``, ``AdventureCardDrawn``).

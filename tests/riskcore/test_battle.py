@@ -1,6 +1,7 @@
 """Attacks, battles, blitz, the defender's dice, conquest, elimination and the win.
 
-RULES.md §1 "Attack", "Conquest", "Elimination", "Winning"; §2 neutrals.
+docs/rules.md, "Attack" (conquest, elimination), "Winning"; "The two-player game" for
+neutrals.
 Dice come from ``ScriptedRng`` where a test needs given rolls; elsewhere
 from the real generator.
 """
@@ -280,8 +281,8 @@ def test_a_passive_neutral_is_defended_by_the_other_player() -> None:
 
 
 def test_blitz_is_the_battles_it_stands_for() -> None:
-    """RULES.md §1: "A blitz ... is a convenience that produces the same events as the
-    battles it stands for" (000_ed9208fe5525be2d.txt: "Ett ANGREPP är en attack mot ett
+    """A blitz produces the same events as the battles it stands for (docs/rules.md,
+    "Attack"; 000_ed9208fe5525be2d.txt: "Ett ANGREPP är en attack mot ett
     enskilt territorium och kan bestå av en eller flera strider")."""
     # rule: 000-attack-definition
     endings = set()
@@ -377,8 +378,8 @@ def test_every_blitz_of_a_game_fights_the_battles_one_battle_at_a_time_would(
 
 
 def test_blitz_stops_at_the_threshold() -> None:
-    """RULES.md §1: a blitz repeats battles "until the territory falls or the source has 1
-    army left, or an optional stop-at threshold"."""
+    """docs/rules.md, "Attack": a blitz repeats battles until the territory falls or the
+    source has 1 army left, or an optional stop-at threshold."""
     # rule: 000-attack-many
     # rule: 000-after-battle
     # rule: 001-attack-often
@@ -692,7 +693,7 @@ def test_eliminating_a_neutral_gives_no_cards_and_does_not_end_the_game() -> Non
 
 
 def test_the_battles_own_count_agrees_with_compare_dice_on_every_sorted_roll() -> None:
-    """RULES.md §1 "Attack": dice compared in pairs, highest first, a tie to the
+    """docs/rules.md, "Attack": dice compared in pairs, highest first, a tie to the
     defender; LotR's bonus on each side's highest die. ``battle.losses`` counts
     the generator's sorted rolls in place; ``compare_dice`` sorts and checks."""
 

@@ -1,9 +1,9 @@
-"""Boards as data (RULES.md §1 "Board", "Cards"; §5 Middle-earth).
+"""Boards as data (docs/rules.md, "The board", "The cards"; "The Middle-earth board").
 
 The classic board is checked against a copy of the project's reference
-transcription (``shared/reference/classic-map.txt`` and
-``classic-cards.txt``) kept here so a clean checkout can run it; when the
-shared folder sits next to the checkout, the copy is checked for drift.
+transcription (``classic-map.txt`` and ``classic-cards.txt``, which are not in
+this repository) kept here so a clean checkout can run it; when the shared
+folder sits next to the checkout, the copy is checked for drift.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from riskcore.errors import BoardError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference"
 
-# territory | continent | neighbours, as in shared/reference/classic-map.txt.
+# territory | continent | neighbours, as in the reference classic-map.txt.
 CLASSIC_MAP = """\
 Alaska|NA|Alberta,Kamchatka,Northwest Territory
 Northwest Territory|NA|Alaska,Alberta,Greenland,Ontario
@@ -68,7 +68,7 @@ Western Australia|AU|Eastern Australia,Indonesia,New Guinea
 Eastern Australia|AU|New Guinea,Western Australia
 """
 
-# territory | symbol (I, C, A), as in shared/reference/classic-cards.txt.
+# territory | symbol (I, C, A), as in the reference classic-cards.txt.
 CLASSIC_CARDS = """\
 Alaska|I
 Alberta|C
@@ -153,7 +153,7 @@ def raw() -> dict[str, Any]:
 def test_classic_board_has_42_territories_in_6_continents(classic: Board) -> None:
     """000_ed9208fe5525be2d.txt: "uppdelad i 6 kontinenter och 42 territorier ... Afrika
     brun 6 Asien grön 12 Australien grå 4 Europa blå 7 Nordamerika gul 9 Sydamerika
-    orange 4"; bonuses from RULES.md §1 (printed on the board, not in the books)."""
+    orange 4"; bonuses from docs/rules.md, "The board" (printed on the board, not in the books)."""
     # rule: 000-board-42
     # rule: 001-board
     # rule: 003-board
@@ -190,8 +190,8 @@ def test_every_territory_is_in_exactly_the_reference_continent(classic: Board) -
 
 
 def test_classic_has_83_symmetric_borders_equal_to_the_reference(classic: Board) -> None:
-    """000_ed9208fe5525be2d.txt: "Vissa territorier är angränsande. Det betyder att de
-    antingen delar gräns eller också har en sjöväg"; RULES.md §1: 83 undirected borders."""
+    """000_ed9208fe5525be2d.txt: "Vissa territorier är angränsande. Det betyder att de antingen
+    delar gräns eller också har en sjöväg"; docs/rules.md, "The board": 83 undirected borders."""
     # rule: 000-adjacent
     assert len(classic.border_kinds) == 83
     for a, ns in classic.neighbours.items():
@@ -291,13 +291,13 @@ def test_embedded_reference_copies_have_not_drifted() -> None:
 
 
 def test_board_to_dict_round_trips_the_classic_board(classic: Board) -> None:
-    """DESIGN.md §2 "Boards are data": the public description rebuilds the same board."""
+    """Boards are data: the public description rebuilds the same board."""
     assert board_from_dict(classic.to_dict()) == classic
     assert classic.to_dict()["borders"][0] == ["afghanistan", "china", "land"]
 
 
 def test_shipped_boards_are_listed_and_unknown_ones_refused() -> None:
-    """DESIGN.md §2: boards ship as package data and load by name."""
+    """Boards ship as package data and load by name."""
     assert {"classic", "middle_earth"} <= set(board_names())
     with pytest.raises(BoardError, match="'atlantis'"):
         load_board("atlantis")
@@ -357,8 +357,8 @@ BREAKAGES = {
 
 @pytest.mark.parametrize("fault", sorted(BREAKAGES))
 def test_invalid_boards_raise_board_error_naming_the_fault(raw: dict[str, Any], fault: str) -> None:
-    """DESIGN.md §2: "Loading validates it: symmetric borders, every territory in one
-    group, one card per territory"."""
+    """Loading a board validates it: symmetric borders, every territory in one group, one
+    card per territory."""
     board_from_dict(copy.deepcopy(raw))  # the unbroken file loads
     breaks, message = BREAKAGES[fault]
     breaks(raw)
@@ -376,8 +376,8 @@ def test_a_border_listed_once_is_symmetric(raw: dict[str, Any]) -> None:
 
 
 def test_river_and_mountain_borders_are_not_adjacent(raw: dict[str, Any]) -> None:
-    """RULES.md §5 (002_84c66041fccdfcee.txt: "BERG - det går inte att ta sig över dem"):
-    impassable border kinds are recorded but join nothing."""
+    """docs/rules.md, "The Middle-earth board" (002_84c66041fccdfcee.txt: "BERG - det går inte att
+    ta sig över dem"): impassable border kinds are recorded but join nothing."""
     _without_border(raw, "alaska", "kamchatka")
     raw["borders"].append(["alaska", "kamchatka", "mountain"])
     board = board_from_dict(raw)
@@ -412,8 +412,8 @@ def middle_earth() -> Board:
 
 def test_middle_earth_has_42_territories_in_6_regions(middle_earth: Board) -> None:
     """002_84c66041fccdfcee.txt: "I den här specialutgåvan av Risk kan du avgöra Norra
-    Midgårds öde"; RULES.md §5: "42 territories in 6 regions — Arnor 7, Rhovanion 5,
-    Rohan 4, Mirkwood 4, Eriador 3, Rhûn 2 armies of bonus"."""
+    Midgårds öde"; docs/rules.md, "The Middle-earth board": 42 territories in 6 regions, Arnor 7,
+    Rhovanion 5, Rohan 4, Mirkwood 4, Eriador 3, Rhûn 2 armies of bonus."""
     # rule: 002-contents
     # rule: 002-regions
     assert len(middle_earth.territories) == 42
@@ -455,8 +455,8 @@ def test_middle_earth_fellowship_path(middle_earth: Board) -> None:
 
 
 def test_middle_earth_cards_by_side(middle_earth: Board) -> None:
-    """RULES.md §5 (002_84c66041fccdfcee.txt: "42 territoriekort, 2 jokerkort"):
-    territory cards 9 good, 9 evil, 24 neutral, and 2 wild."""
+    """docs/rules.md, "The Middle-earth board" (002_84c66041fccdfcee.txt: "42 territoriekort, 2
+    jokerkort"): territory cards 9 good, 9 evil, 24 neutral, and 2 wild."""
     # rule: 002-card-sides-count
     sides = Counter(c.side for c in middle_earth.cards if c.symbol != WILD)
     assert sides == {"good": 9, "evil": 9, "neutral": 24}

@@ -1,4 +1,4 @@
-"""Bots (DESIGN.md §2 "Bots", RULES.md §1): legal, deterministic, honest, finishing.
+"""Bots (docs/bots.md): legal, deterministic, honest, finishing.
 
 Every bot answers with one of the listed actions (numeric fields within
 bounds) in every position met in real games, including the setup steps,
@@ -81,7 +81,8 @@ def test_heuristic_games_finish_with_listed_actions(players: int) -> None:
 
 
 def test_bots_answer_defender_dice_and_two_player_setup() -> None:
-    """Defenders choose dice (no blitz then) and neutral armies are placed (RULES.md §2)."""
+    """Defenders choose dice (no blitz then) and neutral armies are placed (docs/rules.md, "The
+    two-player game")."""
     rules = RuleSet(defender_chooses_dice=True)
     bots = [Checked(get_bot(n)) for n in ("heuristic", "random", "heuristic")]
     result = play_game(bots, seed=b"defend", rules=rules, max_commands=20_000)

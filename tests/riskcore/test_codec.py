@@ -1,8 +1,8 @@
 """The wire: events, commands and state snapshots as canonical JSON.
 
-DESIGN.md §2 "Events are versioned data. Each has a type, a schema version and a
-JSON encoding defined in one codec module; old versions are upcast on read";
-STYLE.md 6 "Stored events are versioned and upcast on read".
+Events are versioned data: each has a type, a schema version and a JSON encoding
+defined in one codec module, and old versions are upcast on read
+(docs/engine.md, "Commands, events, decide and evolve"; "Records").
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def recorded() -> list[ev.Event]:
 
 
 def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
-    """DESIGN.md §2: events have "a JSON encoding defined in one codec module": every type
+    """Events have a JSON encoding defined in one codec module: every type
     decodes to what was encoded, byte for byte."""
     seen = {type(e) for e in recorded}
     assert seen == set(ev.BASE_EVENT_TYPES)
@@ -75,7 +75,7 @@ def test_every_event_type_round_trips(recorded: list[ev.Event]) -> None:
 
 
 def test_wire_form_is_type_version_and_fields(recorded: list[ev.Event]) -> None:
-    """DESIGN.md §2: "Each has a type, a schema version and a JSON encoding"."""
+    """Each event has a type, a schema version and a JSON encoding."""
     battle = next(e for e in recorded if isinstance(e, ev.BattleResolved))
     data = event_to_dict(battle)
     assert data["type"] == "battle_resolved" and data["v"] == ev.BattleResolved.VERSION
@@ -106,7 +106,7 @@ def test_the_fast_canonical_encoder_writes_what_json_dumps_writes(value: Any) ->
 
 
 def test_canonical_bytes_are_sorted_compact_utf8() -> None:
-    """DESIGN.md §2: hashes are "over a canonical encoding": one byte string per value."""
+    """Hashes are over a canonical encoding: one byte string per value."""
     assert canonical({"b": 1, "a": [1, {"d": None, "c": True}]}) == (
         b'{"a":[1,{"c":true,"d":null}],"b":1}'
     )
@@ -134,7 +134,7 @@ def test_canonical_bytes_are_sorted_compact_utf8() -> None:
 
 
 def test_events_hold_no_floats(recorded: list[ev.Event]) -> None:
-    """DESIGN.md §2 canonical encoding: floats have no single spelling, so events have none."""
+    """The canonical encoding: floats have no single spelling, so events have none."""
 
     def floats(value: Any) -> bool:
         if isinstance(value, float):
@@ -173,8 +173,8 @@ def fortified_v3(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_old_versions_are_upcast_on_read(fortified_v3: None) -> None:
-    """DESIGN.md §2: "old versions are upcast on read, so a replay recorded today still replays
-    after the rules code changes"."""
+    """Old versions are upcast on read, so a record written today still replays after the
+    rules code changes (docs/engine.md, "Records")."""
     expected = ev.Fortified(seat="p1", source="peru", target="brazil", count=7)
     where = {"seat": "p1", "target": "brazil"}
     v1 = {"type": "fortified", "v": 1, **where, "origin": "peru", "armies": 7}
@@ -192,7 +192,7 @@ def test_upcasters_do_not_outlive_their_test() -> None:
 
 
 def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
-    """DESIGN.md §2 "Events are versioned data": a version the engine cannot read is an error."""
+    """Events are versioned data: a version the engine cannot read is an error."""
     body = {"seat": "p1", "source": "peru", "target": "brazil", "count": 3}
     assert decode_event(json.dumps({"type": "fortified", **body})).TYPE == "fortified"
     with pytest.raises(RecordError, match="newer"):
@@ -202,8 +202,9 @@ def test_a_version_without_upcaster_or_from_the_future_is_refused() -> None:
 
 
 def test_the_first_release_events_upcast_to_the_game_mode_shape() -> None:
-    """game_created v1 named the mode as rule option ``variant`` and left starting armies
-    to the engine (RULES.md §1 table, §2: 36 each and 24 per neutral); v2 records both."""
+    """game_created v1 named the mode as rule option ``variant`` and left starting armies to the
+    engine (docs/rules.md, "Starting armies"; "The two-player game": 36 each and 24 per neutral); v2
+    records both."""
     seats = [
         {"id": "p1", "kind": "player", "name": "a"},
         {"id": "p2", "kind": "player", "name": "b"},
@@ -332,7 +333,7 @@ def test_every_command_type_round_trips_through_its_wire_body() -> None:
     ],
 )
 def test_malformed_command_bodies_name_the_fault(body: dict[str, Any], fault: str) -> None:
-    """STYLE.md 5: each error "names the offending value"; ``malformed_command`` says
+    """Each error names the offending value; ``malformed_command`` says
     nothing about the game position."""
     with pytest.raises(MalformedCommand) as caught:
         cmd.command_from_dict(body, "p1")
@@ -363,7 +364,7 @@ def test_a_command_must_be_an_object(body: Any) -> None:
     ],
 )
 def test_a_snapshot_round_trips_the_state_exactly(where: Any) -> None:
-    """DESIGN.md §3: "Snapshots of state every N events (a cache only ...)": loading one
+    """Snapshots of state every N events are a cache only (docs/store.md, "Snapshots"): loading one
     must give the very state the events fold to."""
     rules = RuleSet(defender_chooses_dice=True)
     game = find(where, n=4, rules=rules)
@@ -396,13 +397,14 @@ def test_a_restored_state_lists_the_same_actions_in_the_same_order() -> None:
 
 
 def test_snapshot_stamp_names_codec_and_state_shape() -> None:
-    """DESIGN.md §3: snapshots are "stamped with the rules/codec version"."""
+    """Snapshots are stamped with the rules/codec version (docs/store.md, "Snapshots")."""
     assert f"codec{codec.CODEC_VERSION}.state6" == SNAPSHOT_STAMP
 
 
 @pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])
 def test_a_broken_snapshot_raises_record_error(raw: bytes) -> None:
-    """DESIGN.md §3: a bad snapshot is "ignored": it must fail as a RecordError to be."""
+    """A bad snapshot is ignored (docs/store.md, "Snapshots"): it must fail as a RecordError to
+    be."""
     with pytest.raises(RecordError):
         decode_state(raw)
 

@@ -1,8 +1,7 @@
 """``decide`` and ``evolve``: purity, replay, determinism, and fair dice.
 
-No rule book speaks of these; they are the engine's contract (DESIGN.md §2
-"Commands in, events out", "Randomness is fair and auditable") that every
-rule test above relies on.
+No rule book speaks of these; they are the engine's contract (docs/engine.md, "Commands, events,
+decide and evolve"; docs/rules.md, "Fair dice") that every rule test above relies on.
 """
 
 from __future__ import annotations
@@ -88,8 +87,8 @@ def _executed(game: Game, command: cmd.Command) -> object:
 
 
 def test_evolve_never_validates_and_never_touches_its_input() -> None:
-    """DESIGN.md §2: "``evolve(state, event) -> state`` applies one event. It never
-    validates": it applies facts even where ``decide`` would have refused them."""
+    """``evolve(state, event)`` applies one event and never validates (docs/engine.md, "Commands,
+    events, decide and evolve"): it applies facts even where ``decide`` would have refused them."""
     game = set_up(3)
     state = game.state
     before = copy.deepcopy(state)
@@ -104,7 +103,7 @@ def test_evolve_never_validates_and_never_touches_its_input() -> None:
 
 
 def test_fold_rejects_a_stream_that_does_not_start_with_game_created() -> None:
-    """DESIGN.md §2: state is the fold "from the initial state", which the first event makes."""
+    """State is the fold of the events from the initial state, which the first event makes."""
     game = set_up(3)
     with pytest.raises(ValueError, match="game_created"):
         fold(game.events[1:])
@@ -115,7 +114,7 @@ def test_fold_rejects_a_stream_that_does_not_start_with_game_created() -> None:
 
 @pytest.mark.parametrize(("n", "rules"), CONFIGS)
 def test_folding_the_events_rebuilds_the_live_state(n: int, rules: RuleSet) -> None:
-    """DESIGN.md §2: "State at version n = fold of evolve over the first n events"."""
+    """The state at version n is the fold of the first n events."""
     game = new(n, rules, seed=b"replay %d" % n)
     play(game, random.Random(n))
     assert game.state.phase == "finished"
@@ -151,8 +150,8 @@ def test_execute_and_decide_make_the_same_events() -> None:
 
 
 def test_the_generator_is_a_function_of_seed_game_version_and_player_seeds() -> None:
-    """DESIGN.md §2: "a deterministic generator keyed by the server seed (HMAC-SHA256 over
-    game id, version and a counter, mixed with the players' seeds)"."""
+    """A deterministic generator keyed by the server seed: HMAC-SHA256 over the game id,
+    the version and a counter, mixed with the players' seeds (docs/rules.md, "Fair dice")."""
 
     def draws(rng: GameRng) -> list[int]:
         return [rng.below(1000) for _ in range(50)]
@@ -184,7 +183,7 @@ def test_the_blocks_are_hmac_sha256_of_the_documented_message(key_length: int) -
 
 
 def test_the_same_seed_plays_the_same_game() -> None:
-    """DESIGN.md §2: "folding the same events always rebuilds the same state", and the same
+    """Folding the same events always rebuilds the same state, and the same
     seed and commands always decide the same events."""
 
     def played(seed: bytes) -> list[ev.Event]:
@@ -197,7 +196,8 @@ def test_the_same_seed_plays_the_same_game() -> None:
 
 
 def test_player_seeds_change_the_opening() -> None:
-    """DESIGN.md §2: "Players may add their own seed when they join" and it is mixed in."""
+    """Players may add their own seed when they join, and it is mixed in (docs/rules.md, "Fair
+    dice")."""
     a = new_game(game_id="g", players=players(4), seed=SEED)
     b = new_game(game_id="g", players=players(4), seed=SEED, player_seeds={"p1": "00ff"})
     assert a[0] != b[0]  # the created event records them
@@ -222,8 +222,9 @@ class ByteStream(GameRng):
 
 
 def test_each_die_face_comes_from_exactly_42_of_the_256_byte_values() -> None:
-    """DESIGN.md §2: "rejection-sampled to 1..6": bytes 252-255 are thrown away, so each face
-    has probability exactly 42/252 = 1/6, by ``die`` and by the inlined ``dice`` alike."""
+    """Dice are rejection-sampled to 1..6 (docs/rules.md, "Fair dice"): bytes 252-255 are thrown
+    away, so each face has probability exactly 42/252 = 1/6, by ``die`` and by the inlined ``dice``
+    alike."""
     faces: Counter[int] = Counter()
     rng = ByteStream(bytes(range(256)))
     for _ in range(252):
@@ -238,7 +239,7 @@ def test_each_die_face_comes_from_exactly_42_of_the_256_byte_values() -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 7, 42, 43, 44, 100, 255, 256])
 def test_below_is_exactly_uniform_over_the_accepted_bytes(n: int) -> None:
-    """DESIGN.md §2 "rejection-sampled": every value below n from exactly as many bytes."""
+    """Rejection sampling: every value below n from exactly as many bytes."""
     limit = 256 - 256 % n
     rng = ByteStream(bytes(range(256)))
     counts = Counter(rng.below(n) for _ in range(limit))
@@ -246,7 +247,7 @@ def test_below_is_exactly_uniform_over_the_accepted_bytes(n: int) -> None:
 
 
 def test_below_rejects_words_at_or_above_the_limit_for_large_ranges() -> None:
-    """DESIGN.md §2 "rejection-sampled": four-byte words at or above the last multiple of n
+    """Rejection sampling: four-byte words at or above the last multiple of n
     are thrown away."""
     n = 1000
     limit = 2**32 - 2**32 % n
@@ -256,7 +257,7 @@ def test_below_rejects_words_at_or_above_the_limit_for_large_ranges() -> None:
 
 
 def test_below_refuses_an_empty_range() -> None:
-    """STYLE.md 5: errors name the offending value; ``below(0)`` has no answer."""
+    """Errors name the offending value; ``below(0)`` has no answer."""
     with pytest.raises(ValueError):
         GameRng(SEED, "g", 0).below(0)
 
@@ -281,9 +282,9 @@ def test_real_dice_and_shuffles_are_close_to_uniform() -> None:
 
 
 def test_the_first_event_commits_to_the_seed_and_only_the_last_reveals_it() -> None:
-    """DESIGN.md §2: "the first event carries its SHA-256 commitment ... When the game ends,
-    the seed is revealed in the final event, and anyone holding the record can ... check the
-    commitment"."""
+    """The first event carries the seed's SHA-256 commitment; when the game ends the seed is
+    revealed in the final event, and anyone holding the record can check the commitment
+    (docs/rules.md, "Fair dice")."""
     seed = bytes(range(32))
     game = new(3, seed=seed)
     play(game, random.Random(3))
@@ -301,7 +302,7 @@ def test_the_first_event_commits_to_the_seed_and_only_the_last_reveals_it() -> N
 
 
 def test_the_seed_is_revealed_however_the_game_ends() -> None:
-    """DESIGN.md §2: "When the game ends, the seed is revealed in the final event"."""
+    """When the game ends, the seed is revealed in the final event (docs/rules.md, "Fair dice")."""
     game = set_up(3)
     game.do(cmd.Resign(seat="p2"))
     (*_, finished) = game.do(cmd.Resign(seat="p3"))
@@ -311,7 +312,7 @@ def test_the_seed_is_revealed_however_the_game_ends() -> None:
 
 
 def test_version_counts_events() -> None:
-    """DESIGN.md §2: "State at version n = fold of evolve over the first n events"."""
+    """The state at version n is the fold of the first n events."""
     game = set_up(3)
     assert game.state.version == len(game.events)
     game.place_all()

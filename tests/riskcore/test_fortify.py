@@ -1,4 +1,4 @@
-"""Fortifying and the end of the turn (RULES.md §1 "Fortify", the turn's step 4)."""
+"""Fortifying and the end of the turn (docs/rules.md, "Fortify", the last step of "A turn")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Events and commands keep every dataclass promise with their fast constructors
 (``riskcore.protocol.frozen``): the same fields and defaults, equality, and
-immutability (DESIGN.md §2: events are "immutable, past-tense facts")."""
+immutability (events are immutable, past-tense facts; docs/engine.md, "Commands,
+events, decide and evolve")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """``legal_actions``: every listed action is accepted, the bounds are tight, and play
 built from the list alone always ends.
 
-DESIGN.md §2: "A ``legal_actions(state, seat)`` function lists ... what a seat may
-do now; bots and clients use it, and tests check that every listed action is
-accepted by ``decide``." The positions are those random legal play reaches.
+``legal_actions(state, seat)`` lists what a seat may do now (docs/engine.md, "Legal
+actions"); bots and clients use it, and these tests check that every listed action is
+accepted by ``decide``. The positions are those random legal play reaches.
 """
 
 from __future__ import annotations
@@ -176,8 +176,8 @@ def test_only_the_seat_that_must_act_has_actions(n: int, rules: RuleSet) -> None
 
 @pytest.mark.parametrize(("n", "rules"), CONFIGS)
 def test_random_play_from_the_list_alone_always_finishes(n: int, rules: RuleSet) -> None:
-    """RULES.md §1 "Winning": "The last player left — owner of all 42 territories — wins";
-    §2: "Goal: eliminate the other player"."""
+    """The last player left, owner of all 42 territories, wins (docs/rules.md, "Winning");
+    in the two-player game, eliminating the other player wins ("The two-player game")."""
     for i in range(4):
         rnd = random.Random(i)
         game = new(n, rules, seed=b"finish %d %d" % (n, i))
@@ -195,8 +195,8 @@ def test_random_play_from_the_list_alone_always_finishes(n: int, rules: RuleSet)
 
 
 def test_a_trade_with_two_pictured_territories_lists_a_choice_of_bonus() -> None:
-    """RULES.md §1 (003_281a902b564cb498.txt: "Je moet beide legers op dat specifieke gebied
-    plaatsen"): with two traded cards picturing the player's territories, the player names
+    """docs/rules.md, "Reinforce" (003_281a902b564cb498.txt: "Je moet beide legers op dat specifieke
+    gebied plaatsen"): with two traded cards picturing the player's territories, the player names
     one, so the list offers the set once per territory; with one, the set once."""
     peru, venezuela, siam = card_of("peru"), card_of("venezuela"), card_of("siam")
     owners = split({"p1": ["peru", "venezuela"], "p3": ["siam"]}, "p2")

@@ -1,4 +1,5 @@
-"""Lord of the Rings Risk (RULES.md §5; the Swedish 2002 book, 002_84c66041fccdfcee.txt).
+"""Lord of the Rings Risk (docs/rules.md, "Lord of the Rings Risk"; the Swedish 2002 book,
+002_84c66041fccdfcee.txt).
 
 The scanned book drops the digit 1 in many numbers: "+ " is +1, "4 neutrala" 14.
 """

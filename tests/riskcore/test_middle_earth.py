@@ -1,4 +1,4 @@
-"""Regular Risk on the Middle-earth board (RULES.md §5, "Regular Risk on this board";
+"""Regular Risk on the Middle-earth board (docs/rules.md, "Regular Risk on Middle-earth";
 002_84c66041fccdfcee.txt, "SPELA RISK PÅ VANLIGT SÄTT")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The game-mode seam (DESIGN.md §2 "Game modes are the seam"): modes by name, hooks
+"""The game-mode seam (docs/engine.md, "Game modes"): modes by name, hooks
 with classic defaults, and no mode branch outside ``riskcore/modes``.
 
 The test-only mode ``tests/riskcore/capitals.py`` is the worked example of

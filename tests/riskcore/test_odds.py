@@ -1,7 +1,8 @@
-"""Battle comparison and exact odds (RULES.md §1 "Attack", §5 leaders and strongholds).
+"""Battle comparison and exact odds (docs/rules.md, "Attack"; "Lord of the Rings Risk": leaders and
+strongholds).
 
 The published figures live in ``data/battle-odds.txt``, a copy of
-``shared/reference/battle-odds.txt`` kept in the repository so that a clean
+the reference ``battle-odds.txt`` (not in this repository) kept here so that a clean
 checkout can run these tests; when the shared folder is next to the
 checkout, a test checks that the copy has not drifted.
 """
@@ -95,7 +96,7 @@ def test_the_rule_book_example_three_two_against_six_two(attacker: list[int]) ->
 
 
 def test_only_as_many_pairs_as_the_smaller_side_rolled() -> None:
-    """RULES.md §1: "At most 2 armies are lost per roll"; one defending die, one loss."""
+    """docs/rules.md, "Attack": at most 2 armies are lost per roll; one defending die, one loss."""
     # rule: 000-compare-highest
     # rule: 001-max-two
     # rule: 003-second-pair

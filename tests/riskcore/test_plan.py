@@ -1,7 +1,7 @@
 """The heuristic's turn plans (issue 34, riskcore/bots/plan.py): an elimination the
 turn's armies can finish is planned at placing and followed through the attacks.
 The prize is the victim's cards, handed to the seat that takes its last territory
-(RULES.md, "Eliminating a player": its cards go to the one who eliminated it)."""
+(docs/rules.md, "Attack", elimination: its cards go to the one who eliminated it)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Random legal play keeps the rules' invariants (DESIGN.md §6 "Engine tests").
+"""Random legal play keeps the rules' invariants.
 
-"property tests (hypothesis) that random legal play keeps the invariants (armies ≥ 1
+Property tests (hypothesis): random legal play keeps the invariants (armies ≥ 1
 per territory, armies conserved except by reinforcement and battle losses, cards
-conserved, exactly one winner) and that replaying the events gives the same state."
+conserved, exactly one winner), and replaying the events gives the same state.
 From the books: 001_c708159c204162c3.txt: "Minst en armé måste alltid ockupera varje
 territorium under spelet"; 003_281a902b564cb498.txt: "42 kaarten zijn gemarkeerd met
 een territorium ... twee “wild” kaarten"; 004_780a86783e2219ae.txt: "Fortsett spille
@@ -160,8 +160,8 @@ def test_random_legal_play_keeps_the_invariants(
 def test_replay_and_snapshots_rebuild_the_same_state(
     config: tuple[str, int, RuleSet], seed: bytes, play: int, cut: float
 ) -> None:
-    """DESIGN.md §3: snapshots are "a cache only": loading one and folding the rest must
-    give exactly the state of a fold from the first event (in every game mode)."""
+    """Snapshots are a cache only (docs/store.md, "Snapshots"): loading one and folding the rest
+    must give exactly the state of a fold from the first event (in every game mode)."""
     mode, n, rules = config
     game = new(n, rules, seed=seed, mode=mode)
     rnd, policy = random.Random(play), Policy()

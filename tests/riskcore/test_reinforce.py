@@ -1,4 +1,4 @@
-"""The reinforce phase: how many armies, card trades, placing (RULES.md §1)."""
+"""The reinforce phase: how many armies, card trades, placing (docs/rules.md, "Reinforce")."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def test_a_traded_card_of_an_owned_territory_gives_2_armies_there() -> None:
 
 
 def test_the_player_names_which_pictured_territory_gets_the_bonus() -> None:
-    """RULES.md §1: the 2 armies "must be placed on that territory"; with two pictured and
+    """docs/rules.md, "Reinforce": the 2 armies go on that territory; with two pictured and
     owned, the player names one, and a territory not pictured (or not owned) is refused."""
     peru, venezuela, siam = card_of("peru"), card_of("venezuela"), card_of("siam")
     cards = (peru, venezuela, siam)  # three infantry
@@ -412,8 +412,8 @@ def test_placing_refusals() -> None:
 
 
 def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discards() -> None:
-    """RULES.md §1: "Traded cards go to a discard pile; when the draw pile is empty, the
-    discard pile is shuffled into a new draw pile"."""
+    """Traded cards go to a discard pile; when the draw pile is empty, the discard pile is
+    shuffled into a new draw pile (docs/rules.md, "Reinforce", "Drawing a card")."""
     # rule: 002-discard-reshuffle
     every = list(range(44))
     traded = (INFANTRY[0], INFANTRY[1], INFANTRY[2])

@@ -1,4 +1,4 @@
-"""Rule options (RULES.md §1-2): defaults, validation, army tables, card values."""
+"""Rule options (docs/rules.md, "Rule options"): defaults, validation, army tables, card values."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from tests.riskcore.helpers import new, players
 
 
 def test_defaults_are_the_classic_game_of_the_digest() -> None:
-    """RULES.md §1 marks the defaults: claim setup, the claimer opens (003_281a902b564cb498.txt:
-    "degene die het eerste leger plaatste opent het spel"), progressive values, move the dice
-    rolled, trade at 6 cards (001_c708159c204162c3.txt: "Om du vinner 6 eller fler kort"),
-    fortify to an adjacent territory, defenders roll the most dice."""
+    """docs/rules.md, "Rule options" marks the defaults: claim setup, the claimer opens
+    (003_281a902b564cb498.txt: "degene die het eerste leger plaatste opent het spel"), progressive
+    values, move the dice rolled, trade at 6 cards (001_c708159c204162c3.txt: "Om du vinner 6 eller
+    fler kort"), fortify to an adjacent territory, defenders roll the most dice."""
     assert RuleSet().to_dict() == {
         "setup": "claim",
         "first_player": "claim_order",
@@ -44,7 +44,7 @@ def test_defaults_are_the_classic_game_of_the_digest() -> None:
 
 
 def test_every_documented_choice_is_accepted_and_round_trips() -> None:
-    """RULES.md §1-2: each option's documented values."""
+    """Each option's documented values (docs/rules.md, "Rule options")."""
     choices: dict[str, list[Any]] = {
         "setup": ["claim", "deal"],
         "first_player": ["claim_order", "reroll"],
@@ -95,7 +95,7 @@ def test_every_documented_choice_is_accepted_and_round_trips() -> None:
     ],
 )
 def test_a_bad_option_raises_rule_option_error_naming_the_value(name: str, value: Any) -> None:
-    """STYLE.md 5: "each error names the offending value ({value!r})"."""
+    """Each error names the offending value (``{value!r}``)."""
     with pytest.raises(RuleOptionError) as caught:
         RuleSet(**{name: value})
     assert name in caught.value.message
@@ -111,7 +111,7 @@ def test_starting_armies_must_be_an_int_not_a_bool() -> None:
 
 
 def test_from_dict_refuses_an_unknown_option_by_name() -> None:
-    """DESIGN.md §1: "one owns the rule options": an unknown option is an error, not ignored."""
+    """One declaration owns the rule options: an unknown option is an error, not ignored."""
     with pytest.raises(RuleOptionError, match="'house_rules'"):
         RuleSet.from_dict({"house_rules": True})
     assert RuleSet.from_dict({}) == RuleSet()

@@ -1,4 +1,4 @@
-"""Setting a game up (RULES.md §1 "Setup", §2 two players)."""
+"""Setting a game up (docs/rules.md, "Setup"; "The two-player game")."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def rotation(n: int, first: str) -> tuple[str, ...]:
 def test_order_roll_rerolls_ties_among_the_highest_only() -> None:
     """003_281a902b564cb498.txt: "rol één die., Wie het hoogste getal rolt" ... and
     000_ed9208fe5525be2d.txt: "Den spelare som får högst börjar och följs av spelaren till
-    vänster" (RULES.md §1: re-roll ties). p2 and p3 tie on 6; only they re-roll."""
+    vänster" (docs/rules.md, "Setup": ties roll again). p2 and p3 tie on 6; only they re-roll."""
     # rule: 000-order-roll
     # rule: 004-order
     game = new(4)
@@ -192,7 +192,7 @@ def test_claim_order_opens_with_the_first_claimer_without_a_second_roll() -> Non
     ("n", "shares"), [(3, [14, 14, 14]), (4, [11, 11, 10, 10]), (5, [9, 9, 8, 8, 8])]
 )
 def test_deal_setup_deals_territory_cards_round_robin(n: int, shares: list[int]) -> None:
-    """RULES.md §1 option ``setup=deal``: wild cards out, the 42 territory cards dealt
+    """docs/rules.md, "Setup", option ``setup=deal``: wild cards out, the 42 territory cards dealt
     round-robin from the first player, one army on each (002_84c66041fccdfcee.txt, regular
     Risk: "Ta bort jokrarna från territoriekorten och blanda korten. Dela ut alla korten
     till spelarna ... om ni är fyra spelare, får två av spelarna ett extra kort")."""
@@ -211,8 +211,8 @@ def test_deal_setup_deals_territory_cards_round_robin(n: int, shares: list[int])
 
 
 def test_deal_setup_then_places_one_at_a_time_and_shuffles_all_44() -> None:
-    """RULES.md §1: "then placing as in step 3"; the whole deck (wild cards back in) is
-    then shuffled into the draw pile."""
+    """docs/rules.md, "Setup": after the deal, armies are placed as in step 3; the whole deck (wild
+    cards back in) is then shuffled into the draw pile."""
     game = set_up(3, RuleSet(setup="deal"))
     assert of_type(game.events, ev.TerritoryClaimed) == []
     assert all(e.count == 1 for e in of_type(game.events, ev.ArmiesPlaced))
@@ -323,7 +323,8 @@ def test_placing_while_territories_are_unclaimed_is_refused(claiming: Game) -> N
 
 
 def test_unknown_territories_and_seats_are_refused(claiming: Game) -> None:
-    """DESIGN.md §2: a refusal carries "a stable machine-readable code" naming what is wrong."""
+    """A refusal carries a stable machine-readable code naming what is wrong (docs/rules.md,
+    "Error codes")."""
     claiming.reject(
         cmd.ClaimTerritory(seat=claiming.current, territory="atlantis"), "unknown_territory"
     )
@@ -331,7 +332,8 @@ def test_unknown_territories_and_seats_are_refused(claiming: Game) -> None:
 
 
 def test_other_commands_wait_for_the_end_of_setup(claiming: Game) -> None:
-    """RULES.md §1: the turn (reinforce, attack, fortify) begins once every army is placed."""
+    """docs/rules.md, "Setup": the turn (reinforce, attack, fortify) begins once every army is
+    placed."""
     seat = claiming.current
     claiming.reject(cmd.EndPhase(seat=seat), "wrong_phase")
     claiming.reject(cmd.Attack(seat=seat, source="alaska", target="kamchatka"), "wrong_phase")
@@ -381,7 +383,7 @@ def test_neutral_seats_cannot_act() -> None:
 
 
 def test_claims_that_use_up_every_army_start_the_game_at_once() -> None:
-    """RULES.md §1 step 3 places "until all starting armies are placed": with 14 armies
+    """docs/rules.md, "Setup", step 3 places until everyone has placed them all: with 14 armies
     each for 42 territories, claiming places them all."""
     game = new(3, RuleSet(starting_armies=14))
     for territory in CLASSIC.territory_names:

@@ -1,8 +1,8 @@
 """In-process games with bots (``riskcore.simulate``): they end, replay and audit.
 
 004_780a86783e2219ae.txt: "Fortsett spille til en spiller eliminerer alle motstandere
-og fanger alle de 42 territorier"; DESIGN.md §2: "anyone holding the record can
-recompute every roll and shuffle".
+og fanger alle de 42 territorier"; anyone holding the record can
+recompute every roll and shuffle (docs/rules.md, "Fair dice").
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_the_same_seed_replays_the_same_game_and_another_does_not() -> None:
 
 
 def test_player_seeds_change_the_game() -> None:
-    """DESIGN.md §2: the generator is "mixed with the players' seeds"."""
+    """The generator is mixed with the players' seeds (docs/rules.md, "Fair dice")."""
     plain = play_game(randoms(3), seed=b"s")
     mixed = play_game(randoms(3), seed=b"s", player_seeds={"p2": "5eed"})
     assert mixed.events[1:] != plain.events[1:]
@@ -89,7 +89,7 @@ def replay(result: GameResult, seed: bytes) -> list[ev.Event]:
     "rules", [RuleSet(), RuleSet(defender_chooses_dice=True, card_values="fixed")]
 )
 def test_every_recorded_command_replays_to_the_recorded_events(rules: RuleSet) -> None:
-    """DESIGN.md §2: "anyone holding the record can recompute every roll and shuffle": each
+    """Anyone holding the record can recompute every roll and shuffle: each
     recorded command, decided again, gives the recorded events."""
     seed = b"audit"
     result = play_game(randoms(4), seed=seed, rules=rules, player_seeds={"p1": "ab"})
@@ -142,7 +142,7 @@ def test_the_defender_acts_while_a_defence_is_awaited() -> None:
 
 
 def test_bots_are_found_by_name() -> None:
-    """DESIGN.md §2 "Bots": at least a random bot, found by name."""
+    """At least a random bot, found by name (docs/bots.md)."""
     assert "random" in bot_names()
     with pytest.raises(ValueError, match="'no such bot'"):
         get_bot("no such bot")

@@ -1,4 +1,4 @@
-"""The strong bot's search budget (issue 19; DESIGN.md §2 "Bots"): where a turn's
+"""The strong bot's search budget (issue 19; docs/bots.md, "strong"): where a turn's
 rollouts go. Placing reinforcements may take its own part of a turn's budget and
 its own number of candidates; the phases searched are a setting. Strength is
 measured by ``bench/bots.py`` (docs/bots.md), not asserted here."""
@@ -228,7 +228,7 @@ def _claiming(seed: bytes, players: int = 3) -> State:
 
 
 def test_claim_options_are_the_heuristics_claim_and_one_a_continent() -> None:
-    """docs/rules.md (setup: players claim a free territory in turn; RULES.md §2.1):
+    """docs/rules.md, "Setup": players claim a free territory in turn;
     the options are free territories, the heuristic's first, at most one of each
     continent, so each is a different plan and not a neighbour of the same one."""
     state = _claiming(b"claim-options")
@@ -250,7 +250,7 @@ def test_claim_options_are_the_heuristics_claim_and_one_a_continent() -> None:
 def test_a_rollout_from_the_setup_plays_rounds_past_the_first_turn() -> None:
     """A claim shows in the game only once the setup is over: its rollouts play
     the rest of the setup and ``setup_rounds`` own turns past the seat's first.
-    The first to claim plays first (RULES.md §2.1), turn 1; with three players
+    The first to claim plays first (docs/rules.md, "Setup"), turn 1; with three players
     its next turns are 4 and 7."""
     state = _claiming(b"claim-rollout")
     seat = state.current

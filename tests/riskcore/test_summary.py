@@ -67,8 +67,9 @@ def test_the_luck_line_ends_at_each_players_luck() -> None:
 
 
 def test_a_lord_of_the_rings_summary_has_the_score_table() -> None:
-    """RULES.md §5 "End and scoring": 1 per territory, region bonuses, 2 per stronghold;
-    the summary of a finished game shows each player's table, the winner's total the best."""
+    """docs/rules.md, "Lord of the Rings Risk" (end and scoring): 1 per territory, region bonuses, 2
+    per stronghold; the summary of a finished game shows each player's table, the winner's total the
+    best."""
     result = play_game(
         [get_bot("heuristic"), get_bot("random"), get_bot("random")], seed=b"score", mode="lotr"
     )

@@ -73,8 +73,8 @@ def test_seats_alternate_between_the_teams_so_turns_do() -> None:
 
 
 def test_the_team_game_plays_fixed_card_values_by_default() -> None:
-    """RULES.md §4 / BOOK: "I stället avgör symbolen på de kortset du lämnar in hur många
-    förstärkningar du får": trades by symbol, fortify along the team's territories."""
+    """docs/rules.md, "The team game"; the book: "I stället avgör symbolen på de kortset du lämnar
+    in hur många förstärkningar du får": trades by symbol, fortify along the team's territories."""
     # rule: 000-team-no-gold
     state = fold(new_game(game_id="g", players=players(4), seed=b"s", mode="team"))
     assert state.rules.card_values == "fixed" and state.rules.fortify == "connected"

@@ -85,7 +85,7 @@ def test_entrants_name_bots_and_levels_and_bad_ones_are_refused() -> None:
 
 
 def test_a_finished_game_places_its_winner_first_and_the_last_out_next() -> None:
-    """RULES.md §1 (classic): the last player left holding territories wins."""
+    """docs/rules.md, "Winning" (classic): the last player left holding territories wins."""
     result = play_game([get_bot("heuristic") for _ in range(4)], seed=b"p", game_id="p")
     state = fold(result.events)
     found = places(state)

@@ -1,7 +1,7 @@
 """Leaving a game: resignations and what the turn order does about them.
 
-The rule books have no resignation; RULES.md §1 "Winning" ("The last player left
-... wins") and the ``PlayerResigned`` event's contract ("it takes no more turns. Its
+The rule books have no resignation; docs/rules.md, "Winning" (the last player left
+wins) and the ``PlayerResigned`` event's contract ("it takes no more turns. Its
 armies stay on the board, passive, until conquered; its cards go to the discard pile")
 are what these tests hold the engine to.
 """
@@ -77,7 +77,7 @@ def test_a_resigned_players_armies_defend_with_the_most_dice_until_conquered() -
 
 
 def test_the_last_player_left_wins_by_resignation() -> None:
-    """RULES.md §1 "Winning": "The last player left ... wins"."""
+    """The last player left wins (docs/rules.md, "Winning")."""
     game = three()
     game.do(cmd.Resign(seat="p2"))
     events = game.do(cmd.Resign(seat="p1"))
@@ -88,8 +88,8 @@ def test_the_last_player_left_wins_by_resignation() -> None:
 
 
 def test_a_defender_who_resigns_is_rolled_for() -> None:
-    """RULES.md §1: the defender's dice default to "the maximum allowed"; a defender who leaves
-    while asked is rolled for with it."""
+    """docs/rules.md, "Attack": the defender's dice default to the most allowed; a defender who
+    leaves while asked is rolled for with it."""
     game = three(rules=RuleSet(defender_chooses_dice=True))
     game.place_all("brazil")
     game.do(cmd.Attack(seat="p1", source="brazil", target="north_africa"))

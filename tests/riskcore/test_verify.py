@@ -1,8 +1,8 @@
 """Offline verification of game records (issue 7): every kind of tampering is caught.
 
 The record format is ``riskcore.audit.gamerecord``; the verifier trusts nothing
-but the record itself: chain, seed commitment (DESIGN.md §2 "Randomness is
-fair and auditable"), and replaying every command.
+but the record itself: chain, seed commitment (docs/rules.md, "Fair dice"),
+and replaying every command.
 """
 
 from __future__ import annotations

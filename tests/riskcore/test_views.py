@@ -1,4 +1,4 @@
-"""What each viewer may see (DESIGN.md §2 "Views hide secrets").
+"""What each viewer may see (docs/engine.md, "The state": each field's secrecy).
 
 The rule books: a hand is one's own (000_ed9208fe5525be2d.txt: "Titta på
 uppdragskorten, men se till så att ingen annan ser vad det står"), the draw
@@ -62,7 +62,7 @@ def test_a_seat_sees_its_own_cards_and_only_counts_of_the_others(holding: Game) 
 
 
 def test_spectators_see_no_cards(holding: Game) -> None:
-    """DESIGN.md §2: "Spectators see public information only" (card counts, not cards)."""
+    """Spectators see public information only (card counts, not cards)."""
     public = view(holding.state, None)
     assert all(s["cards"] is None for s in public["seats"])
     assert [s["card_count"] for s in public["seats"]] == [2, 3, 0]
@@ -78,8 +78,8 @@ def test_the_deck_order_and_the_seed_are_hidden_until_the_end(holding: Game) -> 
 
 
 def test_everything_is_visible_after_the_game_ends() -> None:
-    """DESIGN.md §2: "The deck order and the server seed are seen by nobody until the game
-    ends; after it, everything is public"."""
+    """The deck order and the server seed are seen by nobody until the game ends; after
+    it, everything is public."""
     game = new(3)
     play(game, random.Random(2))
     for viewer in ("p1", None):
@@ -206,7 +206,7 @@ class _Sighted(ev.Event):
 
 
 def test_a_modes_own_event_hides_its_secret_through_redact() -> None:
-    """DESIGN.md §2 "Views hide secrets": ``redact`` asks every event for its own
+    """Views hide secrets: ``redact`` asks every event for its own
     secrets, so a mode's event is hidden on every feed without a hook of the mode."""
     sighted = _Sighted(seat="p1", card=7)
     assert redact(sighted, "p1") == sighted

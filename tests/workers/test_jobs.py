@@ -1,4 +1,5 @@
-"""Jobs (DESIGN.md §5): bot turns through the API's path, clocks, faults.
+"""Jobs (docs/store.md, "Workers: relay, clocks and what operators see"): bot turns through the
+API's path, clocks, faults.
 
 Real Redis, real RQ: ``SimpleWorker(...).work(burst=True)`` runs what the
 relay enqueued, as rq's own tests do.

@@ -1,4 +1,5 @@
-"""The relay (DESIGN.md §5): outbox notifications become jobs, one per game at a time."""
+"""The relay (docs/store.md, "Workers: relay, clocks and what operators see"): outbox notifications
+become jobs, one per game at a time."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The append's runner: one held connection per thread, given back, never shared.
 
-DESIGN.md §3 asks for one round trip per append; service/store/scripts.py gets
+An append is to cost one round trip; service/store/scripts.py gets
 there by keeping a pooled connection per thread. These tests check what
 that must not cost: connections leaking from ended threads, two threads or
 a forked child writing on one socket. (A held connection the server
