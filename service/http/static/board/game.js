@@ -266,10 +266,10 @@ function render(view) {
   for (const item of $("log").children) item.classList.toggle("future", Number(item.dataset.version) > view.version);
   const current = $("log").querySelector(`[data-version="${view.version}"]`);
   $("log").querySelector(".current")?.classList.remove("current");
-  if (current) {
-    current.classList.add("current");
-    keepInView($("log"), current);
-  }
+  current?.classList.add("current");
+  // The newest line shown (an event may write more than one line, and one may write none).
+  const newest = [...$("log").children].filter((item) => !item.classList.contains("future")).at(-1);
+  if (newest) keepInView($("log"), newest);
   drawCharts();
 }
 
