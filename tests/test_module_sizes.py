@@ -24,14 +24,15 @@ ALLOWED = {
         "mypyc (setup.py); split, the catalogue would be scattered with nothing to gain"
     ),
     "riskcore/bots/heuristic.py": (
-        "one bot's policy: its claim, reinforce, attack, occupy and fortify choices share "
-        "the pricing helpers, and it is compiled as one mypyc module for the strong bot's "
-        "rollouts; left whole while riskcore/bots/ is being reworked (issue 38 did not "
-        "touch it)"
+        "one bot's policy, read as a whole: its claim, reinforce, attack, occupy, fortify "
+        "and trade rules share one Params and the pricing helpers, and each lever measured "
+        "against Domination's AI (docs/bots.md) is an option of it; the turn plans it calls "
+        "are already their own module (plan.py)"
     ),
     "riskcore/bots/strong.py": (
-        "the strong bot's search, a few lines over the limit; left whole while "
-        "riskcore/bots/ is being reworked (issue 38 did not touch it)"
+        "one search, read top to bottom: determinise, roll out, compare options on common "
+        "dice, spend the turn's budget; its evaluation is already its own module "
+        "(evaluate.py)"
     ),
 }
 
