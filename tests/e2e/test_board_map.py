@@ -181,7 +181,7 @@ def test_other_seats_moves_play_back_at_a_pace_until_skipped(
     behind = lambda: browser.find_element(By.ID, "behind").text  # noqa: E731
     wait_for(lambda: "behind" in behind(), 20, "the page to fall behind the bots")
     seen = {shown_version(browser)}
-    wait_for(lambda: seen.add(shown_version(browser)) or len(seen) >= 3, 30, "steps")
+    wait_for(lambda: seen.add(shown_version(browser)) or len(seen) >= 3, 60, "steps")
     head = http("GET", f"{board_stack.url}/v1/games/{game}")[1]["version"]
     assert start < min(seen) and max(seen) < head
     browser.find_element(By.ID, "skip-now").click()
