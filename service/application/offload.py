@@ -155,7 +155,7 @@ def _write(fd: int, data: bytes, deadline: float) -> None:
     while view:
         select.select([], [fd], [], _left(deadline))
         try:
-            view = view[os.write(fd, view[: 64 * 1024]) :]
+            view = view[os.write(fd, view[:_CHUNK]) :]
         except BlockingIOError:
             continue
 
@@ -187,7 +187,7 @@ def _read_line(fd: int, deadline: float) -> tuple[bytes, bytes]:
     """The reply's line, and what came after it in the same reads."""
     data = b""
     while b"\n" not in data:
-        data += _read_some(fd, 64 * 1024, deadline)
+        data += _read_some(fd, _CHUNK, deadline)
     line, _, rest = data.partition(b"\n")
     return line, rest
 
