@@ -52,6 +52,7 @@ from riskcore.bots.heuristic import (
     pick,
 )
 from riskcore.bots.losses import attack_odds
+from riskcore.bots.win_model import MODELS, WinModel, chances
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
@@ -76,6 +77,9 @@ class SearchConfig:
     candidates: int = 3  # the heuristic's choice and its best alternatives
     confidence: float = 1.0  # standard errors an alternative must win by
     weights: Weights = DEFAULT_WEIGHTS  # of the evaluation rollouts end on
+    # Rollouts end on the seat's chance to win by this model (``win_model``)
+    # rather than its share of the strength; None: the share.
+    win_model: WinModel | None = None
     time_budget: float | None = None  # seconds per decision, on top of iterations
     turn_time: float | None = None  # seconds per own turn, spread over its decisions
     turn_rollouts: int | None = None  # rollouts per own turn (reproducible)
@@ -339,7 +343,12 @@ class StrongBot:
 
 
 def score(state: State, seat: str, config: SearchConfig) -> float:
-    """``evaluate``, with the strengths raised to ``config.power`` (alone, not in teams)."""
+    """``evaluate``, with the strengths raised to ``config.power`` (alone, not in teams),
+    or the seat's chance by ``config.win_model`` (alone, not in the mission games)."""
+    over = bool(state.winners) or state.winner is not None or not state.is_active(seat)
+    model = config.win_model
+    if model is not None and not over and not state.seats[seat].team and not config.weights.mission:
+        return chances(state, model).get(seat, 0.0)
     power = config.power
     plain = power == 1.0 and config.versus == "all"
     if plain or state.winners or state.winner is not None or not state.is_active(seat):
@@ -538,6 +547,7 @@ def strong_bot(
     versus: str | None = None,
     hunt: int | None = None,
     race: float | None = None,
+    score: str | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -550,6 +560,8 @@ def strong_bot(
     ``clock``: "wall" (default) or "cpu", what the time budgets count.
     ``rounds``, ``power``, ``versus``, ``hunt`` and ``race``: the 3-player
     levers of ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
+    ``score``: what rollouts end on, "share" of the strength or a win model's
+    chance (``win_model.MODELS``).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -584,6 +596,10 @@ def strong_bot(
         if not isinstance(race, (int, float)) or isinstance(race, bool) or not 0 <= race <= 1:
             raise ValueError(f"race must be a number from 0 to 1: {race!r}")
         config = replace(config, race=float(race))
+    if score is not None and score != "share":
+        if score not in MODELS:
+            raise ValueError(f"score must be 'share' or one of {sorted(MODELS)}: {score!r}")
+        config = replace(config, win_model=MODELS[score])
     return StrongBot(config)
 
 

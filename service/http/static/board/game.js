@@ -212,13 +212,22 @@ function scheduleShow() {
   }, 150);
 }
 
-/** The board at ``version``: the current view at the head when live, else ``/state?version``. */
-async function show(version) {
+/**
+ * The board at ``version``: the current view at the head when live, else ``/state?version``.
+ * ``exact`` (the paced playback's steps): when the game moved on while the current view was
+ * on its way (bots move in milliseconds), the version asked for is fetched instead, so the
+ * steps the feed is about to bring are played back rather than jumped over.
+ */
+async function show(version, exact = false) {
   const ticket = ++page.request;
   version = Math.max(1, Math.min(version, page.head));
-  const live = page.following && version === page.head;
+  let live = page.following && version === page.head;
   try {
-    const view = live ? await api(base, { token: mine?.token }) : await pastState(version);
+    let view = live ? await api(base, { token: mine?.token }) : await pastState(version);
+    if (live && exact && view.version > version) {
+      live = false;
+      view = await pastState(version);
+    }
     if (ticket !== page.request) return; // a later request won
     page.view = view;
     page.shown = view.version;

@@ -94,11 +94,13 @@ function apply(moment, e) {
 
 export const PACES = { instant: 0, fast: 300, normal: 800, slow: 1600 };
 const MOST_BEHIND = 12; // steps: a longer backlog is skipped (it stays in the log)
+const DRAWING = "drawing"; // the timer's place while a paced step is being fetched
 
 /**
  * Shows other seats' steps one by one while the page follows the game. ``state()`` gives
  * {events, head, shown, seat} (``seat``: the one this tab plays, or null); ``show`` draws a
- * version. Steps of this tab's own seat pass without a pause.
+ * version (exactly that one when paced) and returns a promise of it drawn. Steps of this
+ * tab's own seat pass without a pause.
  */
 export class Playback {
   constructor(state, show, onChange = () => {}) {
@@ -107,6 +109,7 @@ export class Playback {
     this.onChange = onChange;
     this.timer = null;
     this.at = 0; // the last version asked for (a fetch may still be on its way)
+    this.ticket = 0; // which paced step may start the next one's timer
     const saved = localStorage.getItem("risk-pace");
     this.pace = PACES[saved] !== undefined ? saved : "normal";
   }
@@ -139,9 +142,18 @@ export class Playback {
       next = nextStep(events, at, head);
     }
     this.at = next;
-    this.show(next);
-    // the next step waits its turn, even one that has not happened yet
-    if (delay) this.timer = setTimeout(() => { this.timer = null; this.advance(); }, delay);
+    const drawn = this.show(next, delay > 0);
+    // The next step waits its turn, even one that has not happened yet, counted from when
+    // this one is drawn: a past state slow to arrive (a busy server) is not overtaken by the
+    // next step's request, which would leave it unseen.
+    if (delay) {
+      const ticket = ++this.ticket;
+      this.timer = DRAWING;
+      Promise.resolve(drawn).finally(() => {
+        if (ticket !== this.ticket) return; // stopped or skipped meanwhile
+        this.timer = setTimeout(() => { this.timer = null; this.advance(); }, delay);
+      });
+    }
     this.onChange();
   }
 
@@ -154,7 +166,8 @@ export class Playback {
   }
 
   stop() {
-    clearTimeout(this.timer);
+    if (this.timer !== DRAWING) clearTimeout(this.timer);
     this.timer = null;
+    this.ticket++;
   }
 }
