@@ -104,8 +104,11 @@ class Params:
     # forced), unless a planned elimination needs the armies or a rival could
     # afford to put this seat out (``trade_threat``, ``plan.threat``).
     trade_at: int = HOLD_AT
-    # Expected gain (armies) an unplanned attack must clear once the turn's card is won.
+    # Expected gain (armies) an unplanned attack must clear once the turn's card is won,
+    # and the same in the game's first turns only (``opening_turns``, all seats' turns).
     after_card_gain: float = 0.0
+    opening_gain: float = 0.0
+    opening_turns: int = 0
     conquer: bool = False
     conquer_margin: float = 1.0
     conquer_most: int = 4
@@ -414,7 +417,10 @@ class HeuristicPolicy:
 
     def _least_gain(self, pos: Position) -> float:
         params = self.params
-        return params.min_gain + (params.after_card_gain if pos.view.conquered_this_turn else 0.0)
+        if not pos.view.conquered_this_turn:
+            return params.min_gain
+        opening = params.opening_gain if pos.view.turn <= params.opening_turns else 0.0
+        return params.min_gain + params.after_card_gain + opening
 
     def _joint(self, pos: Position, sources: list[str], target: str, value: float) -> Attack | None:
         """Attacks from several sides: start from the biggest, all-out."""
