@@ -46,8 +46,10 @@ from riskcore.bots.heuristic import (
     Body,
     HeuristicPolicy,
     Params,
+    best_set,
     fallback,
     fronts,
+    may_trade,
     mission_to_claim,
     pick,
 )
@@ -59,6 +61,7 @@ from riskcore.errors import RiskError
 from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
+from riskcore.rules.cards import sets_in_hand
 from riskcore.views.seatview import SeatView
 
 # Rollouts end when this seat's next turn starts; this caps runaway ones.
@@ -129,6 +132,9 @@ class SearchConfig:
     # mostly wins, and a heuristic rival doing it first is the usual loss.
     # At placing, every reinforcement next to the smallest such rival is one too.
     hunt: int = 0
+    # Whether to trade a set now or hold it is searched too (the heuristic holds
+    # sets below four cards unless pressed: ``Params.trade_at``, ``trade_threat``).
+    trades: bool = False
     # The race to the first elimination (three players or more at the root):
     # the score of a rollout gains ``race`` for each rival this seat put out in
     # it and loses ``race`` for each rival another rival put out. The share
@@ -422,10 +428,14 @@ def candidates(
         others = attack_options(policy, view, config.clear_win)
         if others and config.hunt:
             others[1:1] = hunt_options(view, config.hunt)
+    elif phase == REINFORCE and chosen["type"] == "trade_cards":
+        others = trade_options(policy, view, chosen) if config.trades else []
     elif phase == REINFORCE and chosen["type"] == "place_armies":
         others = placement_options(policy, view)
         if config.hunt:
             others[0:0] = hunt_bases(view, config.hunt)
+        if config.trades:
+            others[0:0] = trade_options(policy, view, chosen)
     elif phase == OCCUPY:
         others = occupy_options(view)
     elif phase == SETUP_CLAIM:
@@ -527,6 +537,22 @@ def occupy_options(view: SeatView) -> list[Body]:
     return [{"type": "occupy", "count": n} for n in (occ.max_move, occ.min_move)]
 
 
+def trade_options(policy: HeuristicPolicy, view: SeatView, chosen: Body) -> list[Body]:
+    """The other answer to "trade a set now?": the heuristic's placing instead of
+    its trade, or its best set instead of holding one (none when a trade is forced
+    or no set may be traded)."""
+    if view.must_trade or not may_trade(view):
+        return []
+    sets = sets_in_hand(view.board, view.my_hand())
+    if not sets:
+        return []
+    pos = Position(view)
+    if chosen["type"] == "trade_cards":
+        territory, count = policy.placement(pos, view.reserve())
+        return [{"type": "place_armies", "territory": territory, "count": count}]
+    return [{"type": "trade_cards", "cards": list(best_set(pos, sets))}]
+
+
 def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     """All reinforcements on each of the best few attack bases."""
     pos = Position(view)
@@ -548,6 +574,7 @@ def strong_bot(
     hunt: int | None = None,
     race: float | None = None,
     score: str | None = None,
+    trades: bool | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -561,7 +588,7 @@ def strong_bot(
     ``rounds``, ``power``, ``versus``, ``hunt`` and ``race``: the 3-player
     levers of ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
     ``score``: what rollouts end on, "share" of the strength or a win model's
-    chance (``win_model.MODELS``).
+    chance (``win_model.MODELS``). ``trades``: search whether to trade a set now.
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -600,6 +627,8 @@ def strong_bot(
         if score not in MODELS:
             raise ValueError(f"score must be 'share' or one of {sorted(MODELS)}: {score!r}")
         config = replace(config, win_model=MODELS[score])
+    if trades is not None:
+        config = replace(config, trades=bool(trades))
     return StrongBot(config)
 
 

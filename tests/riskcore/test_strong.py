@@ -301,3 +301,44 @@ def test_searched_claims_beat_the_heuristics_setup() -> None:
         bots = [get_bot("heuristic") for _ in range(3)]
         bots[int(first_claimer[1:]) - 1] = searching
         assert play_game(bots, seed=seed, game_id="claims").winner == first_claimer
+
+
+def _holding_a_set(seed: bytes) -> State:
+    """A turn start where the player on turn holds a set it need not trade."""
+    from riskcore.engine.evolve import apply
+    from riskcore.rules.cards import sets_in_hand
+
+    result = play_game([get_bot("heuristic") for _ in range(4)], seed=seed, game_id="sets")
+    state = fold(result.events[:1])
+    for event in result.events[1:]:
+        apply(state, event)
+        seat = state.current
+        if (
+            state.phase == REINFORCE
+            and seat is not None
+            and state.must_trade_until is None
+            and not state.conquered
+            and sets_in_hand(state.board, state.hand(seat))
+        ):
+            return state
+    raise AssertionError("no turn start with a set in hand")
+
+
+def test_trading_now_or_holding_is_searched_when_asked() -> None:
+    """docs/bots.md, "strong": with ``trades`` the other answer to the heuristic's
+    trade-or-hold is a candidate (its placing instead of its trade, or its best
+    set instead of holding); without it the heuristic's answer stands alone."""
+    state = _holding_a_set(b"hold-or-trade")
+    seat = state.current
+    assert seat is not None
+    view = SeatView(state, seat)
+    policy = HeuristicPolicy()
+    trade = {"type": "trade_cards", "cards": list(view.my_hand()[:3])}
+    found = candidates(policy, view, trade, SearchConfig(trades=True))
+    assert found[0] == trade and [o["type"] for o in found[1:]] == ["place_armies"]
+    assert found[1]["count"] == view.reserve()
+    assert candidates(policy, view, trade, SearchConfig()) == [trade]
+    place = {"type": "place_armies", "territory": found[1]["territory"], "count": 1}
+    held = candidates(policy, view, place, SearchConfig(trades=True))
+    assert held[1]["type"] == "trade_cards"
+    assert all(o["type"] == "place_armies" for o in candidates(policy, view, place, SearchConfig()))
