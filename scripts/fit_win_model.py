@@ -9,16 +9,16 @@ how well it predicts against the strength share the bot scored before
 against the strength feature alone (the share sharpened by a fitted power).
 
 Games come from files of JSON lines, one game each
-(``{"w": winner, "rows": [{"f": {seat: features}, "share": {seat: share}}]}``,
-as bench/win_data.py writes them), or are played here by the heuristic in
-every seat (``--self-play N``)::
+(``{"w": winner, "rows": [{"f": {seat: features}, "share": {seat: share}}]}``),
+as bench/win_data.py writes them from games against Domination's AI, or are
+played here by the heuristic in every seat (``--self-play N``)::
 
     .venv/bin/python scripts/fit_win_model.py --self-play 2000
-    .venv/bin/python scripts/fit_win_model.py /tmp/arena-*.jsonl
+    .venv/bin/python scripts/fit_win_model.py /tmp/arena-games.jsonl
 
-It prints the fit as JSON; the weights go into ``riskcore/bots/levels.py``
-by hand, with the figures in docs/bots.md. numpy (a dependency of the
-``charts`` extra) does the algebra.
+It prints the fit as JSON; the weights go into ``riskcore/bots/win_model.py``
+(``CLASSIC``) by hand, with the figures in docs/bots.md. numpy (a dependency
+of the ``charts`` extra) does the algebra.
 """
 
 from __future__ import annotations

@@ -628,7 +628,9 @@ def strong_bot(
             raise ValueError(f"score must be 'share' or one of {sorted(MODELS)}: {score!r}")
         config = replace(config, win_model=MODELS[score])
     if trades is not None:
-        config = replace(config, trades=bool(trades))
+        if not isinstance(trades, bool):
+            raise ValueError(f"trades must be true or false: {trades!r}")
+        config = replace(config, trades=trades)
     return StrongBot(config)
 
 

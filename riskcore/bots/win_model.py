@@ -37,7 +37,7 @@ FEATURES = (
     "exposure",  # the most a rival can strike with over what putting it out costs (capped)
     "prize",  # exposure times its cards, in sets: a cheap seat with cards is hunted
     "reach",  # its striking power over the cheapest rival's cost (capped)
-    "bounty",  # reach times that rival's cards, in sets
+    "bounty",  # the most, over the rivals, of its reach to one times that one's cards, in sets
 )
 # A striking power this many times a seat's cost counts no more (the seat is out).
 CAP = 3.0

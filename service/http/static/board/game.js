@@ -203,12 +203,17 @@ function addEvent(envelope) {
 
 // ---------------------------------------------------------------- showing a version
 
-/** At most one redraw per 150 ms however fast the events come, always of the newest. */
+/**
+ * At most one redraw per 150 ms however fast the events come, always of the newest; while
+ * other seats' steps are being played back, the playback goes on instead of jumping there.
+ */
 function scheduleShow() {
   if (page.refreshing) return;
   page.refreshing = setTimeout(() => {
     page.refreshing = null;
-    if (page.following) show(page.head);
+    if (!page.following) return;
+    if ((page.playback?.behind() ?? 0) > 0) page.playback.advance();
+    else show(page.head);
   }, 150);
 }
 

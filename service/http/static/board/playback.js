@@ -95,6 +95,7 @@ function apply(moment, e) {
 export const PACES = { instant: 0, fast: 300, normal: 800, slow: 1600 };
 const MOST_BEHIND = 12; // steps: a longer backlog is skipped (it stays in the log)
 const DRAWING = "drawing"; // the timer's place while a paced step is being fetched
+const MOST_WAIT = 10000; // ms: a step whose state has not come by then waits no longer
 
 /**
  * Shows other seats' steps one by one while the page follows the game. ``state()`` gives
@@ -149,7 +150,8 @@ export class Playback {
     if (delay) {
       const ticket = ++this.ticket;
       this.timer = DRAWING;
-      Promise.resolve(drawn).finally(() => {
+      const patience = new Promise((resolve) => setTimeout(resolve, MOST_WAIT));
+      Promise.race([Promise.resolve(drawn), patience]).finally(() => {
         if (ticket !== this.ticket) return; // stopped or skipped meanwhile
         this.timer = setTimeout(() => { this.timer = null; this.advance(); }, delay);
       });
