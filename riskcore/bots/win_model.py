@@ -56,21 +56,10 @@ class WinModel:
 
 copied_by_constructor(WinModel)  # the strong bot's options go to worker processes
 
-# Fitted on classic four-player games (docs/bots.md, "The win model").
+# Fitted on 2,000 classic four-player games of the heuristic in every seat
+# (``scripts/fit_win_model.py --self-play 2000``; docs/bots.md, "The win model").
 CLASSIC = WinModel(
-    weights=(
-        0.3665,
-        0.6956,
-        -0.099,
-        0.0589,
-        0.7448,
-        0.3741,
-        0.1595,
-        -0.0753,
-        -0.0066,
-        0.2314,
-        -0.0321,
-    )
+    weights=(2.0427, 0.5576, -0.4596, 0.852, 0.2841, 0.6939, 0.3516, 0.0577, -0.1497, -0.065, 0.11)
 )
 # The models the strong bot's ``score`` option names.
 MODELS = {"classic": CLASSIC}
