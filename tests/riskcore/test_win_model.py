@@ -82,3 +82,29 @@ def test_the_score_option_names_a_model() -> None:
         get_bot("strong", {"score": "oracle"})
     with pytest.raises(ValueError, match="weights"):
         WinModel(weights=(1.0,))
+
+
+def test_the_fit_recovers_the_weights_games_were_drawn_from() -> None:
+    """scripts/fit_win_model.py: winners drawn from a known conditional logit give
+    those weights back (Newton's method on the log likelihood)."""
+    np = pytest.importorskip("numpy")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[2] / "scripts" / "fit_win_model.py"
+    spec = importlib.util.spec_from_file_location("fit_win_model", path)
+    assert spec is not None and spec.loader is not None
+    fitting = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fitting)
+    rng = np.random.default_rng(7)
+    truth = np.array([1.5, -0.8, 0.3])
+    rows, seats = 20_000, 4
+    x = rng.normal(size=(rows, 6, 3))
+    mask = np.zeros((rows, 6), dtype=bool)
+    mask[:, :seats] = True
+    p = fitting.probabilities(truth, x, mask)
+    winners = np.array([rng.choice(6, p=row) for row in p])
+    y = np.zeros((rows, 6))
+    y[np.arange(rows), winners] = 1.0
+    fitted = fitting.fit(x, mask, y, 0.0)
+    assert np.allclose(fitted, truth, atol=0.08)
