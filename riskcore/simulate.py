@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from riskcore.bots.base import Bot
 from riskcore.engine.decide import execute, new_game
-from riskcore.engine.evolve import fold
+from riskcore.engine.evolve import apply, fold, initial_state
 from riskcore.engine.legal import LegalActions, legal_actions
 from riskcore.model.options import RuleSet
-from riskcore.model.state import FINISHED, State
+from riskcore.model.state import FINISHED, SETUP_PHASES, State
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import Command, command_from_dict
 from riskcore.protocol.dice import GameRng
@@ -182,3 +182,15 @@ def record_of(result: GameResult, seed: bytes, *, start_ms: int = 1_764_000_000_
     header = header_for(event_to_dict(created), redacted=False, complete=finished)
     lines = event_lines(stored, reader)
     return "\n".join(record_lines(header, lines, seed.hex() if finished else None)) + "\n"
+
+
+def turn_starts(result: GameResult) -> Iterator[State]:
+    """The game's state at the start of every turn after the setup, replayed from its
+    events (one state, updated in place between yields: copy one to keep it)."""
+    created = result.events[0]
+    assert isinstance(created, ev.GameCreated)
+    state = initial_state(created)
+    for event in result.events[1:]:
+        apply(state, event)
+        if isinstance(event, ev.TurnStarted) and state.phase not in SETUP_PHASES:
+            yield state

@@ -37,10 +37,7 @@ from riskcore import RuleSet
 from riskcore.bots import get_bot
 from riskcore.bots.evaluate import evaluate
 from riskcore.bots.win_model import FEATURES, features
-from riskcore.engine.evolve import apply, initial_state
-from riskcore.model.state import SETUP_PHASES
-from riskcore.protocol import events as ev
-from riskcore.simulate import play_game
+from riskcore.simulate import play_game, turn_starts
 
 
 def self_play(games: int, seed: int) -> Iterator[dict[str, Any]]:
@@ -51,19 +48,13 @@ def self_play(games: int, seed: int) -> Iterator[dict[str, Any]]:
         result = play_game(bots, seed=game_seed, game_id=f"wm-{index}", rules=RuleSet())
         if result.winner is None:
             continue
-        created = result.events[0]
-        assert isinstance(created, ev.GameCreated)
-        state = initial_state(created)
-        rows = []
-        for event in result.events[1:]:
-            apply(state, event)
-            if isinstance(event, ev.TurnStarted) and state.phase not in SETUP_PHASES:
-                rows.append(
-                    {
-                        "f": features(state),
-                        "share": {p: evaluate(state, p) for p in state.active_players()},
-                    }
-                )
+        rows = [
+            {
+                "f": features(state),
+                "share": {p: evaluate(state, p) for p in state.active_players()},
+            }
+            for state in turn_starts(result)
+        ]
         yield {"w": result.winner, "rows": rows}
 
 

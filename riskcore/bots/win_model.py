@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from riskcore.bots.evaluate import card_armies, strengths
 from riskcore.bots.plan import loss
 from riskcore.model.state import State
 from riskcore.mypyc_hints import copied_by_constructor
@@ -80,13 +81,13 @@ def features(state: State) -> dict[str, tuple[float, ...]]:
             cost[holder] += loss(count) + 1.0
             held[holder].add(territory)
     next_set = state.rules.trade_value(state.sets_traded, ("infantry",) * 3)
-    card = max(2.0, next_set / 3)
+    card = card_armies(state)
     hands = {p: len(state.hand(p)) for p in players}
     income = {}
     for p in players:
         bonus = sum(g.bonus for g in state.board.groups if g.territories <= held[p])
         income[p] = max(3, territories[p] // 3) + bonus
-    strength = {p: armies[p] + 3.0 * income[p] + card * hands[p] for p in players}
+    strength = strengths(state)  # the share's own measure, which the model refines
     power = {
         p: armies[p] - territories[p] + income[p] + (next_set if hands[p] >= 3 else 0.0)
         for p in players

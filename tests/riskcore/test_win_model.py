@@ -10,11 +10,9 @@ import pytest
 from riskcore.bots import get_bot
 from riskcore.bots.strong import SearchConfig, score
 from riskcore.bots.win_model import CLASSIC, FEATURES, WinModel, chances, features
-from riskcore.engine.evolve import apply, initial_state
 from riskcore.model.options import RuleSet
-from riskcore.model.state import SETUP_PHASES, State
-from riskcore.protocol import events as ev
-from riskcore.simulate import play_game
+from riskcore.model.state import State
+from riskcore.simulate import play_game, turn_starts
 from tests.riskcore.test_bots import _midgame
 
 
@@ -22,14 +20,7 @@ def _turn_starts(seed: bytes) -> tuple[list[State], str]:
     """The state at every turn start of a seeded four-player heuristic game, and its winner."""
     result = play_game([get_bot("heuristic") for _ in range(4)], seed=seed, rules=RuleSet())
     assert result.winner is not None
-    created = result.events[0]
-    assert isinstance(created, ev.GameCreated)
-    state = initial_state(created)
-    starts = []
-    for event in result.events[1:]:
-        apply(state, event)
-        if isinstance(event, ev.TurnStarted) and state.phase not in SETUP_PHASES:
-            starts.append(state.copy())
+    starts = [state.copy() for state in turn_starts(result)]
     return starts, result.winner
 
 
