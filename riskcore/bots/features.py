@@ -90,6 +90,7 @@ class Position:
         "_enemies",
         "_held",
         "_pressure",
+        "_strengths",
         "_territories",
         "info",
         "me",
@@ -116,6 +117,7 @@ class Position:
         self._pressure: dict[str, int] = {}
         self._enemies: dict[str, list[str]] = {}
         self._dominant: bool | None = None
+        self._strengths: dict[str, float] | None = None
         self._aims: Aims | bool | None = False  # False: not read yet
 
     def _tally(self) -> dict[str, dict[str, int]]:
@@ -242,6 +244,32 @@ class Position:
     def income(self, player: str) -> int:
         bonus = sum(self.info.groups[g].bonus for g, p in self.held_groups.items() if p == player)
         return max(3, self.territories.get(player, 0) // 3) + bonus
+
+    def strengths(self, card: float) -> dict[str, float]:
+        """Player still in -> armies, three turns of income and its cards at
+        ``card`` armies each: the public measure of who is ahead."""
+        if self._strengths is None:
+            armies = dict.fromkeys(self.cards, 0)
+            for territory, holder in self.owner.items():
+                if holder in armies:
+                    armies[holder] += self.troops[territory]
+            self._strengths = {
+                p: armies[p] + 3 * self.income(p) + card * n for p, n in self.cards.items()
+            }
+        return self._strengths
+
+    def leader(self, card: float, ratio: float) -> str | None:
+        """The strongest rival, if ``ratio`` times everyone else's strength or more
+        (0: whoever it is), with three players or more still in: the one every
+        other seat should hold back (in a duel there is only the one rival)."""
+        power = self.strengths(card)
+        rivals = [p for p in power if not self.is_friend(p)]
+        if len(power) < 3 or not rivals:
+            return None
+        top = max(rivals, key=lambda p: (power[p], p))
+        if all(power[top] >= ratio * v for p, v in power.items() if p != top):
+            return top
+        return None
 
     def distance_to_border(self) -> dict[str, int]:
         """Steps through own territories from each of them to the nearest border."""

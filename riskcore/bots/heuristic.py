@@ -122,6 +122,10 @@ class Params:
     trade_threat: float = 1.0
     # ... and when the set's armies finish a continent this turn (``plan.conquest``).
     trade_continent: bool = False
+    # A territory of the rival ahead of all others by ``leader_ratio`` (public
+    # strength: ``Position.strengths``) is worth this many armies more.
+    leader: float = 0.0
+    leader_ratio: float = 1.0
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -519,6 +523,8 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
         value += params.soften * cards * card / left
     if params.missions and pos.aims is not None:
         value += mission_worth(pos.aims, target, pos.owner[target], params)
+    if params.leader and enemy and enemy == pos.leader(card_worth(pos), params.leader_ratio):
+        value += params.leader
     return value
 
 

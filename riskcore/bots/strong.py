@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from riskcore.bots.base import register
@@ -211,9 +211,17 @@ class StrongBot:
     name = "strong"
     version = "1"
 
-    def __init__(self, config: SearchConfig | None = None, params: Params | None = None) -> None:
+    def __init__(
+        self,
+        config: SearchConfig | None = None,
+        params: Params | None = None,
+        rival_params: Params | None = None,
+    ) -> None:
+        """``rival_params``: how the other seats play in its rollouts (None: as it
+        does), a model of opponents that play otherwise."""
         self.config = config or SearchConfig()
         self.policy = HeuristicPolicy(params)
+        self.rivals = self.policy if rival_params is None else HeuristicPolicy(rival_params)
         self.budget = TurnBudget()
         self.clock = CLOCKS[self.config.clock]
         # Mean seconds of one rollout so far, from the setup (which plays the rest
@@ -328,7 +336,8 @@ class StrongBot:
                     rounds, start = rounds - 1, state.turn
                 if last is not None and state.turn > last:
                     break
-                body = claim(state, acting) or self.policy.body(SeatView(state, acting))
+                policy = self.policy if acting == seat else self.rivals
+                body = claim(state, acting) or policy.body(SeatView(state, acting))
             if state.turn != turn:
                 turn, index = state.turn, 0
             # Dice keyed by (turn, command within it), not by version: rollouts
@@ -575,6 +584,8 @@ def strong_bot(
     race: float | None = None,
     score: str | None = None,
     trades: bool | None = None,
+    rivals: Mapping[str, float] | None = None,
+    confidence: float | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -589,6 +600,10 @@ def strong_bot(
     levers of ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
     ``score``: what rollouts end on, "share" of the strength or a win model's
     chance (``win_model.MODELS``). ``trades``: search whether to trade a set now.
+    ``rivals``: the heuristic's numeric ``Params`` the other seats play with in
+    its rollouts, e.g. ``{"leader": 2, "leader_ratio": 0}`` (rivals that turn on
+    whoever looks strongest, as Domination's AIs do). ``confidence``: the
+    standard errors by which an alternative must beat the heuristic's choice.
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -631,7 +646,30 @@ def strong_bot(
         if not isinstance(trades, bool):
             raise ValueError(f"trades must be true or false: {trades!r}")
         config = replace(config, trades=trades)
-    return StrongBot(config)
+    if confidence is not None:
+        if (
+            not isinstance(confidence, (int, float))
+            or isinstance(confidence, bool)
+            or confidence < 0
+        ):
+            raise ValueError(
+                f"confidence must be a number of standard errors, 0 or more: {confidence!r}"
+            )
+        config = replace(config, confidence=float(confidence))
+    return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
+
+
+def rival_params(numbers: Mapping[str, float]) -> Params:
+    """The heuristic's parameters from numeric fields named as in ``Params``."""
+    known = {f.name: f for f in fields(Params)}
+    chosen: dict[str, float] = {}
+    for name, value in numbers.items():
+        field = known.get(name)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if field is None or field.type not in ("float", "int") or not number:
+            raise ValueError(f"rivals: {name!r} is not a numeric parameter of the heuristic")
+        chosen[name] = int(value) if field.type == "int" else float(value)
+    return Params(**chosen)  # type: ignore[arg-type]
 
 
 def _whole(name: str, value: object) -> int:

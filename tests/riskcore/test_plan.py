@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from riskcore.bots.features import Position
-from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, card_worth
+from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, Params, card_worth, target_worth
 from riskcore.bots.plan import elimination_cost, groups_of, hunt, striking_power, threat
 from riskcore.engine.legal import legal_actions
 from riskcore.views.seatview import SeatView
@@ -122,3 +122,42 @@ def test_a_seat_a_rival_could_put_out_trades_its_set() -> None:
     assert threat(pos, 3 * card_worth(pos)) >= 1.0
     assert striking_power(pos, "p2", 3 * card_worth(pos)) >= elimination_cost(pos, "p1")
     assert _choice(game, HeuristicBot())["type"] == "trade_cards"
+
+
+# The leader (issue 34): Domination's AIs all turn on whoever looks strongest,
+# so the heuristic may price a territory of the strongest rival higher
+# (``Params.leader``), and the strong bot's rollouts may have rivals do so.
+
+
+def _leading(p3_armies: int = 90) -> Game:
+    """p3 holds South America with a stack bigger than the others' armies together."""
+    owners = split(
+        {
+            "p1": ASIA_EAST,
+            "p2": [*EUROPE, "egypt", "north_africa"],
+            "p3": ["brazil", "argentina", "peru", "venezuela"],
+        },
+        "p4",
+    )
+    return position(owners, {"brazil": p3_armies}, n=4)
+
+
+def test_the_leader_is_the_strongest_rival_by_the_ratio_asked() -> None:
+    pos = Position(SeatView(_leading().state, "p1"))
+    card = card_worth(pos)
+    power = pos.strengths(card)
+    assert max(power, key=lambda p: power[p]) == "p3"
+    assert pos.leader(card, 1.0) == "p3"
+    assert pos.leader(card, 100.0) is None  # not a hundred times anyone
+    # Seen from the leader itself, ratio 0 names its strongest rival, 1 nobody.
+    own = Position(SeatView(_leading().state, "p3"))
+    assert own.leader(card, 1.0) is None
+    strongest_rival = max((p for p in power if p != "p3"), key=lambda p: (power[p], p))
+    assert own.leader(card, 0.0) == strongest_rival
+
+
+def test_a_territory_of_the_leader_is_worth_more_when_asked() -> None:
+    pos = Position(SeatView(_leading().state, "p4"))
+    plain, leaning = Params(), Params(leader=2.0)
+    assert target_worth(pos, "peru", leaning) == target_worth(pos, "peru", plain) + 2.0
+    assert target_worth(pos, "siam", leaning) == target_worth(pos, "siam", plain)  # p1's

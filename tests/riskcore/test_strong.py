@@ -12,7 +12,7 @@ import pytest
 
 from riskcore.bots import get_bot
 from riskcore.bots.evaluate import evaluate, strengths
-from riskcore.bots.heuristic import HeuristicPolicy
+from riskcore.bots.heuristic import HeuristicPolicy, Params
 from riskcore.bots.strong import (
     SearchConfig,
     StrongBot,
@@ -342,3 +342,42 @@ def test_trading_now_or_holding_is_searched_when_asked() -> None:
     held = candidates(policy, view, place, SearchConfig(trades=True))
     assert held[1]["type"] == "trade_cards"
     assert all(o["type"] == "place_armies" for o in candidates(policy, view, place, SearchConfig()))
+
+
+class _Asked(HeuristicPolicy):
+    """The heuristic, noting whom it was asked to move for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seats: set[str] = set()
+
+    def body(self, view: SeatView) -> dict[str, Any]:
+        self.seats.add(view.seat)
+        return super().body(view)
+
+
+def test_rollout_rivals_play_their_own_policy() -> None:
+    """``rival_params``: the other seats of a rollout move by a policy of their own
+    (a model of opponents that play otherwise), the seat itself by its own."""
+    state = _placing(_midgame(b"mid"))
+    seat = state.current
+    assert seat is not None
+    bot = StrongBot(SearchConfig(), rival_params=Params(leader=2.0))
+    assert bot.rivals is not bot.policy and bot.rivals.params.leader == 2.0
+    own, rivals = _Asked(), _Asked()
+    bot.policy, bot.rivals = own, rivals
+    first = HeuristicPolicy().body(SeatView(state, seat))
+    bot.rollout(state.copy(), seat, first, b"r" * 8)
+    assert own.seats == {seat}
+    assert rivals.seats and seat not in rivals.seats
+
+
+def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
+    bot = get_bot("strong", {"rivals": {"leader": 2, "leader_ratio": 0, "trade_at": 5}})
+    assert isinstance(bot, StrongBot)
+    assert bot.rivals.params == Params(leader=2.0, leader_ratio=0.0, trade_at=5)
+    plain = get_bot("strong")
+    assert isinstance(plain, StrongBot) and plain.rivals is plain.policy
+    for wrong in ({"nonsense": 1}, {"hunt": 1}, {"leader": "2"}):
+        with pytest.raises(ValueError, match="rivals"):
+            get_bot("strong", {"rivals": wrong})
