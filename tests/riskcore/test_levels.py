@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from riskcore.bots import Bot, get_bot
@@ -24,6 +26,25 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     assert medium.config.clock == hard.config.clock == "cpu"
     assert medium.config.turn_rollouts is not None and hard.config.turn_rollouts is not None
     assert hard.config.turn_rollouts > medium.config.turn_rollouts
+    # issue 34's fourth round: both search trades and take an alternative at half
+    # a standard error (docs/bots.md, "Fourth round")
+    for strong in (medium, hard):
+        assert strong.config.trades and strong.config.confidence == 0.5
+
+
+def test_levels_are_published_as_plain_json() -> None:
+    """The API lists the levels with their options (``GET /board/{name}``): the
+    published options, read back from JSON, make the same bot."""
+    published = json.loads(json.dumps([level.public() for level in LEVELS.values()]))
+    assert [p["level"] for p in published] == list(LEVELS)
+    for entry in published:
+        declared, rebuilt = bot_for(None, entry["level"]), get_bot(entry["bot"], entry["options"])
+        if isinstance(declared, StrongBot):
+            assert isinstance(rebuilt, StrongBot) and rebuilt.config == declared.config
+            assert rebuilt.rivals.params == declared.rivals.params
+        else:
+            assert isinstance(declared, HeuristicBot) and isinstance(rebuilt, HeuristicBot)
+            assert rebuilt.policy.params == declared.policy.params
 
 
 def test_a_bot_and_a_level_must_agree() -> None:
