@@ -9,7 +9,9 @@ beatable; ``medium`` and ``hard`` are the strong bot (rollouts of the
 full heuristic) with a budget of CPU time per own turn
 (``turn_ms`` on the ``cpu`` clock: a loaded machine makes a turn take
 longer, not play weaker) and a cap on its rollouts, so a faster machine or
-engine buys a level more search but never more than its cap. Each claim
+engine buys a level more search but never more than its cap; both also
+search the timing of card trades and trust an alternative sooner
+(``SEARCH``). Each claim
 of the setup is budgeted as a turn of its own (its share of a turn's
 time), so a strong seat's setup takes seconds where the heuristic's takes
 milliseconds. Time-bound play is not reproducible from the seed (how far a
