@@ -47,8 +47,8 @@ class Level:
 
 # What ``medium`` and ``hard`` search beyond their budgets: whether to trade a set
 # now or hold it, and an alternative to the heuristic's choice taken when it wins
-# by half a standard error (docs/bots.md, "Fourth round": +5.1 ± 4.3 points
-# against three of Domination's hard AIs on 768 paired games at ``medium``).
+# by half a standard error (docs/bots.md, "Fourth round": +5.0 ± 4.2 points
+# against three of Domination's hard AIs on 800 paired games at ``medium``).
 SEARCH: Mapping[str, Any] = MappingProxyType({"trades": True, "confidence": 0.5})
 
 LEVELS: Mapping[str, Level] = MappingProxyType(

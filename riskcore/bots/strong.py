@@ -305,6 +305,14 @@ class StrongBot:
         learned = seconds if previous == 0.0 else 0.8 * previous + 0.2 * seconds
         self.rollout_seconds[in_setup] = learned
 
+    def policy_of(self, state: State, acting: str, seat: str) -> HeuristicPolicy:
+        """How ``acting`` plays in ``seat``'s rollouts: as the seat does if it is
+        the seat or its team-mate, else as ``rivals``."""
+        team = state.seats[seat].team
+        if acting == seat or (team and state.seats[acting].team == team):
+            return self.policy
+        return self.rivals
+
     def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
         """Play ``first``, then the heuristic for everyone until ``seat``'s next turn
         begins (``config.rounds`` own turns later still, ``setup_rounds`` from the
@@ -336,8 +344,9 @@ class StrongBot:
                     rounds, start = rounds - 1, state.turn
                 if last is not None and state.turn > last:
                     break
-                policy = self.policy if acting == seat else self.rivals
-                body = claim(state, acting) or policy.body(SeatView(state, acting))
+                body = claim(state, acting) or self.policy_of(state, acting, seat).body(
+                    SeatView(state, acting)
+                )
             if state.turn != turn:
                 turn, index = state.turn, 0
             # Dice keyed by (turn, command within it), not by version: rollouts
