@@ -670,14 +670,16 @@ def strong_bot(
 
 def rival_params(numbers: Mapping[str, float]) -> Params:
     """The heuristic's parameters from numeric fields named as in ``Params``."""
-    known = {f.name: f for f in fields(Params)}
+    # Numeric fields by their defaults' types (a compiled build keeps no annotations).
+    defaults = {f.name: f.default for f in fields(Params)}
     chosen: dict[str, float] = {}
     for name, value in numbers.items():
-        field = known.get(name)
+        default = defaults.get(name)
+        numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if field is None or field.type not in ("float", "int") or not number:
+        if not numeric or not number:
             raise ValueError(f"rivals: {name!r} is not a numeric parameter of the heuristic")
-        chosen[name] = int(value) if field.type == "int" else float(value)
+        chosen[name] = int(value) if isinstance(default, int) else float(value)
     return Params(**chosen)  # type: ignore[arg-type]
 
 

@@ -344,32 +344,25 @@ def test_trading_now_or_holding_is_searched_when_asked() -> None:
     assert all(o["type"] == "place_armies" for o in candidates(policy, view, place, SearchConfig()))
 
 
-class _Asked(HeuristicPolicy):
-    """The heuristic, noting whom it was asked to move for."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seats: set[str] = set()
-
-    def body(self, view: SeatView) -> dict[str, Any]:
-        self.seats.add(view.seat)
-        return super().body(view)
+def _rival_gains(bot: StrongBot, state: State, seat: str) -> set[str]:
+    """Territories the other seats took during one rollout of the heuristic's placing."""
+    first = HeuristicPolicy().body(SeatView(state, seat))
+    world = state.copy()
+    bot.rollout(world, seat, first, b"r" * 8)
+    return {t for t, p in world.owner.items() if p not in (seat, state.owner[t])}
 
 
 def test_rollout_rivals_play_their_own_policy() -> None:
     """``rival_params``: the other seats of a rollout move by a policy of their own
-    (a model of opponents that play otherwise), the seat itself by its own."""
+    (a model of opponents that play otherwise), the seat itself by its own:
+    rivals that never attack take nothing, where the heuristic's rivals do."""
     state = _placing(_midgame(b"mid"))
     seat = state.current
     assert seat is not None
-    bot = StrongBot(SearchConfig(), rival_params=Params(leader=2.0))
-    assert bot.rivals is not bot.policy and bot.rivals.params.leader == 2.0
-    own, rivals = _Asked(), _Asked()
-    bot.policy, bot.rivals = own, rivals
-    first = HeuristicPolicy().body(SeatView(state, seat))
-    bot.rollout(state.copy(), seat, first, b"r" * 8)
-    assert own.seats == {seat}
-    assert rivals.seats and seat not in rivals.seats
+    assert _rival_gains(StrongBot(SearchConfig()), state, seat)
+    passive = StrongBot(SearchConfig(), rival_params=Params(min_win=1.1, hunt=False))
+    assert passive.rivals.params.min_win == 1.1 and passive.policy.params == Params()
+    assert not _rival_gains(passive, state, seat)
 
 
 def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
