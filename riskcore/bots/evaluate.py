@@ -55,8 +55,16 @@ def strengths(state: State, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, flo
     for p in players:
         bonus = sum(g.bonus for g in state.board.groups if g.territories <= held[p])
         income = max(3, territories[p] // 3) + bonus
-        result[p] = armies[p] + weights.income_turns * income + card * len(state.hand(p))
+        result[p] = strength(armies[p], income, len(state.hand(p)), card, weights)
     return result
+
+
+def strength(
+    armies: int, income: int, cards: int, card: float, weights: Weights = DEFAULT_WEIGHTS
+) -> float:
+    """One player's strength, in armies: what it has, ``weights.income_turns`` turns
+    of its income, and its cards at ``card`` armies each."""
+    return armies + weights.income_turns * income + card * cards
 
 
 def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> float:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from riskcore.boards.board import Board, Group
+from riskcore.bots.evaluate import strength
 from riskcore.bots.mission_progress import Aims, aims
 from riskcore.views.seatview import SeatView
 
@@ -246,15 +247,16 @@ class Position:
         return max(3, self.territories.get(player, 0) // 3) + bonus
 
     def strengths(self, card: float) -> dict[str, float]:
-        """Player still in -> armies, three turns of income and its cards at
-        ``card`` armies each: the public measure of who is ahead."""
+        """Player still in -> its strength as the strong bot's score counts it
+        (``evaluate.strength``), its cards at ``card`` armies each: the public
+        measure of who is ahead."""
         if self._strengths is None:
             armies = dict.fromkeys(self.cards, 0)
             for territory, holder in self.owner.items():
                 if holder in armies:
                     armies[holder] += self.troops[territory]
             self._strengths = {
-                p: armies[p] + 3 * self.income(p) + card * n for p, n in self.cards.items()
+                p: strength(armies[p], self.income(p), n, card) for p, n in self.cards.items()
             }
         return self._strengths
 

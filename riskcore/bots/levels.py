@@ -41,8 +41,7 @@ class Level:
     summary: str = ""
 
     def public(self) -> dict[str, Any]:
-        options = {k: dict(v) if isinstance(v, Mapping) else v for k, v in self.options.items()}
-        return {"level": self.name, "bot": self.bot, "options": options}
+        return {"level": self.name, "bot": self.bot, "options": dict(self.options)}
 
 
 # What ``medium`` and ``hard`` search beyond their budgets: whether to trade a set
