@@ -49,10 +49,10 @@ from riskcore.bots.heuristic import (
     best_set,
     fallback,
     fronts,
+    guard_move,
     may_trade,
     mission_to_claim,
     pick,
-    reach,
 )
 from riskcore.bots.losses import attack_odds
 from riskcore.bots.win_model import MODELS, WinModel, chances
@@ -592,30 +592,9 @@ def trade_options(policy: HeuristicPolicy, view: SeatView, chosen: Body) -> list
     return [{"type": "trade_cards", "cards": list(best_set(pos, sets))}]
 
 
-def most_at_risk(pos: Position) -> tuple[str, int] | None:
-    """The own border enemies are likeliest to take, and the armies it lacks to
-    outnumber the enemy armies next to it (None: every border outnumbers them).
-
-    A border of a continent the seat holds weighs its bonus more: losing it
-    costs the bonus as well as the territory and the card a rival earns.
-    """
-    best: tuple[float, str, int] | None = None
-    for territory in sorted(pos.borders()):
-        lacking = pos.pressure(territory) - pos.troops[territory] + 1
-        if lacking < 1:
-            continue
-        group = pos.info.group_of[territory]
-        held = pos.held_groups.get(group) == pos.me
-        risk = lacking * (1 + (pos.info.groups[group].bonus if held else 0))
-        if best is None or risk > best[0]:
-            best = (risk, territory, lacking)
-    return None if best is None else best[1:]
-
-
 def guard_options(view: SeatView) -> list[Body]:
-    """The armies the border most at risk lacks, placed there (``most_at_risk``)."""
-    pos = Position(view)
-    risk = most_at_risk(pos)
+    """The armies the border most at risk lacks, placed there (``Position.most_at_risk``)."""
+    risk = Position(view).most_at_risk()
     if risk is None:
         return []
     territory, lacking = risk
@@ -629,23 +608,10 @@ def fortify_options(view: SeatView) -> list[Body]:
     options: list[Body] = [{"type": "end_phase"}]
     if view.fortified_this_turn:
         return options
-    pos = Position(view)
-    risk = most_at_risk(pos)
-    if risk is None:
-        return options
-    target = risk[0]
-    connected = view.rules.fortify == "connected"
-    best: tuple[int, str] | None = None
-    for source in sorted(pos.mine):
-        if source == target or target not in reach(pos, source, connected):
-            continue
-        keep = pos.pressure(source) if pos.is_border(source) else 0
-        spare = pos.troops[source] - 1 - keep
-        if spare >= 1 and (best is None or spare > best[0]):
-            best = (spare, source)
-    if best is not None:
-        spare, source = best
-        options.append({"type": "fortify", "source": source, "target": target, "count": spare})
+    move = guard_move(Position(view))
+    if move is not None:
+        source, target, count = move
+        options.append({"type": "fortify", "source": source, "target": target, "count": count})
     return options
 
 

@@ -25,7 +25,6 @@ from riskcore.bots.strong import (
     guard_options,
     hunt_bases,
     hunt_options,
-    most_at_risk,
     score,
 )
 from riskcore.engine.decide import execute, new_game
@@ -395,7 +394,7 @@ def test_defence_places_on_the_border_most_at_risk() -> None:
     game, seat = _siam_pressed()
     view = SeatView(game.state, seat)
     pos = Position(view)
-    assert most_at_risk(pos) == ("siam", 3) and view.reserve() > 3
+    assert pos.most_at_risk() == ("siam", 3) and view.reserve() > 3
     guard = {"type": "place_armies", "territory": "siam", "count": 3}
     assert guard_options(view) == [guard]
     policy = HeuristicPolicy()
