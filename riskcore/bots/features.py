@@ -215,25 +215,6 @@ class Position:
     def borders(self) -> list[str]:
         return [t for t in self.mine if self.is_border(t)]
 
-    def most_at_risk(self) -> tuple[str, int] | None:
-        """The own border enemies are likeliest to take, and the armies it lacks to
-        outnumber the enemy armies next to it (None: every border outnumbers them).
-
-        A border of a continent the seat holds weighs its bonus more: losing it
-        costs the bonus as well as the territory and the card a rival earns.
-        """
-        best: tuple[float, str, int] | None = None
-        for territory in sorted(self.borders()):
-            lacking = self.pressure(territory) - self.troops[territory] + 1
-            if lacking < 1:
-                continue
-            group = self.info.group_of[territory]
-            held = self.held_groups.get(group) == self.me
-            risk = lacking * (1 + (self.info.groups[group].bonus if held else 0))
-            if best is None or risk > best[0]:
-                best = (risk, territory, lacking)
-        return None if best is None else (best[1], best[2])
-
     # Groups -----------------------------------------------------------------
 
     def held(self, group: str, player: str) -> int:

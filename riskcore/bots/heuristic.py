@@ -126,12 +126,6 @@ class Params:
     # strength: ``Position.strengths``) is worth this many armies more.
     leader: float = 0.0
     leader_ratio: float = 1.0
-    # Fortify toward the own border most at risk first (``guard_move``), else
-    # the most idle armies toward the most pressed border (``best_fortify``).
-    guard_fortify: bool = False
-    # Setup placing divides a border's pressure by its armies (plus one) to this
-    # power: 1 spreads the setup's armies over the pressed borders, 0 stacks them.
-    setup_spread: float = 1.0
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -224,7 +218,7 @@ class HeuristicPolicy:
         quota = pos.view.setup_quota()
         left = quota.get(pos.me, 0)
         if left > 0:
-            target = max(pos.mine, key=lambda t: _setup_score(pos, t, self.params.setup_spread))
+            target = max(pos.mine, key=lambda t: _setup_score(pos, t))
             return {"type": "place_armies", "territory": target, "count": left}
         neutral = next(p for p, n in quota.items() if n > 0)
         spots = [t for t, p in pos.owner.items() if p == neutral]
@@ -474,8 +468,7 @@ class HeuristicPolicy:
     def fortify(self, pos: Position) -> Body | None:
         if pos.view.fortified_this_turn:
             return None
-        move = guard_move(pos) if self.params.guard_fortify else None
-        move = move or best_fortify(pos)
+        move = best_fortify(pos)
         if move is None:
             return None
         source, target, count = move
@@ -656,7 +649,7 @@ def _claim_score(pos: Position, territory: str) -> float:
     return score
 
 
-def _setup_score(pos: Position, territory: str, spread: float = 1.0) -> float:
+def _setup_score(pos: Position, territory: str) -> float:
     """Setup placing: borders of the continents it is building, by how pressed."""
     if not pos.is_border(territory):
         return -1.0
@@ -664,7 +657,7 @@ def _setup_score(pos: Position, territory: str, spread: float = 1.0) -> float:
     group = info.group_of[territory]
     share = pos.held(group, pos.me) / info.size(group)
     focus = info.appeal[group] * (0.2 + share) ** 2
-    return focus * (pos.pressure(territory) + 2) / (pos.troops[territory] + 1) ** spread
+    return focus * (pos.pressure(territory) + 2) / (pos.troops[territory] + 1)
 
 
 def _block_score(pos: Position, territory: str) -> float:
@@ -710,25 +703,6 @@ def best_fortify(pos: Position) -> tuple[str, str, int] | None:
             if gain > 0 and (best is None or gain > best[0]):
                 best = (gain, source, target, spare)
     return None if best is None else best[1:]
-
-
-def guard_move(pos: Position) -> tuple[str, str, int] | None:
-    """The biggest spare stack that can reach the border most at risk, moved there
-    (``Position.most_at_risk``; a border source keeps the enemy armies next to it)."""
-    risk = pos.most_at_risk()
-    if risk is None:
-        return None
-    target = risk[0]
-    connected = pos.view.rules.fortify == "connected"
-    best: tuple[int, str] | None = None
-    for source in sorted(pos.mine):
-        if source == target or target not in reach(pos, source, connected):
-            continue
-        keep = pos.pressure(source) if pos.is_border(source) else 0
-        spare = pos.troops[source] - 1 - keep
-        if spare >= 1 and (best is None or spare > best[0]):
-            best = (spare, source)
-    return None if best is None else (best[1], target, best[0])
 
 
 def _fortify_gain(

@@ -49,7 +49,6 @@ from riskcore.bots.heuristic import (
     best_set,
     fallback,
     fronts,
-    guard_move,
     may_trade,
     mission_to_claim,
     pick,
@@ -59,15 +58,7 @@ from riskcore.bots.win_model import MODELS, WinModel, chances
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
-from riskcore.model.state import (
-    ATTACK,
-    FINISHED,
-    FORTIFY,
-    OCCUPY,
-    REINFORCE,
-    SETUP_CLAIM,
-    State,
-)
+from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.rules.cards import sets_in_hand
@@ -106,8 +97,7 @@ class SearchConfig:
     place_candidates: int | None = None
     place_iterations: int | None = None
     # The phases whose decisions are searched (the others keep the heuristic's).
-    # (Fortifying has candidates only with ``defence``.)
-    searched: frozenset[str] = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY})
+    searched: frozenset[str] = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Own turns a rollout plays past the next one (0: it ends where its next turn begins).
     rounds: int = 0
@@ -145,11 +135,6 @@ class SearchConfig:
     # Whether to trade a set now or hold it is searched too (the heuristic holds
     # sets below four cards unless pressed: ``Params.trade_at``, ``trade_threat``).
     trades: bool = False
-    # Defence searched too: at placing, the armies that bring the own border most
-    # at risk up to the enemy armies next to it; at fortifying, the heuristic's
-    # move, no move, and the biggest spare stack moved to that border. The
-    # rollouts play the rivals' turns that follow, where a thin border is lost.
-    defence: bool = False
     # The race to the first elimination (three players or more at the root):
     # the score of a rollout gains ``race`` for each rival this seat put out in
     # it and loses ``race`` for each rival another rival put out. The share
@@ -282,8 +267,6 @@ class StrongBot:
             cap = config.place_iterations if per_turn else None
         elif view.phase == SETUP_CLAIM:
             cap = min(config.iterations, config.claim_iterations)
-        elif view.phase == FORTIFY:
-            part = 1.0  # the turn's last decision: what is left of its budget
         iterations = self.budget.iterations(config, len(options), part, cap)
         in_setup = view.turn == 0
         round_cost = self.rollout_seconds[in_setup] * len(options)
@@ -469,12 +452,8 @@ def candidates(
         others = placement_options(policy, view)
         if config.hunt:
             others[0:0] = hunt_bases(view, config.hunt)
-        if config.defence:
-            others[0:0] = guard_options(view)
         if config.trades:
             others[0:0] = trade_options(policy, view, chosen)
-    elif phase == FORTIFY and config.defence:
-        others = fortify_options(view)
     elif phase == OCCUPY:
         others = occupy_options(view)
     elif phase == SETUP_CLAIM:
@@ -592,29 +571,6 @@ def trade_options(policy: HeuristicPolicy, view: SeatView, chosen: Body) -> list
     return [{"type": "trade_cards", "cards": list(best_set(pos, sets))}]
 
 
-def guard_options(view: SeatView) -> list[Body]:
-    """The armies the border most at risk lacks, placed there (``Position.most_at_risk``)."""
-    risk = Position(view).most_at_risk()
-    if risk is None:
-        return []
-    territory, lacking = risk
-    count = max(1, min(view.reserve(), lacking))
-    return [{"type": "place_armies", "territory": territory, "count": count}]
-
-
-def fortify_options(view: SeatView) -> list[Body]:
-    """No move, and the biggest spare stack that can reach the border most at risk
-    moved there (a border source keeps the enemy armies next to it)."""
-    options: list[Body] = [{"type": "end_phase"}]
-    if view.fortified_this_turn:
-        return options
-    move = guard_move(Position(view))
-    if move is not None:
-        source, target, count = move
-        options.append({"type": "fortify", "source": source, "target": target, "count": count})
-    return options
-
-
 def placement_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     """All reinforcements on each of the best few attack bases."""
     pos = Position(view)
@@ -637,7 +593,6 @@ def strong_bot(
     race: float | None = None,
     score: str | None = None,
     trades: bool | None = None,
-    defence: bool | None = None,
     rivals: Mapping[str, float] | None = None,
     confidence: float | None = None,
 ) -> StrongBot:
@@ -654,7 +609,6 @@ def strong_bot(
     levers of ``SearchConfig`` (measured, none kept on: docs/bots.md, issue 19).
     ``score``: what rollouts end on, "share" of the strength or a win model's
     chance (``win_model.MODELS``). ``trades``: search whether to trade a set now.
-    ``defence``: search placing on the border most at risk, and fortifying.
     ``rivals``: the heuristic's numeric ``Params`` the other seats play with in
     its rollouts, e.g. ``{"leader": 2, "leader_ratio": 0}`` (rivals that turn on
     whoever looks strongest, as Domination's AIs do). ``confidence``: the
@@ -701,10 +655,6 @@ def strong_bot(
         if not isinstance(trades, bool):
             raise ValueError(f"trades must be true or false: {trades!r}")
         config = replace(config, trades=trades)
-    if defence is not None:
-        if not isinstance(defence, bool):
-            raise ValueError(f"defence must be true or false: {defence!r}")
-        config = replace(config, defence=defence)
     if confidence is not None:
         if (
             not isinstance(confidence, (int, float))

@@ -12,7 +12,6 @@ import pytest
 
 from riskcore.bots import get_bot
 from riskcore.bots.evaluate import evaluate, strengths
-from riskcore.bots.features import Position
 from riskcore.bots.heuristic import HeuristicPolicy, Params
 from riskcore.bots.strong import (
     SearchConfig,
@@ -21,8 +20,6 @@ from riskcore.bots.strong import (
     candidates,
     claim,
     eliminations,
-    fortify_options,
-    guard_options,
     hunt_bases,
     hunt_options,
     score,
@@ -30,12 +27,11 @@ from riskcore.bots.strong import (
 from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
-from riskcore.model.state import ATTACK, FORTIFY, OCCUPY, REINFORCE, SETUP_CLAIM, State
+from riskcore.model.state import ATTACK, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
-from tests.riskcore.helpers import continent, position, split
 from tests.riskcore.test_bots import _midgame, _placing
 
 
@@ -378,49 +374,3 @@ def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
     for wrong in ({"nonsense": 1}, {"hunt": 1}, {"leader": "2"}):
         with pytest.raises(ValueError, match="rivals"):
             get_bot("strong", {"rivals": wrong})
-
-
-def _siam_pressed() -> tuple[Any, str]:
-    """p1 holds Australia (Indonesia 6 armies) and Siam (1), p2's China 4 next to
-    Siam; India, Siam's other enemy, has 1."""
-    owners = split({"p1": [*continent("australia"), "siam"], "p3": ["japan"]}, "p2")
-    return position(owners, {"indonesia": 6, "china": 4}), "p1"
-
-
-def test_defence_places_on_the_border_most_at_risk() -> None:
-    """docs/bots.md, "strong": with ``defence`` the armies that bring the border most
-    at risk up to the enemy armies next to it are a candidate (Siam, 1 army, lacks
-    3 to outnumber the 3 of China's that may attack); without it they are not."""
-    game, seat = _siam_pressed()
-    view = SeatView(game.state, seat)
-    pos = Position(view)
-    assert pos.most_at_risk() == ("siam", 3) and view.reserve() > 3
-    guard = {"type": "place_armies", "territory": "siam", "count": 3}
-    assert guard_options(view) == [guard]
-    policy = HeuristicPolicy()
-    chosen = {"type": "place_armies", "territory": "indonesia", "count": view.reserve()}
-    assert guard in candidates(policy, view, chosen, SearchConfig(defence=True))
-    assert guard not in candidates(policy, view, chosen, SearchConfig())
-
-
-def test_defence_searches_fortifying() -> None:
-    """With ``defence`` the fortify is searched: the heuristic's move, no move, and the
-    biggest spare stack that can reach the border most at risk moved there
-    (Indonesia's 5 spare armies to Siam; an adjacent fortify, classic)."""
-    game, seat = _siam_pressed()
-    game.place_all("indonesia")
-    game.end_attack()
-    assert game.state.phase == FORTIFY
-    view = SeatView(game.state, seat)
-    spare = game.state.troops("indonesia") - 1
-    move = {"type": "fortify", "source": "indonesia", "target": "siam", "count": spare}
-    assert fortify_options(view) == [{"type": "end_phase"}, move]
-    policy = HeuristicPolicy()
-    chosen = policy.body(view)
-    found = candidates(policy, view, chosen, SearchConfig(defence=True))
-    assert found[0] == chosen and {"type": "end_phase"} in found
-    assert candidates(policy, view, chosen, SearchConfig()) == [chosen]
-    bot = get_bot("strong", {"defence": True, "iterations": 4})
-    assert isinstance(bot, StrongBot) and bot.config.defence
-    with pytest.raises(ValueError, match="defence"):
-        get_bot("strong", {"defence": "yes"})
