@@ -1,12 +1,16 @@
-"""Build riskcore/boards/maps/*.json from reference data files.
+"""Build riskcore/boards/maps/classic.json from reference data files.
 
 The reference files are the facts (gathered from public sources:
-classic-map.txt, classic-cards.txt and middle-earth.txt in one folder); they
-are not part of this repository, and the maps built from them are committed,
-so nobody needs this script to use or change the project. This script only
-changes their format. With those files at hand, run it again if they change:
+classic-map.txt and classic-cards.txt in one folder); they are not part of
+this repository, and the map built from them is committed, so nobody needs
+this script to use or change the project. This script only changes their
+format. With those files at hand, run it again if they change:
 
     .venv/bin/python scripts/build_maps.py REFERENCE_FOLDER
+
+The Middle-earth map (``middle_earth.json``) is kept by hand: its bridges,
+harbour links and card sides come from the rule books, beyond what a
+reference file lists, so no script rewrites it.
 """
 
 from __future__ import annotations
@@ -55,30 +59,6 @@ CLASSIC_SEA_LANES = {
         ("Mongolia", "Japan"),
     ]
 }
-ME_REGIONS = {
-    "Arnor": 7,
-    "Rhovanion": 5,
-    "Rohan": 4,
-    "Mirkwood": 4,
-    "Eriador": 3,
-    "Rhun": 2,
-}
-ME_PATH = [
-    ("The Shire", False),
-    ("Buckland", False),
-    ("Old Forest", False),
-    ("Fornost", False),
-    ("Weather Hills", False),
-    ("South Downs", False),
-    ("Rhudaur", False),
-    ("Eregion", False),
-    ("Moria", True),
-    ("Gladden Fields", False),
-    ("Lorien", True),
-    ("The Wold", False),
-    ("Emyn Muil", False),
-    ("Dead Marshes", True),
-]
 
 
 def slug(name: str) -> str:
@@ -126,49 +106,11 @@ def classic(ref: Path) -> dict:
     }
 
 
-def middle_earth(ref: Path) -> dict:
-    terr = rows(ref / "middle-earth.txt")
-    neighbours = {r[0]: r[5].split(",") for r in terr}
-    territories = []
-    for name, region, _cls, _sym, feature, _ in terr:
-        entry: dict = {"id": slug(name), "name": name, "group": slug(region)}
-        if feature.startswith("STRONGHOLD "):
-            entry["stronghold"] = feature.removeprefix("STRONGHOLD ")
-        elif feature.startswith("SoP "):
-            entry["site_of_power"] = feature.removeprefix("SoP ")
-        territories.append(entry)
-    groups = [
-        {
-            "id": slug(region),
-            "name": region,
-            "bonus": bonus,
-            "territories": [slug(r[0]) for r in terr if r[1] == region],
-        }
-        for region, bonus in ME_REGIONS.items()
-    ]
-    side = {"G": "good", "E": "evil", "N": "neutral"}
-    cards = [{"territory": slug(r[0]), "symbol": r[3], "side": side[r[2]]} for r in terr]
-    cards += [{"territory": None, "symbol": "wild"}] * 2
-    return {
-        "format": 1,
-        "name": "middle_earth",
-        "title": "Middle-earth, 2002 Lord of the Rings Risk (69 agreed borders)",
-        "notes": (
-            "Bridges and harbours are not known from the sources; every border here is "
-            "'land'. Two one-source links (Mithlond-Forodwaith, Mithlond-Minhiriath) and the "
-            "one-way Evendim Hills-North Downs are left out."
-        ),
-        "territories": territories,
-        "groups": groups,
-        "borders": borders(neighbours, lambda a, b: "land"),
-        "cards": [{"id": i, **c} for i, c in enumerate(cards)],
-        "path": [{"territory": slug(t), "needs_roll": roll} for t, roll in ME_PATH],
-    }
-
-
 def main() -> None:
-    ref = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
-    for board in (classic(ref), middle_earth(ref)):
+    if len(sys.argv) != 2:
+        sys.exit("usage: scripts/build_maps.py REFERENCE_FOLDER (where classic-map.txt is)")
+    ref = Path(sys.argv[1])
+    for board in (classic(ref),):
         text = json.dumps(board, indent=1, ensure_ascii=False) + "\n"
         (OUT / f"{board['name']}.json").write_text(text, encoding="utf-8")
         print(f"wrote {board['name']}: {len(board['territories'])} territories")
