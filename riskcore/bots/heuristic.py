@@ -126,6 +126,10 @@ class Params:
     # strength: ``Position.strengths``) is worth this many armies more.
     leader: float = 0.0
     leader_ratio: float = 1.0
+    # A claim is worth this much more for each own territory next to it: claims
+    # that touch make borders to hold and stacks to attack from (0.04 before
+    # 2026-12-05; docs/bots.md, fifth round).
+    claim_clump: float = 0.2
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -212,7 +216,10 @@ class HeuristicPolicy:
     def ranked_claims(self, pos: Position) -> list[str]:
         """The free territories, the best claim first (ties in board order)."""
         free = [t for t in pos.view.board.territory_names if t not in pos.owner]
-        return sorted(free, key=lambda t: -_claim_score(pos, t))
+        return sorted(
+            free,
+            key=lambda t: -_claim_score(pos, t, self.params.claim_clump),
+        )
 
     def setup_place(self, pos: Position) -> Body:
         quota = pos.view.setup_quota()
@@ -633,7 +640,7 @@ def best_set(pos: Position, sets: list[tuple[int, int, int]]) -> tuple[int, int,
     return max(sets, key=worth)
 
 
-def _claim_score(pos: Position, territory: str) -> float:
+def _claim_score(pos: Position, territory: str, clump: float) -> float:
     info = pos.info
     group = info.group_of[territory]
     size = info.size(group)
@@ -642,7 +649,7 @@ def _claim_score(pos: Position, territory: str) -> float:
     rivals = taken - mine
     share = (mine + 1) / size
     score = info.appeal[group] * (0.3 + share) * (1 - rivals / size) ** 2
-    score += 0.04 * sum(1 for n in info.neighbours[territory] if pos.owner.get(n) == pos.me)
+    score += clump * sum(1 for n in info.neighbours[territory] if pos.owner.get(n) == pos.me)
     strongest = max((n for p, n in pos.count[group].items() if p != pos.me), default=0)
     if taken == size - 1 and strongest == size - 1:
         score += 1.0  # the last free territory of a rival's continent

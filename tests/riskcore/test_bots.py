@@ -22,13 +22,14 @@ from riskcore.bots import get_bot
 from riskcore.bots.base import Bot
 from riskcore.bots.evaluate import evaluate
 from riskcore.bots.features import Position
-from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, score_worth
+from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, Params, score_worth
 from riskcore.bots.losses import expected_losses
 from riskcore.bots.strong import SearchConfig, StrongBot
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.model.options import RuleSet
 from riskcore.model.state import REINFORCE, State
 from riskcore.modes.lotr import SETUP_LEADER, LeaderPlaced
+from riskcore.protocol import commands as cmd
 from riskcore.rules.odds import attack_outcome, win_probability
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
@@ -391,3 +392,23 @@ def test_a_dominant_heuristic_trades_armies_to_end_the_game() -> None:
 
     assert "indonesia" in attacks(new_guinea=1)
     assert "indonesia" not in attacks(new_guinea=1200)
+
+
+def test_claims_touch_the_seats_own_territories() -> None:
+    """docs/bots.md, "heuristic" and "Fifth round": a claim is worth
+    ``Params.claim_clump`` more for each own territory next to it. Eight claims
+    in (every seat claiming with the old weight, 0.04), p3 holds Indonesia and
+    Western Australia: the old weight took North Africa, far from both; the
+    kept weight (0.2) takes Siam, next to Indonesia."""
+    old = HeuristicPolicy(Params(claim_clump=0.04))
+    game = new(4)
+    for _ in range(8):
+        seat = game.state.current
+        assert seat is not None
+        claim = old.claim(Position(SeatView(game.state, seat)))
+        game.do(cmd.ClaimTerritory(seat=seat, territory=claim))
+    pos = Position(SeatView(game.state, "p3"))
+    assert game.state.current == "p3"
+    assert sorted(pos.mine) == ["indonesia", "western_australia"]
+    assert old.claim(pos) == "north_africa"
+    assert HeuristicPolicy().claim(pos) == "siam"
