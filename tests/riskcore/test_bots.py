@@ -394,21 +394,20 @@ def test_a_dominant_heuristic_trades_armies_to_end_the_game() -> None:
     assert "indonesia" not in attacks(new_guinea=1200)
 
 
-def test_claims_touch_the_seats_own_territories() -> None:
-    """docs/bots.md, "heuristic" and "Fifth round": a claim is worth
-    ``Params.claim_clump`` more for each own territory next to it. Eight claims
-    in (every seat claiming with the old weight, 0.04), p3 holds Indonesia and
-    Western Australia: the old weight took North Africa, far from both; the
-    kept weight (0.2) takes Siam, next to Indonesia."""
-    old = HeuristicPolicy(Params(claim_clump=0.04))
+def test_claims_touch_the_seats_own_territories_as_much_as_asked() -> None:
+    """docs/bots.md, "Fifth round": a claim is worth ``Params.claim_clump`` more for
+    each own territory next to it. Eight claims in (every seat claiming as the
+    heuristic does), p3 holds Indonesia and Western Australia: the default weight
+    (0.04) takes North Africa, far from both; 0.2 takes Siam, next to Indonesia."""
+    plain = HeuristicPolicy()
     game = new(4)
     for _ in range(8):
         seat = game.state.current
         assert seat is not None
-        claim = old.claim(Position(SeatView(game.state, seat)))
+        claim = plain.claim(Position(SeatView(game.state, seat)))
         game.do(cmd.ClaimTerritory(seat=seat, territory=claim))
     pos = Position(SeatView(game.state, "p3"))
     assert game.state.current == "p3"
     assert sorted(pos.mine) == ["indonesia", "western_australia"]
-    assert old.claim(pos) == "north_africa"
-    assert HeuristicPolicy().claim(pos) == "siam"
+    assert plain.claim(pos) == "north_africa"
+    assert HeuristicPolicy(Params(claim_clump=0.2)).claim(pos) == "siam"
