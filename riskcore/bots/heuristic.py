@@ -127,9 +127,9 @@ class Params:
     leader: float = 0.0
     leader_ratio: float = 1.0
     # A claim is worth this much more for each own territory next to it. At 0.2
-    # it won 3.3 points more against three Domination hard AIs, and random bots
-    # a quarter of 3-player games against two heuristics (9% at 0.04):
-    # docs/bots.md, fifth round.
+    # the heuristic won 3.3 points more against three Domination hard AIs, but a
+    # random bot won a quarter of 3-player games against two such heuristics
+    # (9% at 0.04): docs/bots.md, fifth round.
     claim_clump: float = 0.04
 
 
@@ -217,10 +217,7 @@ class HeuristicPolicy:
     def ranked_claims(self, pos: Position) -> list[str]:
         """The free territories, the best claim first (ties in board order)."""
         free = [t for t in pos.view.board.territory_names if t not in pos.owner]
-        return sorted(
-            free,
-            key=lambda t: -_claim_score(pos, t, self.params.claim_clump),
-        )
+        return sorted(free, key=lambda t: -_claim_score(pos, t, self.params.claim_clump))
 
     def setup_place(self, pos: Position) -> Body:
         quota = pos.view.setup_quota()
