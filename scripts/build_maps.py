@@ -109,11 +109,10 @@ def classic(ref: Path) -> dict:
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: scripts/build_maps.py REFERENCE_FOLDER (where classic-map.txt is)")
-    ref = Path(sys.argv[1])
-    for board in (classic(ref),):
-        text = json.dumps(board, indent=1, ensure_ascii=False) + "\n"
-        (OUT / f"{board['name']}.json").write_text(text, encoding="utf-8")
-        print(f"wrote {board['name']}: {len(board['territories'])} territories")
+    board = classic(Path(sys.argv[1]))
+    text = json.dumps(board, indent=1, ensure_ascii=False) + "\n"
+    (OUT / f"{board['name']}.json").write_text(text, encoding="utf-8")
+    print(f"wrote {board['name']}: {len(board['territories'])} territories")
 
 
 if __name__ == "__main__":
