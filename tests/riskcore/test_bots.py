@@ -394,20 +394,35 @@ def test_a_dominant_heuristic_trades_armies_to_end_the_game() -> None:
     assert "indonesia" not in attacks(new_guinea=1200)
 
 
-def test_claims_touch_the_seats_own_territories_as_much_as_asked() -> None:
-    """docs/bots.md, "Fifth round": a claim is worth ``Params.claim_clump`` more for
-    each own territory next to it. Eight claims in (every seat claiming as the
-    heuristic does), p3 holds Indonesia and Western Australia: the default weight
-    (0.04) takes North Africa, far from both; 0.2 takes Siam, next to Indonesia."""
-    plain = HeuristicPolicy()
+def test_claims_gather_next_to_the_seats_own_territories() -> None:
+    """docs/bots.md, "Sixth round": a claim is worth ``Params.claim_clump`` more for
+    each own territory next to it. Eight claims in (every seat claiming with the
+    fifth round's weights), p3 holds Indonesia and Western Australia: a weight of
+    0.04 takes North Africa, far from both; the default (0.2) takes Siam, next to
+    Indonesia."""
+    fifth = HeuristicPolicy(Params(claim_clump=0.04, claim_contact=0.0))
     game = new(4)
     for _ in range(8):
         seat = game.state.current
         assert seat is not None
-        claim = plain.claim(Position(SeatView(game.state, seat)))
+        claim = fifth.claim(Position(SeatView(game.state, seat)))
         game.do(cmd.ClaimTerritory(seat=seat, territory=claim))
     pos = Position(SeatView(game.state, "p3"))
     assert game.state.current == "p3"
     assert sorted(pos.mine) == ["indonesia", "western_australia"]
-    assert plain.claim(pos) == "north_africa"
-    assert HeuristicPolicy(Params(claim_clump=0.2)).claim(pos) == "siam"
+    assert fifth.claim(pos) == "north_africa"
+    assert HeuristicPolicy().claim(pos) == "siam"
+
+
+def test_claims_keep_away_from_the_rivals_territories() -> None:
+    """docs/bots.md, "Sixth round": a claim is worth ``Params.claim_contact`` less
+    for each rival's territory next to it (clumping alone handed a random bot a
+    quarter of 3-player games). The game's second claim, after p3 took Indonesia:
+    without the contact weight p4 claims New Guinea, next to Indonesia; with the
+    default it claims Eastern Australia, next to no rival."""
+    game = new(4)
+    game.do(cmd.ClaimTerritory(seat="p3", territory="indonesia"))
+    assert game.state.current == "p4"
+    pos = Position(SeatView(game.state, "p4"))
+    assert HeuristicPolicy(Params(claim_contact=0.0)).claim(pos) == "new_guinea"
+    assert HeuristicPolicy().claim(pos) == "eastern_australia"

@@ -29,13 +29,15 @@ from riskcore.simulate import play_game
 # games changed from the first marker roll on.
 # Pins 2 and 6 again when the heuristic began to hold its sets below four cards
 # unless a rival could afford to put it out (issue 34, Params.trade_at and
-# trade_threat): its commands changed, not the rules.
+# trade_threat): its commands changed, not the rules. Pins 2 and 5 again when its
+# claims began to gather next to its own and away from its rivals' (issue 34,
+# Params.claim_clump and claim_contact; pin 6 came out unchanged).
 PINS = {
     ("classic", "random", b"pin-1"): (
         "d3641afaf55120232d10b3c57a46873446926412eaeacf7e7d5dfcfb8990f972"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "337bc6b08b9cc5ff97bad00136a8208f1787d502e15c4c2c19279bfb3d85eea9"
+        "b766f5412a03ab1a5c7109b9548862e8ed7f1266a874646b6bd2644ab330f33f"
     ),
     ("two_player", "random", b"pin-3"): (
         "50d301154c6eebf045ebedd5681e7698d43bb7f4d88240b5d3ae66d059e02bfe"
@@ -44,7 +46,7 @@ PINS = {
         "da1781f05b4976639e79398a270b6331cac56515f582e02c7a48aac1c5df3d5d"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "cedcedb6cfbf870d87657ecd0bbf5a56db76fd231d06e0bce84165ddbd28b117"
+        "07474ab03172d71d6bec6e7e31064edfc2604f8a25b4b9e32785089fedf2ae18"
     ),
     ("middle_earth", "heuristic", b"pin-6"): (
         "1aceb315bb070cdc2c9de25c4e053a616150a4d4cd1f0056cb35e38eb8a49af6"

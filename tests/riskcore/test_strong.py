@@ -143,7 +143,7 @@ def test_hunting_searches_an_attack_on_a_small_rival() -> None:
     assert attack["type"] == "blitz" and attack["stop_at"] == 1
     assert attack["source"] == base or state.troops(attack["source"]) >= state.troops(base)
     assert owner[attack["target"]] not in (seat, None)
-    duel = _midgame(b"clock")
+    duel = _midgame(b"duel-11")  # a duel (two players left)
     assert duel.current is not None and len(duel.active_players()) == 2
     assert hunt_options(SeatView(duel, duel.current), len(board.territory_names)) == []
 
@@ -199,7 +199,7 @@ def test_the_race_counts_eliminations_in_a_rollout() -> None:
 def test_hunting_places_next_to_the_smallest_rival() -> None:
     """``hunt`` also offers, at placing, every reinforcement on the biggest own stack
     next to a rival of that many territories or fewer (three players or more)."""
-    duel = _placing(_midgame(b"clock"))
+    duel = _placing(_midgame(b"duel-11"))  # a duel
     assert duel.current is not None and len(duel.active_players()) == 2
     assert hunt_bases(SeatView(duel, duel.current), 42) == []
     state = _placing(_midgame(b"mid"))
@@ -289,18 +289,19 @@ def test_each_claim_has_a_budget_of_its_own() -> None:
 
 
 def test_searched_claims_beat_the_heuristics_setup() -> None:
-    """Three heuristic bots claim the same way every game and the third to claim
-    wins (199 of 200, docs/bots.md). The strong bot searching its claims alone
-    (every other decision the heuristic's), first to claim, wins those games."""
+    """Three heuristic bots claim the same way every game, and the second to claim
+    won 14 of 100 (seeds claims-0 to claims-99). The strong bot searching its
+    claims alone (every other decision the heuristic's) from that seat won 33 of
+    seeds claims-0 to claims-39, where the heuristic won 6; these two are such games."""
     heuristic_only = [get_bot("heuristic") for _ in range(3)]
     searching = StrongBot(SearchConfig(searched=frozenset({SETUP_CLAIM}), iterations=4))
     for seed in (b"claims-1", b"claims-2"):
         plain = play_game(heuristic_only, seed=seed, game_id="claims")
-        first_claimer = _claiming(seed).order[0]
-        assert plain.winner != first_claimer
+        second_claimer = _claiming(seed).order[1]
+        assert plain.winner != second_claimer
         bots = [get_bot("heuristic") for _ in range(3)]
-        bots[int(first_claimer[1:]) - 1] = searching
-        assert play_game(bots, seed=seed, game_id="claims").winner == first_claimer
+        bots[int(second_claimer[1:]) - 1] = searching
+        assert play_game(bots, seed=seed, game_id="claims").winner == second_claimer
 
 
 def _holding_a_set(seed: bytes) -> State:
