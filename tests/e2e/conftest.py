@@ -7,6 +7,7 @@ free ports, and a teardown that stops every child and checks none is left.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +25,21 @@ from service.http.http_json import call
 
 ROOT = Path(__file__).resolve().parents[2]
 RISK = [sys.executable, "-m", "riskcli"]
+CHROMIUM_INSTALL = "apt-get install -y chromium chromium-driver"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+def skip_without_chromium() -> None:
+    """Skip the calling module, at its import, without selenium or the system Chromium.
+
+    Each browser module calls this before it imports test_board_browser's helpers:
+    once pytest has collected that module as skipped, importing names from it fails
+    (a collection error, not a skip).
+    """
+    pytest.importorskip("selenium.webdriver", reason="pip install selenium")
+    if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
+        pytest.skip(f"no system Chromium: {CHROMIUM_INSTALL}", allow_module_level=True)
 
 
 def free_port() -> int:

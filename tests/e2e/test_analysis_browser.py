@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from tests.e2e.conftest import Stack, http, skip_without_chromium
 
-from tests.e2e.conftest import Stack, http
-from tests.e2e.test_board_browser import (  # noqa: F401  (fixtures)
+skip_without_chromium()
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+from tests.e2e.test_board_browser import (  # noqa: E402, F401  (fixtures)
     BOTS,
     board_stack,
     browser,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -18,15 +17,18 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Stack, http, running_stack
+from tests.e2e.conftest import (
+    CHROMIUM,
+    DRIVER,
+    Stack,
+    http,
+    running_stack,
+    skip_without_chromium,
+)
 
-INSTALL = "apt-get install -y chromium chromium-driver"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-webdriver = pytest.importorskip("selenium.webdriver", reason="pip install selenium")
-if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
-    pytest.skip(f"no system Chromium: {INSTALL}", allow_module_level=True)
+skip_without_chromium()
 
+from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402

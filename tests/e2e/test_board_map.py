@@ -13,13 +13,16 @@ from typing import Any
 
 import pytest
 
-# After test_board_browser's import: it skips (and so this module) without Chromium.
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
+from tests.e2e.conftest import skip_without_chromium
 
-from tests.e2e import test_board_browser as pages
-from tests.e2e.conftest import Stack, http
+skip_without_chromium()
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from tests.e2e import test_board_browser as pages  # noqa: E402
+from tests.e2e.conftest import Stack, http  # noqa: E402
 
 BOTS, create, wait_for = pages.BOTS, pages.create, pages.wait_for
 shown_version = pages.shown_version

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ROOT, Stack, http, running_stack
+from tests.e2e.conftest import ROOT, Stack, http, running_stack, skip_without_chromium
 
-# Skips this module as it skips that one: without a system Chromium.
-from tests.e2e.test_board_browser import (
+skip_without_chromium()
+
+from tests.e2e.test_board_browser import (  # noqa: E402
     CHROMIUM,
     DRIVER,
     FLAGS,
@@ -33,8 +34,8 @@ from tests.e2e.test_board_browser import (
     webdriver,
 )
 
-from selenium.webdriver.common.by import By  # isort: skip  (after the skip above)
-from selenium.webdriver.common.keys import Keys  # isort: skip
+from selenium.webdriver.common.by import By  # noqa: E402  # isort: skip
+from selenium.webdriver.common.keys import Keys  # noqa: E402  # isort: skip
 
 pytestmark = pytest.mark.e2e
 BOT = {"kind": "bot", "bot": "random"}
