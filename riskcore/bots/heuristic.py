@@ -68,6 +68,8 @@ Body = dict[str, Any]
 WIN_VALUE = 10_000.0
 # Sets are held until this many cards (``Params.trade_at``) by default.
 HOLD_AT = 4
+# The weight of an own neighbour in a claim before claims gathered (``gather=False``).
+PLAIN_CLUMP = 0.04
 
 
 @dataclass(frozen=True, slots=True)
@@ -791,11 +793,14 @@ class HeuristicBot:
         bribes: bool | None = None,
         plans: bool | None = None,
         hold: bool | None = None,
+        gather: bool | None = None,
     ) -> None:
         """``missions=False``: blind to its missions (claims a done one, steers to none);
         ``bribes=False``: never bribes; ``plans=False``: plans no elimination over a
-        turn; ``hold=False``: trades every set at once (``plans`` and ``hold`` false:
-        the ``easy`` level). The old behaviours, kept for the ablations."""
+        turn; ``hold=False``: trades every set at once; ``gather=False``: claims by
+        continent alone, as before its claims gathered next to its own and away
+        from its rivals' (``plans``, ``hold`` and ``gather`` false: the ``easy``
+        level). The old behaviours, kept for the ablations and the beatable level."""
         chosen = params or Params()
         if missions is not None:
             chosen = replace(chosen, missions=bool(missions))
@@ -805,6 +810,8 @@ class HeuristicBot:
             chosen = replace(chosen, hunt=bool(plans))
         if hold is not None:
             chosen = replace(chosen, trade_at=HOLD_AT if hold else 3)
+        if gather is not None and not gather:
+            chosen = replace(chosen, claim_clump=PLAIN_CLUMP, claim_contact=0.0)
         self.policy = HeuristicPolicy(chosen)
 
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:

@@ -1,24 +1,23 @@
 """Bot levels: the names a server offers (easy, medium, hard), each a bot and its options.
 
-Declared once, here: the API's seats, the workers, tournaments and
-``risk tournament`` all read a level from this table. ``easy`` is the
-heuristic bot without its turn plans (``plans: false``: it prices one
-attack at a time and plans no elimination) and trading every set at once
-(``hold: false``), the heuristic as it was before issue 34, kept
-beatable; ``medium`` and ``hard`` are the strong bot (rollouts of the
-full heuristic) with a budget of CPU time per own turn
+Declared once, here: the API's seats, the workers, tournaments and ``risk
+tournament`` all read a level from this table. ``easy`` is the heuristic bot
+without its turn plans (``plans: false``: it prices one attack at a time and
+plans no elimination), trading every set at once (``hold: false``) and
+claiming by continent alone (``gather: false``), the heuristic as it was
+before issue 34, kept beatable; ``medium`` and ``hard`` are the strong bot
+(rollouts of the full heuristic) with a budget of CPU time per own turn
 (``turn_ms`` on the ``cpu`` clock: a loaded machine makes a turn take
 longer, not play weaker) and a cap on its rollouts, so a faster machine or
 engine buys a level more search but never more than its cap; both also
 search the timing of card trades and trust an alternative sooner
-(``SEARCH``). Each claim
-of the setup is budgeted as a turn of its own (its share of a turn's
-time), so a strong seat's setup takes seconds where the heuristic's takes
-milliseconds. Time-bound play is not reproducible from the seed (how far a
-search gets depends on the machine); the record still verifies, since the
-commands chosen are the record. ``strong`` with no level is the strong bot
-on its iteration budget alone, reproducible. docs/bots.md has their
-figures against Domination's AI.
+(``SEARCH``). Each claim of the setup is budgeted as a turn of its own (its
+share of a turn's time), so a strong seat's setup takes seconds where the
+heuristic's takes milliseconds. Time-bound play is not reproducible from the
+seed (how far a search gets depends on the machine); the record still
+verifies, since the commands chosen are the record. ``strong`` with no level
+is the strong bot on its iteration budget alone, reproducible. docs/bots.md
+has their figures against Domination's AI.
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ LEVELS: Mapping[str, Level] = MappingProxyType(
         "easy": Level(
             "easy",
             "heuristic",
-            MappingProxyType({"plans": False, "hold": False}),
+            MappingProxyType({"plans": False, "hold": False, "gather": False}),
             "the heuristic bot without its turn plans: rules of thumb priced by odds",
         ),
         "medium": Level(

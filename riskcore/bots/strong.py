@@ -596,6 +596,7 @@ def strong_bot(
     trades: bool | None = None,
     rivals: Mapping[str, float] | None = None,
     confidence: float | None = None,
+    claims: bool | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -614,6 +615,7 @@ def strong_bot(
     its rollouts, e.g. ``{"leader": 2, "leader_ratio": 0}`` (rivals that turn on
     whoever looks strongest, as Domination's AIs do). ``confidence``: the
     standard errors by which an alternative must beat the heuristic's choice.
+    ``claims``: false takes the heuristic's claims unsearched.
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -666,6 +668,11 @@ def strong_bot(
                 f"confidence must be a number of standard errors, 0 or more: {confidence!r}"
             )
         config = replace(config, confidence=float(confidence))
+    if claims is not None:
+        if not isinstance(claims, bool):
+            raise ValueError(f"claims must be true or false: {claims!r}")
+        if not claims:
+            config = replace(config, searched=config.searched - {SETUP_CLAIM})
     return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
 
 

@@ -426,3 +426,5 @@ def test_claims_keep_away_from_the_rivals_territories() -> None:
     pos = Position(SeatView(game.state, "p4"))
     assert HeuristicPolicy(Params(claim_contact=0.0)).claim(pos) == "new_guinea"
     assert HeuristicPolicy().claim(pos) == "eastern_australia"
+    # The ``easy`` level claims as before (``gather: false``): New Guinea.
+    assert HeuristicBot(gather=False).policy.claim(pos) == "new_guinea"

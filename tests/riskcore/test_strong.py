@@ -304,6 +304,22 @@ def test_searched_claims_beat_the_heuristics_setup() -> None:
         assert play_game(bots, seed=seed, game_id="claims").winner == second_claimer
 
 
+def test_unsearched_claims_are_the_heuristics() -> None:
+    """``claims: false``: the strong bot claims as the heuristic does, no rollout spent
+    (docs/bots.md, "Sixth round": measured against searching them at ``medium``)."""
+    state = _claiming(b"claim-budget")
+    seat = state.current
+    assert seat is not None
+    bot = get_bot("strong", {"claims": False, "iterations": 4})
+    assert isinstance(bot, StrongBot)
+    view = SeatView(state, seat)
+    body = bot.choose(view, legal_actions(state, seat), random.Random(1))
+    assert body == HeuristicPolicy().body(view)
+    assert bot.budget.rollouts == 0
+    with pytest.raises(ValueError):
+        get_bot("strong", {"claims": "no"})
+
+
 def _holding_a_set(seed: bytes) -> State:
     """A turn start where the player on turn holds a set it need not trade."""
     from riskcore.engine.evolve import apply
