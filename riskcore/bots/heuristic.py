@@ -5,8 +5,9 @@ the win probability of ``riskcore.rules.odds.win_probability`` and the expected
 losses of the same chain (``riskcore.bots.losses``):
 
 - *Claim* toward continents that are cheap to take and hold (Australia,
-  South America) and where it already holds most; block a rival's last
-  free territory of a continent.
+  South America) and where it already holds most, next to its own
+  territories and away from its rivals' (one region with few borders);
+  block a rival's last free territory of a continent.
 - *Reinforce*: trade a set at four cards or more, or when a planned
   elimination needs its armies, or when a rival could afford to put this
   seat out (``plan.threat``); else hold it (a set showing an own territory

@@ -46,8 +46,8 @@ class Level:
 # by half a standard error (docs/bots.md, "Fourth round": +5.0 ± 4.2 points
 # against three of Domination's hard AIs on 800 paired games at ``medium``);
 # not the claims, taken as the heuristic makes them ("Sixth round": +10.6 ± 5.2
-# points on 615 paired games at ``medium``: rollouts among heuristics picked
-# claims that Domination's AIs punish).
+# points on 615 paired games at ``medium`` against searching them in rollouts
+# where every seat plays the heuristic).
 SEARCH: Mapping[str, Any] = MappingProxyType({"trades": True, "confidence": 0.5, "claims": False})
 
 LEVELS: Mapping[str, Level] = MappingProxyType(
