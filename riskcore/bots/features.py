@@ -196,6 +196,11 @@ class Position:
         side = self.side
         return side is not None and seat is not None and side.get(seat) == side[self.me]
 
+    def is_rival(self, seat: str | None) -> bool:
+        """Whether ``seat`` is a player who moves against this seat: not free, a
+        friend or a neutral."""
+        return seat is not None and not self.is_friend(seat) and not self.view.is_neutral(seat)
+
     def is_border(self, territory: str) -> bool:
         if self.side is not None:
             return bool(self.enemies_near(territory))

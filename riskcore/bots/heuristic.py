@@ -654,7 +654,7 @@ def _claim_score(pos: Position, territory: str, params: Params) -> float:
     score = info.appeal[group] * (0.3 + share) * (1 - rivals / size) ** 2
     holders = [pos.owner.get(n) for n in info.neighbours[territory]]
     score += params.claim_clump * holders.count(pos.me)
-    rivals_next = sum(1 for holder in holders if _is_rival(pos, holder))
+    rivals_next = sum(1 for holder in holders if pos.is_rival(holder))
     score -= params.claim_contact * rivals_next
     strongest = max((n for p, n in pos.count[group].items() if p != pos.me), default=0)
     if taken == size - 1 and strongest == size - 1:
@@ -679,11 +679,6 @@ def _block_score(pos: Position, territory: str) -> float:
     rivals = sum(1 for n in near if pos.owner.get(n) not in (pos.me,) and not _is_neutral(pos, n))
     mine = sum(1 for n in near if pos.owner.get(n) == pos.me)
     return rivals - 0.5 * mine - 0.1 * pos.troops[territory]
-
-
-def _is_rival(pos: Position, seat: str | None) -> bool:
-    """A player who moves against this seat: not free, a friend or a neutral."""
-    return seat is not None and not pos.is_friend(seat) and not pos.view.is_neutral(seat)
 
 
 def _is_neutral(pos: Position, territory: str) -> bool:
@@ -811,8 +806,11 @@ class HeuristicBot:
             chosen = replace(chosen, hunt=bool(plans))
         if hold is not None:
             chosen = replace(chosen, trade_at=HOLD_AT if hold else 3)
-        if gather is not None and not gather:
-            chosen = replace(chosen, claim_clump=PLAIN_CLUMP, claim_contact=0.0)
+        if gather is not None:
+            weights = Params() if gather else Params(claim_clump=PLAIN_CLUMP, claim_contact=0.0)
+            chosen = replace(
+                chosen, claim_clump=weights.claim_clump, claim_contact=weights.claim_contact
+            )
         self.policy = HeuristicPolicy(chosen)
 
     def choose(self, view: SeatView, actions: Sequence[Action], rng: random.Random) -> Body:

@@ -240,5 +240,5 @@ def threat(pos: Position, next_set: float) -> float:
     cost = elimination_cost(pos, pos.me)
     if cost <= 0:
         return 0.0
-    rivals = [p for p in pos.cards if not pos.is_friend(p) and not pos.view.is_neutral(p)]
+    rivals = [p for p in pos.cards if pos.is_rival(p)]
     return max((striking_power(pos, p, next_set) / cost for p in rivals), default=0.0)
