@@ -481,7 +481,11 @@ def test_a_worker_outlives_a_redis_kill_and_its_bot_games_move_again(
 ) -> None:
     """Redis (AOF, fsync always) killed with -9 while a worker plays an all-bot game,
     down for 2 s, started again: the same worker process plays the game on within
-    10 s (issue 36, item 4: the worker quit, 2 trials of 2, and the games stopped)."""
+    20 s (issue 36, item 4: the worker quit, 2 trials of 2, and the games stopped).
+    Once the bots' claims took no search (the levels' ``claims: false``), the kill
+    mostly meets a job between writes rather than mid-search: its game then moves
+    again when the lease runs out and the relay's watchdog makes a new job, 10.0 s
+    after Redis was back in three runs of four here; the bound leaves as much again."""
     data = tmp_path / "redis"
     data.mkdir()
     with private_redis(data) as store:
@@ -504,6 +508,6 @@ def test_a_worker_outlives_a_redis_kill_and_its_bot_games_move_again(
                     break
                 time.sleep(0.1)
             assert back is not None, "the API did not read the game again"
-            waited = eventually(lambda: (game_version(stack, game) or 0) > back + 2, 10)
+            waited = eventually(lambda: (game_version(stack, game) or 0) > back + 2, 20)
             assert worker.poll() is None, stack.log("worker")[-3000:]
-            assert waited < 10
+            assert waited < 20
