@@ -3,13 +3,16 @@ what a request costs (progress in a game is free)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
+import pytest
 import redis as redis_lib
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.http.app import create_app
+from service.http import app as app_module
 from service.http.ratelimit import Check, RateLimiter
 from service.settings import RateLimit, Settings
 from service.store.keys import KeySpace
@@ -79,12 +82,25 @@ def test_disabled_limits_and_an_unreachable_redis_let_requests_through(key_prefi
 # -- what a request costs (service.http.request_cost), through the app ----------------------
 
 
-def limited_api(settings: Settings, per_minute: int) -> ApiClient:
-    limits = RateLimit(per_minute, 60)
-    return ApiClient(create_app(replace(settings, rate_token=limits, rate_ip=limits)).test_client())
+@pytest.fixture
+def limited_api(monkeypatch: pytest.MonkeyPatch) -> Callable[[Settings, int], ApiClient]:
+    """An app whose limiter's clock stands still: these tests count what requests
+    cost, and a window that ended mid-test (one run in a few dozen, at a minute's
+    edge) would hand the client a fresh quota."""
+    stopped = Clock(600_001.0)
+    monkeypatch.setattr(app_module, "RateLimiter", partial(RateLimiter, clock=stopped))
+
+    def build(settings: Settings, per_minute: int) -> ApiClient:
+        limits = RateLimit(per_minute, 60)
+        app = app_module.create_app(replace(settings, rate_token=limits, rate_ip=limits))
+        return ApiClient(app.test_client())
+
+    return build
 
 
-def test_playing_at_full_speed_costs_nothing_while_repeats_are_limited(settings: Settings) -> None:
+def test_playing_at_full_speed_costs_nothing_while_repeats_are_limited(
+    settings: Settings, limited_api: Callable[[Settings, int], ApiClient]
+) -> None:
     """Legal actions, a command, the events: 300 requests at a limit of 20 a minute."""
     api = limited_api(settings, 20)
     game, tokens = api.create(3)  # costs 1
@@ -103,7 +119,9 @@ def test_playing_at_full_speed_costs_nothing_while_repeats_are_limited(settings:
     assert sent.headers["RateLimit-Policy"] == "20;w=60"
 
 
-def test_loops_that_bring_nothing_new_meet_the_limit(settings: Settings) -> None:
+def test_loops_that_bring_nothing_new_meet_the_limit(
+    settings: Settings, limited_api: Callable[[Settings, int], ApiClient]
+) -> None:
     for repeat in (
         lambda api, game, token: api.get(f"/v1/games/{game}/events?since=0"),  # no wait
         lambda api, game, token: api.get(f"/v1/games/{game}", token=token),
@@ -116,7 +134,9 @@ def test_loops_that_bring_nothing_new_meet_the_limit(settings: Settings) -> None
         assert 429 in answers[9:12] and answers[-1] == 429, answers
 
 
-def test_a_long_poll_that_waited_for_nothing_is_free(settings: Settings) -> None:
+def test_a_long_poll_that_waited_for_nothing_is_free(
+    settings: Settings, limited_api: Callable[[Settings, int], ApiClient]
+) -> None:
     api = limited_api(settings, 3)
     game, _ = api.create(3)  # 1
     version = api.get(f"/v1/games/{game}/events").json["version"]  # free: new events
