@@ -136,6 +136,13 @@ class Params:
     # of 3-player games against two such heuristics: docs/bots.md, sixth round.
     claim_clump: float = 0.2
     claim_contact: float = 0.2
+    # Setup armies go where a turn's armies would (``placement``, with half of
+    # the armies still to place as the budget) rather than on pressed borders.
+    setup_plan: bool = False
+    # A conquest is worth this much more for each own territory next to it, and
+    # this much less for each rival's (the claims' idea, in play).
+    take_clump: float = 0.0
+    take_contact: float = 0.0
 
 
 copied_by_constructor(Params)  # bots with their parameters go to worker processes
@@ -227,6 +234,9 @@ class HeuristicPolicy:
     def setup_place(self, pos: Position) -> Body:
         quota = pos.view.setup_quota()
         left = quota.get(pos.me, 0)
+        if left > 0 and self.params.setup_plan:
+            target, _ = self.placement(pos, (pos.view.reserve() + 1) // 2)
+            return {"type": "place_armies", "territory": target, "count": left}
         if left > 0:
             target = max(pos.mine, key=lambda t: _setup_score(pos, t))
             return {"type": "place_armies", "territory": target, "count": left}
@@ -535,6 +545,10 @@ def target_worth(pos: Position, target: str, params: Params) -> float:
         value += mission_worth(pos.aims, target, pos.owner[target], params)
     if params.leader and enemy and enemy == pos.leader(card_worth(pos), params.leader_ratio):
         value += params.leader
+    if params.take_clump or params.take_contact:
+        holders = [pos.owner.get(n) for n in info.neighbours[target]]
+        value += params.take_clump * holders.count(pos.me)
+        value -= params.take_contact * sum(1 for h in holders if pos.is_rival(h))
     return value
 
 

@@ -151,6 +151,8 @@ class SearchConfig:
     clock: str = "wall"
 
 
+# The phases whose decisions the search can weigh (``SearchConfig.searched``).
+SEARCHABLE = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
 CLOCKS = {"wall": time.monotonic, "cpu": time.thread_time}
 VERSUS = ("all", "leader")
 
@@ -597,6 +599,7 @@ def strong_bot(
     rivals: Mapping[str, float] | None = None,
     confidence: float | None = None,
     claims: bool | None = None,
+    searched: Sequence[str] | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -615,7 +618,8 @@ def strong_bot(
     its rollouts, e.g. ``{"leader": 2, "leader_ratio": 0}`` (rivals that turn on
     whoever looks strongest, as Domination's AIs do). ``confidence``: the
     standard errors by which an alternative must beat the heuristic's choice.
-    ``claims``: false takes the heuristic's claims unsearched.
+    ``claims``: false takes the heuristic's claims unsearched. ``searched``: the
+    phases whose decisions are searched, by name (``SEARCHABLE``; default all).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -673,6 +677,11 @@ def strong_bot(
             raise ValueError(f"claims must be true or false: {claims!r}")
         if not claims:
             config = replace(config, searched=config.searched - {SETUP_CLAIM})
+    if searched is not None:
+        unknown = set(searched) - SEARCHABLE if not isinstance(searched, str) else {searched}
+        if unknown:
+            raise ValueError(f"searched takes phases of {sorted(SEARCHABLE)}: {sorted(unknown)}")
+        config = replace(config, searched=config.searched & frozenset(searched))
     return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
 
 
