@@ -3,14 +3,14 @@
 Declared once, here: the API's seats, the workers, tournaments and ``risk
 tournament`` all read a level from this table. ``easy`` is the heuristic bot
 without its turn plans (``plans: false``: it prices one attack at a time and
-plans no elimination), trading every set at once (``hold: false``) and
-claiming by continent alone (``gather: false``), the heuristic as it was
-before issue 34, kept beatable; ``medium`` and ``hard`` are the strong bot
-(rollouts of the full heuristic) with a budget of CPU time per own turn
-(``turn_ms`` on the ``cpu`` clock: a loaded machine makes a turn take
-longer, not play weaker) and a cap on its rollouts, so a faster machine or
-engine buys a level more search but never more than its cap; both also
-search the timing of card trades and trust an alternative sooner
+plans no elimination), trading every set at once (``hold: false``), claiming
+by continent alone and conquering wherever (``gather: false``): the
+heuristic as it was before issue 34, kept beatable; ``medium`` and ``hard``
+are the strong bot (rollouts of the full heuristic) with a budget of CPU
+time per own turn (``turn_ms`` on the ``cpu`` clock: a loaded machine makes
+a turn take longer, not play weaker) and a cap on its rollouts, so a faster
+machine or engine buys a level more search but never more than its cap; both
+also search the timing of card trades and trust an alternative sooner
 (``SEARCH``), and take the heuristic's claims unsearched. Time-bound play is
 not reproducible from the seed (how far a search gets depends on the
 machine); the record still verifies, since the commands chosen are the

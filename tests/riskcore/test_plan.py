@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+from pytest import approx
+
 from riskcore.bots.features import Position
 from riskcore.bots.heuristic import HeuristicBot, HeuristicPolicy, Params, card_worth, target_worth
 from riskcore.bots.plan import elimination_cost, groups_of, hunt, striking_power, threat
@@ -154,6 +156,20 @@ def test_the_leader_is_the_strongest_rival_by_the_ratio_asked() -> None:
     assert own.leader(card, 1.0) is None
     strongest_rival = max((p for p in power if p != "p3"), key=lambda p: (power[p], p))
     assert own.leader(card, 0.0) == strongest_rival
+
+
+def test_a_conquest_among_rivals_is_worth_less() -> None:
+    """docs/bots.md, "Seventh round": a conquest is worth ``Params.take_contact``
+    (0.2) less for each rival's territory next to it, a border the rivals can
+    take back; own territories next to it cost nothing. ``gather: false`` (the
+    ``easy`` level) prices conquests as before."""
+    pos = Position(SeatView(_leading().state, "p4"))
+    apart = Params(take_contact=0.0)
+    # Peru: Venezuela, Brazil and Argentina are p3's.
+    assert target_worth(pos, "peru", Params()) == approx(target_worth(pos, "peru", apart) - 0.6)
+    # Siam: China and India are p1's, Indonesia is p4's own.
+    assert target_worth(pos, "siam", Params()) == approx(target_worth(pos, "siam", apart) - 0.4)
+    assert HeuristicBot(gather=False).policy.params.take_contact == 0.0
 
 
 def test_a_territory_of_the_leader_is_worth_more_when_asked() -> None:

@@ -31,13 +31,15 @@ from riskcore.simulate import play_game
 # unless a rival could afford to put it out (issue 34, Params.trade_at and
 # trade_threat): its commands changed, not the rules. Pins 2 and 5 again when its
 # claims began to gather next to its own and away from its rivals' (issue 34,
-# Params.claim_clump and claim_contact; pin 6 came out unchanged).
+# Params.claim_clump and claim_contact; pin 6 came out unchanged). The heuristic's
+# four (2, 5, 6, 8) again when its conquests began to keep away from its rivals'
+# territories (issue 34, Params.take_contact): its commands changed, not the rules.
 PINS = {
     ("classic", "random", b"pin-1"): (
         "d3641afaf55120232d10b3c57a46873446926412eaeacf7e7d5dfcfb8990f972"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "b766f5412a03ab1a5c7109b9548862e8ed7f1266a874646b6bd2644ab330f33f"
+        "d5c32b023a30d624d5c61444d9659aee42943bace20da676506e492a79e5ff30"
     ),
     ("two_player", "random", b"pin-3"): (
         "50d301154c6eebf045ebedd5681e7698d43bb7f4d88240b5d3ae66d059e02bfe"
@@ -46,10 +48,10 @@ PINS = {
         "da1781f05b4976639e79398a270b6331cac56515f582e02c7a48aac1c5df3d5d"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "07474ab03172d71d6bec6e7e31064edfc2604f8a25b4b9e32785089fedf2ae18"
+        "4a4141f0d80a9498b896bf9f98e09ed67d1264f87f23fcc2755a25210d48b753"
     ),
     ("middle_earth", "heuristic", b"pin-6"): (
-        "1aceb315bb070cdc2c9de25c4e053a616150a4d4cd1f0056cb35e38eb8a49af6"
+        "a4038a2588ff47196635dac47da66a0874a75205f5b3bdb588ffb74499bb48a8"
     ),
     # Two players with active neutrals (issue 15): bribes, ally phases, marker dice
     # (recorded with game_created v4, which lists one_die_vs_one).
@@ -61,7 +63,7 @@ PINS = {
     # game_created v5 (adventure_deck) as every pin. Re-pinned (issue 15): walled in
     # by its own ally, the heuristic's own armies attack the ally (allies.breaches).
     ("two_player_active", "heuristic", b"pin-8"): (
-        "565b48b4a211492a426a37253c416a434f8fef96ba91095ac1dda9876064fcc5"
+        "f4c0470fdce95826316024a279ec3163f156c25d6210052f1fbf238ae385aa56"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
