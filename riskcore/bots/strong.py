@@ -678,7 +678,9 @@ def strong_bot(
         if not claims:
             config = replace(config, searched=config.searched - {SETUP_CLAIM})
     if searched is not None:
-        unknown = set(searched) - SEARCHABLE if not isinstance(searched, str) else {searched}
+        if isinstance(searched, str):
+            raise ValueError(f"searched takes a list of phases, not {searched!r}")
+        unknown = set(searched) - SEARCHABLE
         if unknown:
             raise ValueError(f"searched takes phases of {sorted(SEARCHABLE)}: {sorted(unknown)}")
         config = replace(config, searched=config.searched & frozenset(searched))

@@ -320,6 +320,25 @@ def test_unsearched_claims_are_the_heuristics() -> None:
         get_bot("strong", {"claims": "no"})
 
 
+def test_the_searched_phases_are_named() -> None:
+    """``searched``: a phase left out keeps the heuristic's choice, no rollout spent
+    (docs/bots.md, "Seventh round": occupying unsearched at ``medium``)."""
+    state = _claiming(b"claim-budget")
+    seat = state.current
+    assert seat is not None
+    bot = get_bot("strong", {"searched": ["reinforce", "attack", "occupy"], "iterations": 4})
+    assert isinstance(bot, StrongBot)
+    assert bot.config.searched == {"reinforce", "attack", "occupy"}
+    view = SeatView(state, seat)
+    assert bot.choose(view, legal_actions(state, seat), random.Random(1)) == HeuristicPolicy().body(
+        view
+    )
+    assert bot.budget.rollouts == 0
+    for wrong in (["fortify"], "attack"):
+        with pytest.raises(ValueError, match="searched"):
+            get_bot("strong", {"searched": wrong})
+
+
 def _holding_a_set(seed: bytes) -> State:
     """A turn start where the player on turn holds a set it need not trade."""
     from riskcore.engine.evolve import apply
