@@ -74,6 +74,10 @@ SETTLED = 2.0
 HUNT_WIN = 0.5
 
 
+# The phases whose decisions the search can weigh (``SearchConfig.searched``).
+SEARCHABLE = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
+
+
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
     iterations: int = 16  # rollouts per candidate and decision
@@ -97,7 +101,7 @@ class SearchConfig:
     place_candidates: int | None = None
     place_iterations: int | None = None
     # The phases whose decisions are searched (the others keep the heuristic's).
-    searched: frozenset[str] = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
+    searched: frozenset[str] = SEARCHABLE
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Own turns a rollout plays past the next one (0: it ends where its next turn begins).
     rounds: int = 0
@@ -151,8 +155,6 @@ class SearchConfig:
     clock: str = "wall"
 
 
-# The phases whose decisions the search can weigh (``SearchConfig.searched``).
-SEARCHABLE = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
 CLOCKS = {"wall": time.monotonic, "cpu": time.thread_time}
 VERSUS = ("all", "leader")
 
