@@ -424,11 +424,28 @@ def waits_on_p1_without_a_card(me: Clicker) -> bool:
     return "pass_adventure" in kinds and "play_adventure" not in kinds
 
 
+# The page's first pass of a window is refused as a server would refuse it (a 503 that
+# changes nothing): the page must send it again, or the game waits on p1 for ever.
+REFUSE_FIRST_PASS = """
+const realFetch = window.fetch;
+window.refusedPasses = 0;
+window.fetch = (path, init = {}) => {
+  if (init.method === "POST" && String(init.body).includes("pass_adventure") && !window.refusedPasses) {
+    window.refusedPasses += 1;
+    const problem = {code: "unavailable", title: "Service unavailable", status: 503};
+    return Promise.resolve(new Response(JSON.stringify(problem),
+      {status: 503, headers: {"Content-Type": "application/problem+json"}}));
+  }
+  return realFetch(path, init);
+};
+"""
+
+
 def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: Any) -> None:
     """docs/rules.md, Lord of the Rings Risk: the game ends when the Fellowship leaves the
     last square (or the Ring is destroyed), scored then. p1 plays it by clicks alone; the
     adventure windows it holds no card for are passed by the page (no click), and the
-    game never waits on it there for more than a moment."""
+    game never waits on it there for more than a moment, even when a pass is refused."""
     created = create(
         board_stack,
         [{"kind": "human", "name": "Frodo"}, BOT, BOT],
@@ -438,6 +455,7 @@ def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: A
     game, token = created["game"]["game_id"], created["tokens"]["p1"]
     open_seat(browser, board_stack, game, "p1", token)
     instant(browser)
+    browser.execute_script(REFUSE_FIRST_PASS)
     me = Clicker(board_stack, browser, game, token)
     stalls = []
 
@@ -465,6 +483,8 @@ def test_a_whole_lord_of_the_rings_game_by_clicks(board_stack: Stack, browser: A
         for e in me.get("/events?since=0&limit=1000")["events"]
         if e["actor"] == "p1" and e["event"]["type"] == "adventure_window_passed"
     ]
+    if passed:  # the first of them was refused once, then sent again
+        assert browser.execute_script("return window.refusedPasses") == 1
     print("lotr game", made, "clicks", me.clicks, "windows passed by the page", len(passed))
 
 

@@ -17,10 +17,12 @@ const page = {
   board: null, map: null, styles: {}, events: [], head: 0, shown: 0, following: true,
   finished: false, view: null, request: 0, timer: null, source: null, retry: 1000,
   legal: null, pick: [], summary: null, refreshing: null,
-  cards: new Set(), remembered: {}, passed: 0, countdown: null, autoEnded: 0,
+  cards: new Set(), remembered: {}, passed: 0, countdown: null, autoEnded: 0, legalRequest: 0,
 };
 // How long a window with a playable adventure card waits before the page passes it.
 const WINDOW_SECONDS = 20;
+// How long the page waits before it tries again a move of its own that was refused.
+const RETRY_MS = 2000;
 
 // ---------------------------------------------------------------- start
 
@@ -535,11 +537,15 @@ function luckChart(box, players) {
 // ---------------------------------------------------------------- playing a seat
 
 async function loadLegal(version) {
+  const ticket = ++page.legalRequest;
   try {
-    page.legal = await api(`${base}/legal-actions`, { token: mine.token });
+    const legal = await api(`${base}/legal-actions`, { token: mine.token });
+    if (ticket !== page.legalRequest) return; // a later request won: older actions would be stale
+    page.legal = legal;
     if (page.legal.version !== version && page.following) return scheduleShow();
     showActions(page.legal.actions);
   } catch (failure) {
+    if (ticket !== page.legalRequest) return;
     page.legal = null;
     showActions([]);
     $("play-error").textContent = failure.message;
@@ -683,10 +689,7 @@ function handleWindow(actions, view) {
   if (!plays.length) {
     $("hint").textContent = `The ${name}: you hold no card to play in it, so the page passes for you.`;
     yourMove(false);
-    if (page.passed !== page.legal.version) {
-      page.passed = page.legal.version;
-      send({ ...pass.command }, box);
-    }
+    sendOnce("passed", pass.command);
     return true;
   }
   yourMove(true, `The ${name}`);
@@ -712,11 +715,26 @@ function autoEndTurn(actions, view) {
   const left = actions.filter((a) => a.command.type !== "resign");
   if (view?.phase !== "fortify" || !view.fortified_this_turn || left.length !== 1 || left[0].command.type !== "end_phase") return false;
   $("hint").textContent = "Fortified: ending your turn.";
-  if (page.autoEnded !== page.legal.version) {
-    page.autoEnded = page.legal.version;
-    send({ ...left[0].command }, $("actions"));
-  }
+  sendOnce("autoEnded", left[0].command);
   return true;
+}
+
+/**
+ * A move the page makes by itself (a pass, the end of a fortified turn): once per legal
+ * version, and again after a refusal that left the game where it was (a rate limit, a
+ * dropped connection), else the page would wait on a move it never resent.
+ */
+async function sendOnce(field, command) {
+  if (page[field] === page.legal.version) return;
+  const version = page.legal.version;
+  page[field] = version;
+  if (await send({ ...command }, $("actions"))) return;
+  setTimeout(() => {
+    if (page[field] !== version || !page.following) return;
+    page[field] = null;
+    shownActions = "";
+    loadLegal(page.head);
+  }, RETRY_MS);
 }
 
 async function send(command, form) {
@@ -724,15 +742,18 @@ async function send(command, form) {
   clearCountdown();
   for (const button of form.querySelectorAll("button")) button.disabled = true;
   const keep = command.type === "attack" || command.type === "blitz"; // "attack again" keeps the pick
+  let accepted = true;
   try {
     await api(`${base}/commands`, { method: "POST", body: command, token: mine.token, headers: { "If-Match": `"${page.legal.version}"` } });
     if (!keep) page.pick = [];
   } catch (failure) {
     $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
+    accepted = false;
   }
   await loadEvents().catch(() => {});
   page.following = true;
   page.playback.skip(); // your own move: no playback
+  return accepted;
 }
 
 function showError(failure) {
