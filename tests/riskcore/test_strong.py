@@ -410,3 +410,57 @@ def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
     for wrong in ({"nonsense": 1}, {"hunt": 1}, {"leader": "2"}):
         with pytest.raises(ValueError, match="rivals"):
             get_bot("strong", {"rivals": wrong})
+
+
+def test_turn_styles_are_a_bot_option_of_heuristic_parameters() -> None:
+    """``styles``: each a set of the heuristic's parameters by name, switches included."""
+    bot = get_bot("strong", {"styles": [{"conquer": True}, {"after_card_gain": 3}]})
+    assert isinstance(bot, StrongBot)
+    assert bot.config.styles == (Params(conquer=True), Params(after_card_gain=3.0))
+    assert [style.params for style in bot.styles] == list(bot.config.styles)
+    assert get_bot("strong").config.styles == ()  # type: ignore[attr-defined]
+    for wrong in ({"conquer": True}, "conquer", [{"conquer": 1}], [{"nonsense": 1}], [3]):
+        with pytest.raises(ValueError, match="styles"):
+            get_bot("strong", {"styles": wrong})
+
+
+def test_a_turn_is_played_in_the_style_that_beats_its_own_policy() -> None:
+    """A seat whose own policy never attacks, offered the heuristic's attacking
+    play as a style: played out to the end of the turn, the style wins more and
+    plays the turn; the choice is made once a turn, at its first decision."""
+    state = _placing(_midgame(b"mid"))
+    seat = state.current
+    assert seat is not None
+    passive = Params(min_win=1.1, hunt=False)
+    bot = StrongBot(SearchConfig(iterations=16, styles=(Params(),)), params=passive)
+    view = SeatView(state, seat)
+    chosen = bot.policy_for_turn(view, random.Random(3))
+    assert chosen is bot.styles[0] and chosen.params == Params()
+    assert bot.budget.rollouts == 2 * 16  # both policies, every iteration
+    assert bot.policy_for_turn(view, random.Random(4)) is chosen  # kept for the turn
+    assert bot.budget.rollouts == 2 * 16
+    # Without styles the seat plays its own policy, unsearched.
+    plain = StrongBot(SearchConfig(iterations=16), params=passive)
+    assert plain.policy_for_turn(view, random.Random(3)) is plain.policy
+    assert plain.budget.rollouts == 0
+
+
+def test_a_style_plays_the_seat_s_turn_in_its_rollouts() -> None:
+    """``rollout(own=...)``: the seat plays that policy for the rest of its turn. A
+    rollout of the turn alone (``horizon`` 0) in a style that never attacks takes
+    nothing; the same rollout in its own style takes territories."""
+    state = _placing(_midgame(b"mid"))
+    seat = state.current
+    assert seat is not None
+    bot = StrongBot(SearchConfig(horizon=0))
+    passive = HeuristicPolicy(Params(min_win=1.1, hunt=False))
+
+    def taken(own: HeuristicPolicy | None) -> set[str]:
+        world = state.copy()
+        first = (own or bot.policy).body(SeatView(state, seat))
+        bot.rollout(world, seat, first, b"s" * 8, own)
+        assert world.turn == state.turn + 1  # the turn was played to its end
+        return {t for t, p in world.owner.items() if p == seat and state.owner[t] != seat}
+
+    assert taken(passive) == set()
+    assert taken(None)
