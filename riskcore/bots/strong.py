@@ -149,16 +149,6 @@ class SearchConfig:
     # at 0.2: more first eliminations by the bot, fewer by a heuristic, no
     # more wins (the forced kills cost armies), so off.
     race: float = 0.0
-    # Turn styles: other parameters for the heuristic (``Params``) that the seat
-    # may play a whole turn with. At the turn's first decision each style, and
-    # the seat's own policy, is played out for the rest of the turn (and the
-    # rivals' turns after it); a style that beats its own policy by
-    # ``confidence`` standard errors plays the turn: the decisions' candidates
-    # come from it and their rollouts play it to the turn's end. A plan for the
-    # turn (a continent, caution once the card is won) then runs as a whole,
-    # where a search of single decisions judges each step as if the heuristic
-    # played the rest of the turn its own way. Empty: no styles.
-    styles: tuple[Params, ...] = ()
     # What the time budgets count: "wall" seconds (what a player waits), or
     # "cpu", this thread's processor time, which a busy machine does not eat
     # into (for measuring the bot on a shared machine; a player waits longer).
@@ -236,9 +226,6 @@ class StrongBot:
         self.config = config or SearchConfig()
         self.policy = HeuristicPolicy(params)
         self.rivals = self.policy if rival_params is None else HeuristicPolicy(rival_params)
-        self.styles = [HeuristicPolicy(style) for style in self.config.styles]
-        # The policy the seat plays its current turn with, and that turn's number.
-        self.turn_policy, self.styled_turn = self.policy, -1
         self.budget = TurnBudget()
         self.clock = CLOCKS[self.config.clock]
         # Mean seconds of one rollout so far, from the setup (which plays the rest
@@ -256,26 +243,18 @@ class StrongBot:
             return claim
         started = self.clock()
         own_turn = view.current == view.seat
-        policy = self.policy
         if own_turn:
             # Each setup claim is budgeted as a turn of its own (the setup is turn 0).
             self.budget.enter(view.turn if view.turn > 0 else -view.version)
-            policy = self.policy_for_turn(view, rng)
-        body = policy.body(view)
-        options = candidates(policy, view, body, self.config)
+        body = self.policy.body(view)
+        options = candidates(self.policy, view, body, self.config)
         if len(options) > 1:
-            body = self.search(view, options, rng, policy)
+            body = self.search(view, options, rng)
         if own_turn:
             self.budget.seconds += self.clock() - started
         return pick(body, actions)
 
-    def search(
-        self,
-        view: SeatView,
-        options: list[Body],
-        rng: random.Random,
-        own: HeuristicPolicy | None = None,
-    ) -> Body:
+    def search(self, view: SeatView, options: list[Body], rng: random.Random) -> Body:
         """The heuristic's choice (``options[0]``) unless another one clearly beats it.
 
         Each rollout of an alternative is paired with one of the heuristic's
@@ -283,8 +262,6 @@ class StrongBot:
         ``config.confidence`` standard errors of the mean paired difference.
         Picking the best of several noisy means would otherwise often pick
         an option only luckier than the heuristic's, and worse on average.
-        ``own``: the policy the seat plays the rest of this turn with in the
-        rollouts (None: its own).
         """
         config = self.config
         part, cap = config.turn_share, None
@@ -309,7 +286,7 @@ class StrongBot:
             world = view.determinize(rng)
             seed = rng.getrandbits(64).to_bytes(8, "big")
             for i, option in enumerate(options):
-                scores[i].append(self.rollout(world.copy(), view.seat, option, seed, own))
+                scores[i].append(self.rollout(world.copy(), view.seat, option, seed))
             self.budget.rollouts += len(options)
             if deadline is not None:
                 before, now = now, self.clock()
@@ -327,52 +304,6 @@ class StrongBot:
                 best, best_margin = i, margin
         return options[best]
 
-    def policy_for_turn(self, view: SeatView, rng: random.Random) -> HeuristicPolicy:
-        """The policy this own turn is played with: chosen among the styles at the
-        turn's first decision (``SearchConfig.styles``), kept to its end."""
-        if not self.styles or view.turn == 0:
-            return self.policy
-        if view.turn != self.styled_turn:
-            self.styled_turn = view.turn
-            self.turn_policy = self.pick_style(view, rng)
-        return self.turn_policy
-
-    def pick_style(self, view: SeatView, rng: random.Random) -> HeuristicPolicy:
-        """Its own policy unless a style, played to the end of the turn, beats it
-        by ``confidence`` standard errors (as ``search`` weighs single decisions,
-        on shared worlds and dice)."""
-        policies = [self.policy, *self.styles]
-        firsts = [policy.body(view) for policy in policies]
-        config = self.config
-        part = config.turn_share
-        iterations = self.budget.iterations(config, len(policies), part)
-        round_cost = self.rollout_seconds[False] * len(policies)
-        seconds = self.budget.seconds_left(config, config.min_search * round_cost, part)
-        if iterations < config.min_search:
-            return self.policy
-        now = self.clock()
-        deadline = None if seconds is None else now + seconds
-        scores: list[list[float]] = [[] for _ in policies]
-        for _ in range(iterations):
-            world = view.determinize(rng)
-            seed = rng.getrandbits(64).to_bytes(8, "big")
-            for i, (policy, first) in enumerate(zip(policies, firsts, strict=True)):
-                scores[i].append(self.rollout(world.copy(), view.seat, first, seed, policy))
-            self.budget.rollouts += len(policies)
-            if deadline is not None:
-                before, now = now, self.clock()
-                self._learn_rollout_cost(False, (now - before) / len(policies))
-                if now + self.rollout_seconds[False] * len(policies) > deadline:
-                    break
-        if len(scores[0]) < config.min_search:
-            return self.policy
-        best, best_margin = 0, 0.0
-        for i in range(1, len(policies)):
-            margin = _confident_gain(scores[i], scores[0], config.confidence)
-            if margin > best_margin:
-                best, best_margin = i, margin
-        return policies[best]
-
     def _learn_rollout_cost(self, in_setup: bool, seconds: float) -> None:
         previous = self.rollout_seconds[in_setup]
         learned = seconds if previous == 0.0 else 0.8 * previous + 0.2 * seconds
@@ -386,21 +317,12 @@ class StrongBot:
             return self.policy
         return self.rivals
 
-    def rollout(
-        self,
-        state: State,
-        seat: str,
-        first: Body,
-        seed: bytes,
-        own: HeuristicPolicy | None = None,
-    ) -> float:
+    def rollout(self, state: State, seat: str, first: Body, seed: bytes) -> float:
         """Play ``first``, then the heuristic for everyone until ``seat``'s next turn
         begins (``config.rounds`` own turns later still, ``setup_rounds`` from the
         setup; or ``config.horizon`` turns of its rivals after its own, not from
-        the setup), or until ``seat`` is out (its score is 0 then). ``own``: the
-        policy ``seat`` plays the rest of the current turn with (None: its own)."""
+        the setup), or until ``seat`` is out (its score is 0 then)."""
         start = state.turn
-        styled = start if own is not None else -1
         in_setup = start == 0
         horizon = None if in_setup else self.config.horizon
         last = None if horizon is None else start + horizon
@@ -426,12 +348,9 @@ class StrongBot:
                     rounds, start = rounds - 1, state.turn
                 if last is not None and state.turn > last:
                     break
-                policy = (
-                    own
-                    if own is not None and acting == seat and state.turn == styled
-                    else self.policy_of(state, acting, seat)
+                body = claim(state, acting) or self.policy_of(state, acting, seat).body(
+                    SeatView(state, acting)
                 )
-                body = claim(state, acting) or policy.body(SeatView(state, acting))
             if state.turn != turn:
                 turn, index = state.turn, 0
             # Dice keyed by (turn, command within it), not by version: rollouts
@@ -683,7 +602,6 @@ def strong_bot(
     confidence: float | None = None,
     claims: bool | None = None,
     searched: Sequence[str] | None = None,
-    styles: Sequence[Mapping[str, float | bool]] | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -704,8 +622,6 @@ def strong_bot(
     standard errors by which an alternative must beat the heuristic's choice.
     ``claims``: false takes the heuristic's claims unsearched. ``searched``: the
     phases whose decisions are searched, by name (``SEARCHABLE``; default all).
-    ``styles``: the turn styles (``SearchConfig.styles``), each the heuristic's
-    ``Params`` fields by name that differ from its own, e.g. ``[{"conquer": true}]``.
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -770,32 +686,20 @@ def strong_bot(
         if unknown:
             raise ValueError(f"searched takes phases of {sorted(SEARCHABLE)}: {sorted(unknown)}")
         config = replace(config, searched=config.searched & frozenset(searched))
-    if styles is not None:
-        if isinstance(styles, (str, Mapping)):
-            raise ValueError(f"styles takes a list of parameter sets, not {styles!r}")
-        config = replace(config, styles=tuple(rival_params(style, "styles") for style in styles))
     return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
 
 
-def rival_params(numbers: Mapping[str, float | bool], option: str = "rivals") -> Params:
-    """The heuristic's parameters from fields named as in ``Params``: numbers for
-    its numeric fields, true or false for its switches."""
-    if not isinstance(numbers, Mapping):
-        raise ValueError(f"{option}: parameters by name, not {numbers!r}")
-    # Fields by their defaults' types (a compiled build keeps no annotations).
+def rival_params(numbers: Mapping[str, float]) -> Params:
+    """The heuristic's parameters from numeric fields named as in ``Params``."""
+    # Numeric fields by their defaults' types (a compiled build keeps no annotations).
     defaults = {f.name: f.default for f in fields(Params)}
-    chosen: dict[str, float | bool] = {}
+    chosen: dict[str, float] = {}
     for name, value in numbers.items():
         default = defaults.get(name)
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ValueError(f"{option}: {name!r} is true or false, not {value!r}")
-            chosen[name] = value
-            continue
-        numeric = isinstance(default, (int, float))
+        numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not numeric or not number:
-            raise ValueError(f"{option}: {name!r} is not a parameter of the heuristic")
+            raise ValueError(f"rivals: {name!r} is not a numeric parameter of the heuristic")
         chosen[name] = int(value) if isinstance(default, int) else float(value)
     return Params(**chosen)  # type: ignore[arg-type]
 

@@ -224,11 +224,9 @@ def test_strong_time_budget_caps_a_search() -> None:
     class Counting(StrongBot):
         rollouts = 0
 
-        def rollout(
-            self, state: State, seat: str, first: dict[str, Any], seed: Any, own: Any = None
-        ) -> float:
+        def rollout(self, state: State, seat: str, first: dict[str, Any], seed: Any) -> float:
             Counting.rollouts += 1
-            return super().rollout(state, seat, first, seed, own)
+            return super().rollout(state, seat, first, seed)
 
     bot = Counting(SearchConfig(iterations=10_000, time_budget=0.05, confidence=0.0))
     start = time.monotonic()
