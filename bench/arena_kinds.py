@@ -11,8 +11,10 @@ command line with them::
         -- --lineup 'ct,DomHard*3' --games 400 --seed 1 --out /tmp/ct.json
 
 A kind is ``NAME=JSON`` with ``bot`` (a bot name), ``options`` (its bot
-options, as ``get_bot`` takes them) and, for the heuristic, ``params``
-(``heuristic.Params`` fields by name, each lever of docs/bots.md's tables).
+options, as ``get_bot`` takes them), for the strong bot ``search``
+(``strong.SearchConfig`` fields that are no bot option, e.g. ``place_share``)
+and, for the heuristic, ``params`` (``heuristic.Params`` fields by name, each
+lever of docs/bots.md's tables).
 Everything after ``--`` goes to the arena unchanged; game *i* of every
 kind has the same seed, seats and dice, so two runs pair game by game.
 """
@@ -23,13 +25,14 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from riskcore.bots import get_bot
 from riskcore.bots.base import Bot
 from riskcore.bots.heuristic import HeuristicBot, Params
 from riskcore.bots.levels import LEVELS, Level
+from riskcore.bots.strong import SearchConfig, StrongBot
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from win_data import load_arena  # bench/ is no package: imported from its folder
@@ -40,7 +43,16 @@ def kind_bot(spec: dict[str, Any]) -> Bot:
     name = spec.get("bot", "heuristic")
     params = spec.get("params")
     if params is None:
-        return get_bot(name, spec.get("options"))
+        bot = get_bot(name, spec.get("options"))
+        search = spec.get("search")
+        if search:  # the strong bot's SearchConfig fields that are no bot option
+            if not isinstance(bot, StrongBot):
+                raise SystemExit("search is the strong bot's; give it with bot strong")
+            known = {f.name for f in fields(SearchConfig)}
+            if set(search) - known:
+                raise SystemExit(f"not a search setting: {sorted(set(search) - known)}")
+            bot.config = replace(bot.config, **search)
+        return bot
     if name != "heuristic" or spec.get("options"):
         raise SystemExit("params are the heuristic's; give them without options")
     known = {f.name for f in fields(Params)}
