@@ -11,6 +11,7 @@ from riskcore.bots import Bot, get_bot
 from riskcore.bots.heuristic import HeuristicBot
 from riskcore.bots.levels import LEVELS, bot_for, resolve
 from riskcore.bots.strong import StrongBot
+from riskcore.model.state import OCCUPY, REINFORCE
 from riskcore.simulate import play_game
 
 
@@ -28,8 +29,11 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     assert hard.config.turn_rollouts > medium.config.turn_rollouts
     # issue 34's fourth round: both search trades and take an alternative at half
     # a standard error (docs/bots.md, "Fourth round")
+    # and (the eighth round) search only the placing of reinforcements and the
+    # armies moved in: claims and attacks are the heuristic's ("Eighth round")
     for strong in (medium, hard):
         assert strong.config.trades and strong.config.confidence == 0.5
+        assert strong.config.searched == {REINFORCE, OCCUPY}
 
 
 def test_levels_are_published_as_plain_json() -> None:
