@@ -96,7 +96,9 @@ class SearchConfig:
     # of rollouts per option (None: ``iterations``). The search changes the
     # heuristic's placing about half the time, its attacks and moves one time
     # in ten; 0.6, 4 and 64 were measured and not kept as defaults: no gain
-    # at the same CPU a turn (docs/bots.md, 2026-12-01 evening).
+    # at the same CPU a turn (docs/bots.md, 2026-12-01 evening). With the
+    # attacks unsearched, 0.7 let ``medium`` finish its placing searches within
+    # its time and won 4.0 ± 6.3 points more (docs/bots.md, "Eighth round").
     place_share: float | None = None
     place_candidates: int | None = None
     place_iterations: int | None = None
@@ -602,6 +604,7 @@ def strong_bot(
     confidence: float | None = None,
     claims: bool | None = None,
     searched: Sequence[str] | None = None,
+    place_share: float | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -622,6 +625,8 @@ def strong_bot(
     standard errors by which an alternative must beat the heuristic's choice.
     ``claims``: false takes the heuristic's claims unsearched. ``searched``: the
     phases whose decisions are searched, by name (``SEARCHABLE``; default all).
+    ``place_share``: the part of a turn's rest the placing of reinforcements may
+    use (``SearchConfig.place_share``; default ``turn_share``).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -686,6 +691,14 @@ def strong_bot(
         if unknown:
             raise ValueError(f"searched takes phases of {sorted(SEARCHABLE)}: {sorted(unknown)}")
         config = replace(config, searched=config.searched & frozenset(searched))
+    if place_share is not None:
+        if (
+            not isinstance(place_share, (int, float))
+            or isinstance(place_share, bool)
+            or not 0 < place_share <= 1
+        ):
+            raise ValueError(f"place_share must be a number above 0 and at most 1: {place_share!r}")
+        config = replace(config, place_share=float(place_share))
     return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
 
 

@@ -34,6 +34,8 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     for strong in (medium, hard):
         assert strong.config.trades and strong.config.confidence == 0.5
         assert strong.config.searched == {REINFORCE, OCCUPY}
+    # medium's placing may take most of its turn's time ("Eighth round")
+    assert medium.config.place_share == 0.7 and hard.config.place_share is None
 
 
 def test_levels_are_published_as_plain_json() -> None:

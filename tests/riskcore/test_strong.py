@@ -410,3 +410,14 @@ def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
     for wrong in ({"nonsense": 1}, {"hunt": 1}, {"leader": "2"}):
         with pytest.raises(ValueError, match="rivals"):
             get_bot("strong", {"rivals": wrong})
+
+
+def test_the_placing_share_of_a_turn_is_an_option() -> None:
+    """``place_share``: the part of a turn's rest the placing may use (docs/bots.md,
+    "Eighth round": ``medium`` takes 0.7)."""
+    bot = get_bot("strong", {"place_share": 0.7, "turn_ms": 250})
+    assert isinstance(bot, StrongBot) and bot.config.place_share == 0.7
+    assert get_bot("strong").config.place_share is None  # type: ignore[attr-defined]
+    for wrong in (0, 1.5, "0.7", True):
+        with pytest.raises(ValueError, match="place_share"):
+            get_bot("strong", {"place_share": wrong})
