@@ -430,7 +430,8 @@ REFUSE_FIRST_PASS = """
 const realFetch = window.fetch;
 window.refusedPasses = 0;
 window.fetch = (path, init = {}) => {
-  if (init.method === "POST" && String(init.body).includes("pass_adventure") && !window.refusedPasses) {
+  const pass = init.method === "POST" && String(init.body).includes("pass_adventure");
+  if (pass && !window.refusedPasses) {
     window.refusedPasses += 1;
     const problem = {code: "unavailable", title: "Service unavailable", status: 503};
     return Promise.resolve(new Response(JSON.stringify(problem),
