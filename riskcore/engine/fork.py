@@ -2,13 +2,15 @@
 
 ``fork_game`` makes a fork's opening events: ``game_forked`` (a game_created
 that names the parent game, the version it continues after and the parent's
-head hash, and carries the position there), then ``deck_shuffled``: the draw
-pile's order is the one thing of the position that the parent's record would
-give away (the parent is finished, so all of it is public, hands included),
-so it is drawn again from the fork's own committed seed. Everything else
-continues as it stood, down to a pending battle or occupation. ``opening``
-gives the same events again from the first one and the seed, which is how
-``risk verify`` replays a fork without its parent.
+head hash, and carries the position there), then the shuffles of the mode's
+hidden piles (``GameMode.shuffle_for_fork``: ``deck_shuffled``, and a Lord of
+the Rings game's ``adventure_deck_shuffled``): a pile's order is the one thing
+of the position that the parent's record would give away (the parent is
+finished, so all of it is public, hands included), so it is drawn again from
+the fork's own committed seed (issue 53). Everything else continues as it
+stood, down to a pending battle or occupation. ``opening`` gives the same
+events again from the first one and the seed, which is how ``risk verify``
+replays a fork without its parent.
 """
 
 from __future__ import annotations
@@ -20,22 +22,30 @@ from riskcore.engine.decision import Decision
 from riskcore.engine.evolve import initial_state
 from riskcore.engine.snapshot import state_to_dict
 from riskcore.errors import RiskError
-from riskcore.model.state import FINISHED, State, copy_json
+from riskcore.model.state import FIELDS, FINISHED, FLAT, SECRET, State, copy_json
 from riskcore.protocol import events as ev
 from riskcore.protocol.dice import GameRng, commitment
 
 
+# The state's lists whose order is secret: the piles a fork must draw again.
+_PILES = tuple(
+    f.name for f in FIELDS if f.metadata["secrecy"] == SECRET and f.metadata["copying"] == FLAT
+)
+
+
 def position_of(parent: State) -> dict[str, Any]:
-    """The parent's state as a fork's first event carries it: the draw pile in
+    """The parent's state as a fork's first event carries it: every hidden pile in
     card order (its real order is redrawn), and refused where the fork could
     not continue fairly: a finished position, one inside a command's events
-    (which no player ever decided in), a Lord of the Rings adventure pile (its
-    order would need a shuffle of its own: not supported yet)."""
+    (which no player ever decided in), a pile the mode does not shuffle again
+    (``GameMode.hidden_piles``: its order would be given away)."""
     if parent.phase == FINISHED:
         raise RiskError("the game is over at that version: pick an earlier one", code="fork_at_end")
-    if parent.adventure_deck:
+    kept = [p for p in _PILES if getattr(parent, p) and p not in parent.mode.hidden_piles]
+    if kept:
         raise RiskError(
-            "a position with an adventure pile cannot be forked yet", code="fork_not_supported"
+            f"the {parent.mode.name} mode cannot draw its {kept[0]} again for a fork",
+            code="fork_not_supported",
         )
     moving_in = parent.occupation.target if parent.occupation else None  # empty till the move
     held = (t for t, holder in parent.owner.items() if holder is not None and t != moving_in)
@@ -46,7 +56,8 @@ def position_of(parent: State) -> dict[str, Any]:
             code="fork_mid_command",
         )
     position: dict[str, Any] = copy_json(state_to_dict(parent))  # shares no list with it
-    position["deck"] = sorted(parent.deck)
+    for pile in parent.mode.hidden_piles:
+        position[pile] = sorted(getattr(parent, pile))
     return position
 
 
@@ -90,11 +101,9 @@ def fork_game(
 
 
 def opening(created: ev.GameForked, seed: bytes) -> list[ev.Event]:
-    """``created`` and the draw pile shuffled with the fork's seed."""
+    """``created`` and the hidden piles shuffled with the fork's seed."""
     state = initial_state(created)
     decision = Decision(state, GameRng(seed, created.game_id, 0, created.player_seeds))
     decision.events.append(created)
-    order = sorted(state.deck)
-    decision.rng.shuffle(order)
-    decision.emit(ev.DeckShuffled(order=tuple(order)))
+    state.mode.shuffle_for_fork(decision)
     return decision.events

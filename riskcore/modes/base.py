@@ -16,6 +16,7 @@ Hooks, by where the game asks them:
   ``battle_bonus``, ``defence_chooser``, ``after_battle``, ``after_conquest``,
   ``eliminator``, ``cards_captured``, ``fortify_reach``, ``end_of_turn``;
 - the end: ``outcome``;
+- forks: ``hidden_piles``, ``shuffle_for_fork``;
 - who acts and what they may do: ``waiting_for``, ``command_handlers``,
   ``event_appliers``, ``phase_actions``;
 - what viewers see: ``hand_of``, ``view`` (a mode's own event with a secret
@@ -78,6 +79,9 @@ class GameMode:
     # The options of ``MODE_OPTIONS`` (riskcore/model/options.py) this mode reads; it
     # reads every other option too. A lobby offers a mode these and the others.
     own_options: ClassVar[frozenset[str]] = frozenset()
+    # The state's lists whose order is secret (``State`` fields): a fork's position
+    # carries each in card order and ``shuffle_for_fork`` draws its order again.
+    hidden_piles: ClassVar[tuple[str, ...]] = ("deck",)
 
     def __init__(self) -> None:
         self.handlers: Mapping[type[cmd.Command], Handler] = self.command_handlers()
@@ -279,6 +283,15 @@ class GameMode:
             return None  # 002: "när en armé har erövrat alla territorier i Midgård"
         reason = "conquest" if eliminated else "resignation"
         return Outcome(winner, (winner,) if winner else (), reason)
+
+    # Forks -------------------------------------------------------------
+
+    def shuffle_for_fork(self, d: Decision) -> None:
+        """A fork's second event(s): each of ``hidden_piles`` shuffled with the fork's
+        own seed (the parent's record would give its order away): the draw pile."""
+        order = sorted(d.state.deck)
+        d.rng.shuffle(order)
+        d.emit(ev.DeckShuffled(order=tuple(order)))
 
     # What viewers see --------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from riskcore.audit.gamerecord import parse_record
+from riskcore.audit.record import envelope_from_dict
 from riskcore.bots.base import get_bot
 from riskcore.engine.decide import execute
 from riskcore.engine.evolve import fold
@@ -32,11 +33,13 @@ def head(record: str) -> str:
     return str(parse_record(record).entries[-1].hash)
 
 
-def play_on(opening: list[ev.Event], seed: bytes, game_id: str) -> GameResult:
-    """Heuristic bots play the fork to its end, as the workers would."""
+def play_on(
+    opening: list[ev.Event], seed: bytes, game_id: str, bot_name: str = "heuristic"
+) -> GameResult:
+    """Bots (heuristic unless named) play the fork to its end, as the workers would."""
     state = fold(opening)
     events, moves = list(opening), []
-    bot = get_bot("heuristic")
+    bot = get_bot(bot_name)
     while state.phase != FINISHED:
         seat = state.mode.waiting_for(state)
         assert seat is not None
@@ -62,6 +65,22 @@ def play_on(opening: list[ev.Event], seed: bytes, game_id: str) -> GameResult:
         moves=moves,
         opening=len(opening),
     )
+
+
+def recorded_events(record: str) -> list[ev.Event]:
+    """A record's events as a reader decodes them (the server's ``state_at`` folds
+    these: a decoded event's maps are in the canonical order of their keys)."""
+    return [envelope_from_dict(e.envelope()).event for e in parse_record(record).entries]
+
+
+def command_ends(result: GameResult) -> list[int]:
+    """The versions at which no command is half applied: the opening's end and each
+    command's, the last (the game over) left out."""
+    ends, version = [result.opening], result.opening
+    for _, _, caused in result.moves:
+        version += caused
+        ends.append(version)
+    return [v for v in ends if v < len(result.events)]
 
 
 @cache

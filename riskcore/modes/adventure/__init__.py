@@ -82,7 +82,13 @@ from riskcore.modes.adventure.deck import (
     parse_deck,
     plays,
 )
-from riskcore.modes.adventure.event_cards import deal, discard, draw, uprisings_rise
+from riskcore.modes.adventure.event_cards import (
+    deal,
+    discard,
+    draw,
+    shuffle_for_fork,
+    uprisings_rise,
+)
 from riskcore.modes.adventure.handlers import HANDLERS
 from riskcore.modes.adventure.missions import claim
 from riskcore.modes.adventure.powers import (
@@ -220,6 +226,7 @@ __all__ = [
     "roll_choices",
     "second_leader_due",
     "second_leader_placed",
+    "shuffle_for_fork",
     "storm_refuses",
     "stronghold_off",
     "turn_started",

@@ -43,6 +43,18 @@ def deal(d: Decision) -> None:
     d.emit(AdventureDeckShuffled(adventure_order=tuple(rest), purpose="pile"))
 
 
+def shuffle_for_fork(d: Decision) -> None:
+    """A fork's adventure pile (in card order in its position) drawn again from the
+    fork's own seed, as its draw pile is (issue 53): the parent's record gives the
+    pile's order away, and it is still secret in the fork."""
+    s = d.state
+    if not plays(s):
+        return
+    order = sorted(s.adventure_deck)
+    d.rng.shuffle(order)
+    d.emit(AdventureDeckShuffled(adventure_order=tuple(order), purpose="fork"))
+
+
 def draw(d: Decision, seat: str) -> None:
     """The turn's adventure card: an event is played at once and another drawn, until
     a card to keep comes (or the pile is empty: it is not refilled)."""

@@ -71,7 +71,8 @@ register_command(PassAdventure, "pass_adventure")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AdventureDeckShuffled(Event):
     """The adventure pile, top first (secret until the end): ``deal``, the cards dealt
-    at setup (the events taken out), or ``pile``, what is left with the events back."""
+    at setup (the events taken out), ``pile``, what is left with the events back, or
+    ``fork``, a fork's pile drawn again from its own seed."""
 
     adventure_order: tuple[int, ...]
     purpose: str

@@ -105,6 +105,7 @@ class LordOfTheRings(GameMode):
             "neutrals_must_fall",
         }
     )
+    hidden_piles: ClassVar[tuple[str, ...]] = ("deck", "adventure_deck")
 
     def command_handlers(self) -> dict[type[cmd.Command], Handler]:
         return {
@@ -313,6 +314,13 @@ class LordOfTheRings(GameMode):
             winner = ranking(state)[0]
             return Outcome(winner, (winner,), "fellowship_left")
         return super().outcome(state)
+
+    # Forks -------------------------------------------------------------------------
+
+    def shuffle_for_fork(self, d: Decision) -> None:
+        """The draw pile, then the adventure pile, drawn again from the fork's seed."""
+        super().shuffle_for_fork(d)
+        adventure.shuffle_for_fork(d)
 
     # Views -------------------------------------------------------------------------
 
