@@ -26,7 +26,6 @@ from riskcore.model.state import FIELDS, FINISHED, FLAT, SECRET, State, copy_jso
 from riskcore.protocol import events as ev
 from riskcore.protocol.dice import GameRng, commitment
 
-
 # The state's lists whose order is secret: the piles a fork must draw again.
 _PILES = tuple(
     f.name for f in FIELDS if f.metadata["secrecy"] == SECRET and f.metadata["copying"] == FLAT

@@ -32,8 +32,9 @@ from riskcore.model.state import FIELDS, Mission, Occupation, PendingBattle, Sea
 from riskcore.protocol.codec import CODEC_VERSION, canonical
 
 # 2: dictionaries as ordered pairs; 3: game modes; 4: record_format; 5: bribes;
-# 6: the adventure pile
-STATE_SHAPE_VERSION = 6
+# 6: the adventure pile; 7: ``marker_dice`` ``attack`` rolls for each neutral (issue 53:
+# a running game's snapshot of the rules before it is folded again from its events)
+STATE_SHAPE_VERSION = 7
 SNAPSHOT_STAMP = f"codec{CODEC_VERSION}.state{STATE_SHAPE_VERSION}"
 
 

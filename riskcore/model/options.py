@@ -155,9 +155,11 @@ class RuleSet:
 
     marker_dice: str = _option(
         "attack",
-        ("attack", "command"),
-        "active neutrals: the marker dice follow a whole attack on one territory (the 2006"
-        " book), or each attack or blitz command (games recorded before the option)",
+        ("attack", "command", "attack_first"),
+        "active neutrals: the marker dice follow a whole attack on one territory, a die"
+        " for each neutral it involved (the 2006 book), or each attack or blitz command"
+        " (games recorded before the option), or a whole attack with the first neutral's"
+        " die only (games recorded with attack before issue 53)",
         mode_only=True,
     )
     missions_dealt: str = _option(

@@ -38,6 +38,10 @@ BRIBE = "bribe"
 REINFORCE_ALLIES = "reinforce_allies"
 # docs/rules.md (active neutrals): a neutral holding 5 cards can no longer be bribed.
 MOST_CARDS = 5
+# ``marker_dice``: after each command (games recorded before the option), or when an
+# attack is over; ``attack_first``, as games recorded from game_created v7 until issue 53
+# rolled them (the first neutral's die only).
+COMMAND, ATTACK_FIRST = "command", "attack_first"
 # docs/rules.md (active neutrals): a marker die of 1-4 moves the marker a step away; 5-6 leaves it.
 MOVES_ON_AT_MOST = 4
 
@@ -417,7 +421,7 @@ def after_battles(d: Decision, seat: str, army: str, defender: str) -> None:
     tärning»): here, when the territory has fallen; otherwise when the player attacks
     another territory or ends the attack phase (``finish_attack``)."""
     s = d.state
-    if s.rules.marker_dice == "command":
+    if s.rules.marker_dice == COMMAND:
         roll_markers(d, seat, army, defender)
     elif s.phase == OCCUPY:
         finish_attack(d, seat)
@@ -431,12 +435,20 @@ def finish_other_attack(d: Decision, seat: str, target: str) -> None:
 
 
 def finish_attack(d: Decision, seat: str) -> None:
-    """The attack under way is over: one marker die for each neutral it involved."""
+    """The attack under way is over: one marker die for each neutral it involved, the
+    attacking ally's and the neutral it attacked (000_ed9208fe5525be2d.txt: «Om du
+    använder en allierad för att angripa en annan neutral här kastar du en tärning för
+    varje neutral här»). Games recorded with ``marker_dice`` ``attack`` before issue 53
+    (``attack_first``) rolled the first one's only: each roll took its neutral off the
+    list being read, which skipped the next; they replay so."""
     s = d.state
     attack = s.mode_data.get(ATTACK_UNDER_WAY)
     if attack is None or s.phase == FINISHED:
         return
-    for neutral in attack["neutrals"]:
+    involved = (
+        attack["neutrals"] if s.rules.marker_dice == ATTACK_FIRST else list(attack["neutrals"])
+    )
+    for neutral in involved:
         if neutral in s.out:
             continue
         die = d.rng.die()
@@ -453,7 +465,7 @@ ATTACK_UNDER_WAY = "attack_under_way"
 def battle_fought(state: State, event: ev.BattleResolved) -> None:
     """Note the neutrals a battle involved in the attack under way (a battle on
     another territory starts a new attack)."""
-    if state.rules.marker_dice != "attack":
+    if state.rules.marker_dice == COMMAND:
         return
     data = state.mode_data
     attack = data.get(ATTACK_UNDER_WAY)

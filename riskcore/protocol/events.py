@@ -146,8 +146,9 @@ register_event(
     # 4: rules name ``one_die_vs_one``; 5: rules name ``adventure_deck``;
     # 6: rules name ``blitz_battles``; 7: rules name the options of issue 35
     # (``marker_dice``, ``missions_dealt``, ``neutrals_must_fall``,
-    # ``adventure_draw_closes``, ``second_leader``, ``card_sides``)
-    version=7,
+    # ``adventure_draw_closes``, ``second_leader``, ``card_sides``); 8: ``marker_dice``
+    # ``attack`` rolls a die for each neutral an attack involved (issue 53)
+    version=8,
     tuples=("seats",),
 )
 
@@ -201,7 +202,8 @@ class GameForked(GameCreated):
         self.position = position
 
 
-register_event(GameForked, "game_forked", tuples=("seats",))
+# 2: as game_created v8 (issue 53: ``marker_dice`` ``attack``, a die for each neutral)
+register_event(GameForked, "game_forked", version=2, tuples=("seats",))
 
 
 @dataclass(slots=True, kw_only=True, init=False, unsafe_hash=True)

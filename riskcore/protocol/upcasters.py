@@ -101,6 +101,31 @@ _OPTIONS_SINCE_V7 = {
 }
 
 
+@upcaster("game_created", 7)
+def _game_created_marker_dice_of_issue_53(data: dict[str, Any]) -> dict[str, Any]:
+    """v7 games rolled, with ``marker_dice`` ``attack``, the die of the first neutral an
+    attack involved only (an ally attacking another neutral rolled for itself alone,
+    issue 53): ``attack_first``, so each replays as it was played."""
+    return {**data, "v": 8, "rules": _marker_dice_before_issue_53(data["rules"])}
+
+
+@upcaster("game_forked", 1)
+def _game_forked_marker_dice_of_issue_53(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 forks played as game_created v7 did: their rules, and the position's."""
+    position = {
+        **data["position"],
+        "rules": _marker_dice_before_issue_53(data["position"]["rules"]),
+    }
+    rules = _marker_dice_before_issue_53(data["rules"])
+    return {**data, "v": 2, "rules": rules, "position": position}
+
+
+def _marker_dice_before_issue_53(rules: dict[str, Any]) -> dict[str, Any]:
+    if rules.get("marker_dice") == "attack":
+        return {**rules, "marker_dice": "attack_first"}
+    return rules
+
+
 @upcaster("turn_started", 1)
 def _turn_started_phase(data: dict[str, Any]) -> dict[str, Any]:
     """v1 turns always opened with reinforcing."""

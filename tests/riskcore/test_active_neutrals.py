@@ -402,6 +402,42 @@ def test_an_ally_attacking_the_other_neutral_rolls_one_die_for_each() -> None:
     assert rolls == [("n1", 2, None), ("n2", 6, None)]
 
 
+@pytest.mark.parametrize(
+    ("marker_dice", "rolled"),
+    [("attack", [("n1", 2, None), ("n2", 6, None)]), ("attack_first", [("n1", 2, None)])],
+)
+def test_under_the_default_rules_an_ally_attacking_the_other_neutral_rolls_a_die_for_each(
+    marker_dice: str, rolled: list[tuple[str, int, str | None]]
+) -> None:
+    """ "Om du använder en allierad för att angripa en annan neutral här kastar du en
+    tärning för varje neutral här": under the default ``marker_dice`` (``attack``) both
+    dice are rolled once the attack is over (issue 53: the other neutral's was skipped);
+    ``attack_first`` replays the games recorded so (game_created v7)."""
+    # rule: 000-marker-each
+    owners = dict(board().state.owner)
+    owners["siam"] = "n2"
+    rules = mode_named(MODE).rule_set(
+        {} if marker_dice == "attack" else {"marker_dice": marker_dice}
+    )
+    assert rules.marker_dice == marker_dice
+    game = position(
+        owners,
+        {"ontario": 10, "indonesia": 5, "siam": 3},
+        hands={"p1": SET},
+        mode=MODE,
+        rules=rules,
+    )
+    bribe(game, "n1", SET[0])
+    to_attack(game, [1])
+    fought = game.do(
+        cmd.Attack(seat="p1", source="indonesia", target="siam", dice=3),
+        ScriptedRng([1, 1, 1, 6, 6]),
+    )
+    assert not any(isinstance(e, MarkerRolled) for e in fought)  # the attack goes on
+    ended = game.do(cmd.EndPhase(seat="p1"), ScriptedRng([2, 6]))
+    assert [(e.neutral, e.die, e.ally) for e in ended if isinstance(e, MarkerRolled)] == rolled
+
+
 def test_an_ally_never_attacks_its_own_colour_nor_its_player() -> None:
     """ "De här trupperna kan angripa din motståndare eller andra neutrala eller
     allierade härar (men inte om de har samma färg)\""""

@@ -398,7 +398,7 @@ def test_a_restored_state_lists_the_same_actions_in_the_same_order() -> None:
 
 def test_snapshot_stamp_names_codec_and_state_shape() -> None:
     """Snapshots are stamped with the rules/codec version (docs/store.md, "Snapshots")."""
-    assert f"codec{codec.CODEC_VERSION}.state6" == SNAPSHOT_STAMP
+    assert f"codec{codec.CODEC_VERSION}.state7" == SNAPSHOT_STAMP
 
 
 @pytest.mark.parametrize("raw", [b'{"version": 3}', b"[]", b'"state"'])

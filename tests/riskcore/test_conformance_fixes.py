@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from riskcore.audit.gamerecord import parse_record
+from riskcore.audit.record import envelope_from_dict
 from riskcore.audit.verify import verify_text
 from riskcore.boards.board import load_board
 from riskcore.engine.decide import new_game
@@ -423,3 +425,22 @@ def test_records_written_before_the_fixes_verify_as_they_were_played(name: str) 
     verdict = verify_text((DATA / name).read_text())
     assert verdict.ok, verdict.divergence
     assert verdict.winner is not None
+
+
+def test_records_written_before_issue_53_verify_as_they_were_played() -> None:
+    """A game recorded with game_created v7 (``marker_dice`` ``attack``) where allies
+    attacked the other neutral and only the ally's marker die was rolled: it upcasts
+    to ``attack_first`` (riskcore/protocol/upcasters.py) and verifies byte for byte."""
+    # rule: 000-marker-each
+    text = (DATA / "record-2026-12-07-two-player-active-v7.jsonl").read_text()
+    assert '"marker_dice":"attack"' in text.replace(" ", "")
+    verdict = verify_text(text)
+    assert verdict.ok, verdict.divergence
+    events = [envelope_from_dict(e.envelope()).event for e in parse_record(text).entries]
+    created = events[0]
+    assert isinstance(created, ev.GameCreated) and created.rules["marker_dice"] == "attack_first"
+    neutral = {"n1", "n2"}
+    assert any(
+        isinstance(e, ev.BattleResolved) and e.seat in neutral and e.defender in neutral
+        for e in events
+    )

@@ -34,36 +34,40 @@ from riskcore.simulate import play_game
 # Params.claim_clump and claim_contact; pin 6 came out unchanged). The heuristic's
 # four (2, 5, 6, 8) again when its conquests began to keep away from its rivals'
 # territories (issue 34, Params.take_contact): its commands changed, not the rules.
+# Every pin again when game_created v8 (issue 53) rolled, with ``marker_dice`` ``attack``,
+# a die for each neutral an attack involved (an ally attacking the other neutral rolled
+# for itself only): pins 1-6 changed in their first event only ("v":8; the same digests
+# with "v":7 there were compared), pins 7 and 8 from the first such attack on.
 PINS = {
     ("classic", "random", b"pin-1"): (
-        "d3641afaf55120232d10b3c57a46873446926412eaeacf7e7d5dfcfb8990f972"
+        "3548c3d9b7ad865c551a532d24067ddb52095dca9474f226761bc4668ce56bf4"
     ),
     ("classic", "heuristic", b"pin-2"): (
-        "d5c32b023a30d624d5c61444d9659aee42943bace20da676506e492a79e5ff30"
+        "dcff236b7d32dcb389d3cf761681fe3207ec4e7b268c89fd8fc28e81b262c62d"
     ),
     ("two_player", "random", b"pin-3"): (
-        "50d301154c6eebf045ebedd5681e7698d43bb7f4d88240b5d3ae66d059e02bfe"
+        "1137a6dc9a30d9b5934a5ba4e3f4793fd07ebe6d4042c1629054ad75c6aa89f8"
     ),
     ("team", "random", b"pin-4"): (
-        "da1781f05b4976639e79398a270b6331cac56515f582e02c7a48aac1c5df3d5d"
+        "5b804a823881aba4b038fcf5beab47d3c48b77b9105d61645fe36d39f9e8ae72"
     ),
     ("team", "heuristic", b"pin-5"): (
-        "4a4141f0d80a9498b896bf9f98e09ed67d1264f87f23fcc2755a25210d48b753"
+        "e58bd7dccd0043ecc38fe2c63d2f21ed3bee4da01389f52f7f957fe64edc520c"
     ),
     ("middle_earth", "heuristic", b"pin-6"): (
-        "a4038a2588ff47196635dac47da66a0874a75205f5b3bdb588ffb74499bb48a8"
+        "abf70f7288c550fd523786d3b19f79a63624fc44c9f11d68a28137058d374c03"
     ),
     # Two players with active neutrals (issue 15): bribes, ally phases, marker dice
     # (recorded with game_created v4, which lists one_die_vs_one).
     ("two_player_active", "random", b"pin-7"): (
-        "48b1d8d5270cd2c2772b9c7a14dc5d196c8aade4c76c3928ada84c4b48e736ec"
+        "7fe33666ba578501abaab8ecfc8b2f1f64e86bd6950daa423e429495dfe372e5"
     ),
     # Re-pinned (issue 19): the heuristic attacks uninvolved neutrals unpriced when
     # walled off or far ahead (riskcore/bots/allies.py), which ended stalled games;
     # game_created v5 (adventure_deck) as every pin. Re-pinned (issue 15): walled in
     # by its own ally, the heuristic's own armies attack the ally (allies.breaches).
     ("two_player_active", "heuristic", b"pin-8"): (
-        "f4c0470fdce95826316024a279ec3163f156c25d6210052f1fbf238ae385aa56"
+        "5bd5e35bda241d91ddc10ea2a215412ada007fc7b79679b1355e9f5fcb8729ec"
     ),
 }
 PLAYERS = {"classic": 4, "two_player": 2, "team": 4, "middle_earth": 4, "two_player_active": 2}
