@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from riskcore.model.options import OPTIONS, OptionSpec
+from riskcore.modes import BUILT_IN_MODES, mode_named
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "rules.md"
@@ -79,3 +80,11 @@ def test_every_documented_error_code_is_raised_by_the_engine() -> None:
     assert codes, "the page lists error codes"
     missing = [code for code in codes if f'"{code}"' not in source]
     assert missing == []
+
+
+def test_how_each_mode_is_won_is_what_the_modes_declare() -> None:
+    """Issue 53: each mode declares its win condition once (``GameMode.win_condition``);
+    the page's table is those words, mode by mode, in the engine's order."""
+    header, _, *rows = _table(_section("Game modes").split("### How each mode is won", 1)[1])
+    assert header == ["Mode", "How it is won"]
+    assert rows == [[f"`{m}`", mode_named(m).win_condition] for m in BUILT_IN_MODES]

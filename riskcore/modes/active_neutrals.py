@@ -183,6 +183,10 @@ def _replace(
 class ActiveNeutrals(TwoPlayer):
     name = "two_player_active"
     title = "Two players with active neutral armies"
+    win_condition = (
+        "Eliminate your opponent; the neutral armies need not be beaten. A player whose"
+        " opponent resigns wins."
+    )
     rule_defaults: ClassVar[Mapping[str, Any]] = {"neutrals": "active"}
     own_options: ClassVar[frozenset[str]] = frozenset({"neutrals_must_fall", "marker_dice"})
 

@@ -70,6 +70,12 @@ class GameMode:
 
     name: ClassVar[str] = "classic"
     title: ClassVar[str] = "Classic Risk"
+    # How a game of this mode is won, in words (docs/rules.md, "How each mode is won",
+    # GET /v1/modes, the lobby and the end of a game on the board read it; issue 53).
+    win_condition: ClassVar[str] = (
+        "The last player left wins: conquer every territory, or be the only player"
+        " still in when the others have been eliminated or have resigned."
+    )
     players: ClassVar[tuple[int, int]] = (3, 6)
     # Rule options this mode plays by unless a game sets them (the rule
     # book of the mode says so); recorded in the first event like any other.

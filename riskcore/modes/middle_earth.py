@@ -136,6 +136,10 @@ def neutral_dice_chooser(state: State, attacker: str | None) -> str | None:
 class MiddleEarth(GameMode):
     name = "middle_earth"
     title = "Regular Risk on the Middle-earth board"
+    win_condition = (
+        "Conquer every territory of Middle-earth: with two players the neutral army must"
+        " fall too. A player whose opponents have all resigned wins at once."
+    )
     players = (2, 4)
     board = "middle_earth"
     rule_defaults: ClassVar[Mapping[str, Any]] = {

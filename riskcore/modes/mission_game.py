@@ -112,6 +112,10 @@ def _claims(s: State, seat: str) -> list[Action]:
 class MissionGame(GameMode):
     name = "mission_game"
     title = "The mission game: four graded missions each"
+    win_condition = (
+        "The first player to claim all four missions (one a turn) wins; eliminating every"
+        " other player wins too."
+    )
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed"}
     own_options: ClassVar[frozenset[str]] = frozenset(
         {"mission_deck", "mission_target_gone", "missions_dealt"}

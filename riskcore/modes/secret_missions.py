@@ -50,6 +50,10 @@ def _then_look_for_a_mission(handler: Handler) -> Handler:
 class SecretMissions(GameMode):
     name = "secret_missions"
     title = "Classic Risk with secret missions"
+    win_condition = (
+        "The first player whose secret mission is done wins, at once (checked after every"
+        " command); conquering the whole world, or being the last player left, wins too."
+    )
     rule_defaults: ClassVar[Mapping[str, Any]] = {"setup": "deal"}
     own_options: ClassVar[frozenset[str]] = frozenset({"mission_target_gone", "missions_dealt"})
 

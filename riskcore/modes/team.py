@@ -134,6 +134,11 @@ def _fortify_actions(s: State, seat: str) -> list[Action]:
 class TeamGame(GameMode):
     name = "team"
     title = "Team game: two against two"
+    win_condition = (
+        "A team wins when the other team is eliminated, and a team is out with its first"
+        " player out: the first team to eliminate ONE player of the other wins. A player"
+        " whose partner is out (eliminated, resigned or out of time) loses with the team."
+    )
     players = (4, 4)
     # docs/rules.md: trades at the fixed values; the 2006 book's fortify along a path.
     rule_defaults: ClassVar[Mapping[str, Any]] = {"card_values": "fixed", "fortify": "connected"}

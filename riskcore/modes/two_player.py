@@ -32,6 +32,10 @@ NEUTRALS = ("n1", "n2")
 class TwoPlayer(GameMode):
     name = "two_player"
     title = "Two players with neutral armies"
+    win_condition = (
+        "Eliminate your opponent; the neutral armies need not be beaten. A player whose"
+        " opponent resigns wins."
+    )
     players = (2, 2)
     own_options: ClassVar[frozenset[str]] = frozenset({"neutrals_must_fall"})
 

@@ -87,6 +87,13 @@ from riskcore.rules import battle, setup
 class LordOfTheRings(GameMode):
     name = "lotr"
     title = "Lord of the Rings Risk (2002)"
+    win_condition = (
+        "When the Fellowship leaves the Dead Marshes the game ends and the best score"
+        " wins (territories, whole regions, strongholds and adventure points; a tie goes"
+        " to the most territories, strongholds, adventure points, then dice). Conquering"
+        " every territory of Middle-earth before that wins at once (with two players the"
+        " neutral army must fall too); a player whose opponents have all resigned wins."
+    )
     players = (2, 4)
     board = "middle_earth"
     rule_defaults: ClassVar[Mapping[str, Any]] = {

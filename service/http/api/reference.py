@@ -78,8 +78,9 @@ def _listed(values: tuple[object, ...] | None) -> list[object] | None:
 
 
 def _mode(name: str) -> dict[str, object]:
-    """A mode: its board, player counts, the options it reads with its own defaults, and
-    the seats a game of each count gets (the neutrals and teams the mode adds)."""
+    """A mode: how it is won (in words, issue 53), its board, player counts, the options
+    it reads with its own defaults, and the seats a game of each count gets (the
+    neutrals and teams the mode adds)."""
     mode = mode_named(name)
     low, high = mode.players
     rules = mode.rule_set().to_dict()
@@ -95,6 +96,7 @@ def _mode(name: str) -> dict[str, object]:
     return {
         "name": name,
         "title": mode.title,
+        "win_condition": mode.win_condition,
         "board": mode.board,
         "boards": [board for board in board_names() if _plays_on(name, board, low)],
         "players": [low, high],

@@ -34,6 +34,17 @@ def test_every_mode_with_its_board_players_and_options(api: ApiClient) -> None:
     assert modes["classic"]["defaults"]["card_values"] == "progressive"
 
 
+def test_each_mode_says_how_it_is_won_as_the_engine_declares_it(api: ApiClient) -> None:
+    """Issue 53: the win condition in words, declared once by the mode, for the lobby
+    and the end of a game on the board."""
+    modes = _modes(api)
+    for name, mode in modes.items():
+        assert mode["win_condition"] == mode_named(name).win_condition
+    team = modes["team"]["win_condition"]
+    assert "the other team is eliminated" in team and "partner is out" in team
+    assert "Fellowship leaves the Dead Marshes" in modes["lotr"]["win_condition"]
+
+
 def test_the_seats_a_game_gets_are_the_modes(api: ApiClient) -> None:
     """docs/rules.md: two players play beside two neutral armies; the team game is four
     players in teams A and B."""

@@ -47,6 +47,7 @@ def test_a_malformed_game_id_is_a_problem_not_a_page(api: ApiClient) -> None:
         ("common.js", "text/javascript"),
         ("game.js", "text/javascript"),
         ("lobby.js", "text/javascript"),
+        ("result.js", "text/javascript"),
         ("board.css", "text/css"),
         ("layouts/classic.json", "application/json"),
     ],

@@ -7,6 +7,7 @@ import { actionForm } from "/board/forms.js";
 import { adventureName, renderHand } from "/board/hand.js";
 import { attentionControls, setTitle, yourMove } from "/board/attention.js";
 import { forgetSeat, keepSeat, linkShown, seatLink, seatOf } from "/board/seat.js";
+import { showWinCondition } from "/board/result.js";
 
 const gid = decodeURIComponent(location.pathname.split("/").pop());
 const base = `/v1/games/${encodeURIComponent(gid)}`;
@@ -274,6 +275,7 @@ function render(view) {
   else if (view.status === "open" || !view.phase) text = "Waiting for players to join";
   else text = `Turn ${view.turn} · ${who} · ${phase}${view.reinforcements ? ` · ${view.reinforcements} to place` : ""}${view.defender_to_choose ? ` · ${seatName(page.styles, view.defender_to_choose)} to choose dice` : ""}`;
   $("turn").textContent = text;
+  showWinCondition($("turn"), view);
   renderPlayers(view);
   renderMissions(view);
   renderTrack(view);

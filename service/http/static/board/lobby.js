@@ -90,7 +90,7 @@ function followSeats() {
   const words = [`${low === high ? low : `${low}–${high}`} players`];
   if (neutrals) words.push(`the game adds ${neutrals} neutral ${neutrals === 1 ? "army" : "armies"}`);
   if (teams.length) words.push(`teams ${teams.join(" and ")}, ${rows.length / teams.length} each`);
-  $("mode-note").textContent = `${mode.title}: ${words.join("; ")}.`;
+  $("mode-note").textContent = `${mode.title}: ${words.join("; ")}. ${mode.win_condition || ""}`.trim();
   const problem = formProblem(rows, teams);
   $("start").disabled = Boolean(problem);
   $("create-error").textContent = problem || "";
