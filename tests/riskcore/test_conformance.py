@@ -31,6 +31,18 @@ CITATION = re.compile(r"^\s*# rule: (\S+)\s*$", re.M)
 ROW_ID = re.compile(r"^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
+# A Test cell: one or more citations, each a test with the options it runs under when the
+# row's passage depends on an option (tests/riskcore/test_conformance_options.py):
+# `file.py::test_name` (defaults) | (`mode` defaults) | (`option: value`, ...), joined by "; ".
+CITED = re.compile(r"`(?P<test>[^`]+\.py::\w+)`(?: \((?P<claim>[^)]*)\))?")
+
+
+@dataclass(frozen=True)
+class Citation:
+    test: str  # "file.py::test_name" under tests/riskcore
+    claim: str | None  # the options it runs under, as written, or None
+
+
 @dataclass(frozen=True)
 class Row:
     rule: str
@@ -38,7 +50,20 @@ class Row:
     passage: str
     english: str
     engine: str
-    test: str | None  # "file.py::test_name" under tests/riskcore, None for n/a rows
+    citations: tuple[Citation, ...]  # none for n/a rows
+
+    @property
+    def test(self) -> str | None:
+        """The first test the row names (None for n/a rows)."""
+        return self.citations[0].test if self.citations else None
+
+
+def _citations(cell: str) -> tuple[Citation, ...]:
+    if cell == "—":
+        return ()
+    found = [CITED.fullmatch(part.strip()) for part in cell.split("; ")]
+    assert all(found), f"a Test cell is `file.py::test` (claim); ...: {cell!r}"
+    return tuple(Citation(m["test"], m["claim"]) for m in found if m)
 
 
 def _cells(line: str) -> list[str]:
@@ -62,7 +87,7 @@ def rows() -> list[Row]:
                 passage=passage.removeprefix("«").removesuffix("»"),
                 english=english,
                 engine=engine,
-                test=None if test == "—" else test.strip("`"),
+                citations=_citations(test),
             )
         )
     return found
@@ -112,14 +137,13 @@ def test_every_test_the_table_names_exists() -> None:
     modules: dict[str, dict[str, ast.FunctionDef]] = {}
     missing = []
     for row in ROWS:
-        if row.test is None:
-            continue
-        name, _, function = row.test.partition("::")
-        path = TESTS / "riskcore" / name
-        if name not in modules:
-            modules[name] = _functions(path) if path.is_file() else {}
-        if function not in modules[name]:
-            missing.append(f"{row.rule}: {row.test}")
+        for citation in row.citations:
+            name, _, function = citation.test.partition("::")
+            path = TESTS / "riskcore" / name
+            if name not in modules:
+                modules[name] = _functions(path) if path.is_file() else {}
+            if function not in modules[name]:
+                missing.append(f"{row.rule}: {citation.test}")
     assert not missing, f"tests named in docs/conformance.md that do not exist: {missing}"
 
 

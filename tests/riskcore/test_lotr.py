@@ -594,3 +594,18 @@ def test_a_resignation_while_leaders_are_placed_passes_the_placing_on() -> None:
     game.do(PlaceLeader(seat=third, territory=game.state.territories_of(third)[0]))
     assert game.state.phase == "reinforce" and game.current == first
     assert any(isinstance(e, ev.DeckShuffled) for e in game.events)
+
+
+def test_a_manoeuvre_follows_a_path_of_own_territories_by_default() -> None:
+    """002_84c66041fccdfcee.txt: a manoeuvre goes along territories the player holds
+    (``fortify`` ``connected``, this mode's default): from Weather Hills through Fornost
+    and Buckland to the Shire, never to Moria, which none of p1's territories borders."""
+    # rule: 002-manoeuvre
+    game = attacking(lotr({"p1": P1, "p2": P2}, {"weather_hills": 5}), "weather_hills")
+    assert game.state.rules.fortify == "connected"
+    to_fortify(game)
+    game.reject(
+        cmd.Fortify(seat="p1", source="weather_hills", target="moria", count=1), "not_connected"
+    )
+    game.do(cmd.Fortify(seat="p1", source="weather_hills", target="the_shire", count=2))
+    assert game.state.troops("the_shire") == 3

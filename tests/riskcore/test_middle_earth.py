@@ -21,6 +21,8 @@ from riskcore.simulate import play_game, record_of
 from tests.riskcore.helpers import Game, ScriptedRng, new, play
 from tests.riskcore.test_simulate import replay
 
+SYMBOLS = ("infantry", "cavalry", "artillery")
+
 ME = load_board("middle_earth")
 SIDE = {c.territory: c.side for c in ME.cards if c.territory is not None}
 
@@ -150,3 +152,16 @@ def test_the_game_keeps_the_middle_earth_borders() -> None:
     assert game.state.board.adjacent("the_shire", "buckland")  # the Brandywine bridge
     assert game.state.board.adjacent("mithlond", "forodwaith")  # by sea, harbour to harbour
     assert not game.state.board.adjacent("the_shire", "old_forest")
+
+
+@pytest.mark.parametrize("mode", ["middle_earth", "lotr"])
+def test_the_middle_earth_games_trade_sets_at_fixed_values_by_default(mode: str) -> None:
+    """002 (the book's card table): a set is worth what its symbols say, not a growing
+    number; both Middle-earth games play so unless a game sets ``card_values``."""
+    # rule: 002-fixed-values
+    game = new(3, mode=mode)
+    assert game.state.rules.card_values == "fixed"
+    worth = [game.state.mode.trade_value(game.state, (s,) * 3) for s in SYMBOLS]
+    game.state.sets_traded = 7  # as many sets traded before changes nothing
+    assert [game.state.mode.trade_value(game.state, (s,) * 3) for s in SYMBOLS] == worth
+    assert worth == [4, 6, 8]

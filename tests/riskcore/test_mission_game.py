@@ -9,17 +9,19 @@ from __future__ import annotations
 from riskcore.bots import get_bot
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
+from riskcore.engine.registry import mode_named
 from riskcore.model.state import FINISHED, FORTIFY
 from riskcore.modes.missions import MissionClaimed, MissionDealt, MissionRevealed, load_deck
 from riskcore.protocol import commands as cmd
 from riskcore.protocol import events as ev
 from riskcore.simulate import play_game
 from riskcore.views.view import redact, view
-from tests.riskcore.helpers import CLASSIC, Game, ScriptedRng, continent, position, split
+from tests.riskcore.helpers import CLASSIC, Game, ScriptedRng, continent, new, position, split
 from tests.riskcore.missions_helpers import check_missions_stay_secret, with_missions
 
 BOOK = "000_ed9208fe5525be2d.txt"
 DECK = "graded-house-v1"
+SYMBOLS = ("infantry", "cavalry", "artillery")
 Claim = cmd.command_from_dict
 
 
@@ -157,7 +159,9 @@ def test_an_eliminated_players_missions_are_not_passed_on() -> None:
 
 def test_the_house_deck_has_seven_cards_of_each_grade() -> None:
     # rule: 000-mission-cards-28
-    cards = load_deck(DECK)
+    rules = mode_named("mission_game").rule_set()
+    assert rules.mission_deck == DECK  # the deck a game plays unless it names another
+    cards = load_deck(rules.mission_deck)
     assert sorted(c.grade for c in cards) == [1] * 7 + [2] * 7 + [3] * 7 + [4] * 7
     territories = set(CLASSIC.territory_names)
     for card in cards:
@@ -246,3 +250,16 @@ def test_a_bots_guessed_worlds_keep_shown_missions_and_guess_hidden_ones_by_grad
             assert grades[mission.card] == mission.grade
             assert mission.card not in {"C2", "J2", "O2", "G2", "C1", "J1", "O1"}
         assert len({m.card for m in guessed}) == 5
+
+
+def test_the_mission_game_trades_sets_at_fixed_values_by_default() -> None:
+    """000 (the mission game): "3 infanteri 4 3 kavalleri 6 3 artilleri 8 1 av varje 10",
+    whatever was traded before, unless a game sets ``card_values``."""
+    # rule: 000-mission-fixed-values
+    game = new(3, mode="mission_game")
+    state = game.state
+    assert state.rules.card_values == "fixed"
+    sets = [("infantry",) * 3, ("cavalry",) * 3, ("artillery",) * 3, SYMBOLS]
+    for traded_before in (0, 6):
+        state.sets_traded = traded_before
+        assert [state.mode.trade_value(state, s) for s in sets] == [4, 6, 8, 10]
