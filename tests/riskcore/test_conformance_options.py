@@ -115,7 +115,10 @@ def games_played() -> Iterator[tuple[set[tuple[str, RuleSet]], set[RuleSet]]]:
         rule_sets.add(self)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(State, "__init__", noting_state)
+        try:
+            patch.setattr(State, "__init__", noting_state)
+        except (TypeError, AttributeError):  # a native class: the pure build checks the claims
+            pytest.skip("the compiled build's State cannot be watched; the pure build's can")
         patch.setattr(RuleSet, "__init__", noting_rules)
         yield games, rule_sets
 
