@@ -24,7 +24,7 @@ export function reasonWords(view, events, styles) {
     case "conquest": return `${named} won by conquest: every other player was eliminated.`;
     case "resignation":
       if (view.mode === "team") return `${named} won as a team: ${first ? who(first.seat) : "a player"} of the other team resigned, and in the team game the first team to lose a player loses.`;
-      return `${named} won: every other player resigned or was eliminated.`;
+      return `${named} won as the last player left: ${outs(events, who).join("; ")}.`;
     case "elimination": return `${named} won as a team: ${first ? `${who(first.seat)} of the other team was eliminated${first.by ? ` by ${who(first.by)}` : ""}` : "a player of the other team was eliminated"}, and in the team game the first team to lose a player loses.`;
     case "fellowship_left": {
       const score = view.mode_state?.scores?.[winners[0]]?.total;
@@ -35,6 +35,17 @@ export function reasonWords(view, events, styles) {
     case "abandoned": return "The game was abandoned: nobody won.";
     default: return `${named} won (${(view.finish_reason || "the game ended").replaceAll("_", " ")}).`;
   }
+}
+
+/** Each player out of the game, in words ("Ada resigned", "Alan was eliminated by Grace"). */
+function outs(events, who) {
+  const words = [];
+  for (const envelope of events) {
+    const e = envelope?.event;
+    if (e?.type === "player_eliminated") words.push(`${who(e.player)} was eliminated by ${who(e.seat)}`);
+    if (e?.type === "player_resigned") words.push(`${who(e.seat)} resigned`);
+  }
+  return words.length ? words : ["every other player resigned or was eliminated"];
 }
 
 function missionText(view, seat) {

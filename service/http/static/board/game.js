@@ -311,7 +311,9 @@ async function drawEnding(view) {
   $("attention").hidden = over || out;
   $("hand").classList.toggle("over", over || out);
   if (over) document.dispatchEvent(new CustomEvent("risk:finished", { detail: { version: view.version } }));
-  const panel = over || out ? await endingPanel({ view, events: page.events, styles: page.styles, seat: mine?.seat ?? null }) : null;
+  if (mine && page.following && page.legal && !page.legal.actions.length) $("hint").textContent = waitingWords(view);
+  const events = page.events.slice(0, view.version + 1); // the version shown, not the feed's head
+  const panel = over || out ? await endingPanel({ view, events, styles: page.styles, seat: mine?.seat ?? null }) : null;
   if (ticket !== endingTicket) return;
   $("ending").replaceChildren(...(panel ? [panel] : []));
   $("ending").hidden = !panel;
@@ -421,6 +423,8 @@ function bindPlayback() {
     const behind = page.following ? page.playback.behind() : 0;
     $("behind").textContent = behind ? `${behind} step${behind === 1 ? "" : "s"} behind` : "";
     $("skip-now").disabled = !behind;
+    // Not this seat's move: the hint follows the playback (whose move is shown, how many to go).
+    if (mine && page.following && page.legal && !page.legal.actions.length) $("hint").textContent = waitingWords(page.view);
   });
   const pace = $("pace");
   pace.replaceChildren(...Object.entries(PACES).map(([name, ms]) => el("option", { value: name, text: ms ? `${name} (${ms / 1000} s a step)` : name })));
@@ -605,7 +609,7 @@ function choose(territory, event) {
   });
   if (plan.pick[0] !== page.pick[0]) page.amount = null; // a new source: its own amount
   page.pick = plan.pick;
-  if (plan.queue) page.queue = plan.queue;
+  if (plan.queue) { page.queue = plan.queue; page.queuedAt = page.legal.version; }
   else if (plan.send?.type === "place_armies") page.queue = null;
   showActions(actions);
   if (plan.send) send(plan.send, $("actions"));
@@ -691,6 +695,7 @@ function resignForm(resign) {
 
 /** Whom the game waits for, in words that read right when it is this tab's own seat. */
 function waitingWords(view) {
+  if (view?.phase === "finished" || view?.seats?.some((s) => s.id === mine?.seat && s.status !== "playing")) return ""; // (the ending panel says it)
   const seat = view?.defender_to_choose || view?.current;
   if (seat && seat === mine?.seat) return "Your move is on its way…";
   const behind = page.playback?.behind() ?? 0;
@@ -763,7 +768,7 @@ function redraw() {
 /** Setup armies queued by a click for later setup turns: placed when the turn comes round. */
 function placeQueued(actions, view) {
   const queue = page.queue;
-  if (!queue) return false;
+  if (!queue || page.queuedAt === page.legal?.version) return false; // (the click's own version)
   const place = actions.find((a) => a.command.type === "place_armies" && a.command.territory === queue.territory);
   if (view?.phase !== "setup_place" || !place) { page.queue = null; return false; }
   const count = Math.min(queue.left, place.bounds.count[1]);
@@ -894,6 +899,12 @@ async function send(command, form) {
   try {
     await api(`${base}/commands`, { method: "POST", body: command, token: mine.token, headers: { "If-Match": `"${page.legal.version}"` } });
     if (!keep) page.pick = [];
+    // The move is made: nothing of the version it was made at is offered any more (other
+    // seats' steps may play back first); the next version's actions come with it.
+    const pick = page.pick; // (kept for "attack again")
+    page.legal = { ...page.legal, actions: [] };
+    showActions([]);
+    page.pick = pick;
   } catch (failure) {
     $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
     accepted = false;
