@@ -248,14 +248,8 @@ def test_a_human_seat_plays_setup_and_a_turn_by_clicks(board_stack: Stack, brows
     while not seat.turn_ended():
         actions = seat.my_actions()
         kinds = {a["command"]["type"] for a in actions}
-        if "place_armies" in kinds:
-            territory = _best_placement(seat, actions)
-            one = next(a for a in actions if a["command"].get("territory") == territory)
-            if one["bounds"]["count"][0] == one["bounds"]["count"][1]:  # one army: one click
-                seat.click_territory(territory, sends=True)
-            else:
-                seat.click_territory(territory)
-                seat.submit("place_armies")
+        if "place_armies" in kinds:  # issue 51: a click places (in the turn, all armies)
+            seat.click_territory(_best_placement(seat, actions), sends=True)
             kinds_played.append("place_armies")
         elif "occupy" in kinds:
             seat.submit("occupy")
@@ -263,14 +257,12 @@ def test_a_human_seat_plays_setup_and_a_turn_by_clicks(board_stack: Stack, brows
         elif "attack" in kinds and "attack" not in kinds_played:
             attack = next(a["command"] for a in actions if a["command"]["type"] == "attack")
             seat.click_territory(attack["source"])
-            seat.click_territory(attack["target"])
-            seat.submit("attack")
+            seat.click_territory(attack["target"], sends=True)  # a click on the target attacks
             kinds_played.append("attack")
         elif "fortify" in kinds and "fortify" not in kinds_played:
             move = next(a["command"] for a in actions if a["command"]["type"] == "fortify")
             seat.click_territory(move["source"])
-            seat.click_territory(move["target"])
-            seat.submit("fortify")
+            seat.click_territory(move["target"], sends=True)  # and on a destination moves
             kinds_played.append("fortify")
         elif "end_phase" in kinds:
             seat.submit("end_phase")

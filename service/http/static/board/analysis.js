@@ -18,13 +18,16 @@ const W = 640, H = 160, PAD = 28;
 
 const state = { view: null, names: {}, styles: {}, report: null, head: 1, better: {}, poll: null };
 
+let started = false;
+
 async function start() {
   const box = $("analysis");
-  if (!box) return;
+  if (!box || started) return;
   try {
     state.view = await api(base);
   } catch { return; }
-  if (state.view.phase !== "finished") return; // analysis and forks are for finished games
+  if (state.view.phase !== "finished" || started) return; // analysis and forks are for finished games
+  started = true;
   state.styles = seatStyles(state.view.seats);
   state.names = (await loadBoard(state.view.board)).names;
   state.head = state.view.version;
@@ -36,7 +39,7 @@ async function start() {
         ...DEPTHS.map((d) => el("option", { value: d, text: String(d), selected: d === 8 ? "" : null }))),
       " ", el("output", { id: "analysis-progress", "aria-live": "polite" })),
     el("div", { id: "analysis-result" }),
-    forkForm(),
+    forkable(state.view) ? await forkForm() : null,
   );
   $("analyse-start").addEventListener("click", () => analyse("POST"));
   $("analysis-depth").addEventListener("change", () => analyse("GET"));
@@ -181,23 +184,51 @@ function watchVersion() {
     const version = Number(map.dataset.version);
     drawBetter(version);
     const out = $("fork-version");
-    if (out) out.textContent = String(version);
+    if (out) out.textContent = String(version < state.head ? version : state.fallback ?? version);
   }).observe(map, { attributes: true, attributeFilter: ["data-version"] });
 }
 
 // ---------------------------------------------------------------- continue from here
 
-function forkForm() {
+/** Whether any version of this game may be forked: a Lord of the Rings adventure pile may not. */
+function forkable(view) {
+  return (view.rules?.adventure_deck ?? "none") === "none";
+}
+
+/**
+ * The version "continue from here" starts from when the replay was not moved off the end:
+ * the start of the last turn (the end itself is a finished game, and the command that
+ * ended it is one step that no player decided in).
+ */
+async function lastTurnStart() {
+  let since = Math.max(0, state.head - 1000), found = null;
+  try {
+    while (since < state.head) {
+      const page = await api(`${base}/events?since=${since}&limit=1000`);
+      for (const e of page.events) if (e.event.type === "turn_started") found = e.version;
+      if (!page.events.length) break;
+      since = page.events.at(-1).version;
+    }
+  } catch { /* the events could not be read: the fork says what it refuses */ }
+  return found ?? Math.max(1, state.head - 1);
+}
+
+async function forkForm() {
   const players = state.view.seats.filter((s) => s.kind !== "neutral");
   const pick = el("select", { id: "fork-seat", "aria-label": "your seat" },
-    ...players.map((s) => el("option", { value: s.id, text: `${s.name} (${s.id})` })));
+    ...players.map((s) => el("option", { value: s.id, text: s.name.includes(`(${s.id})`) ? s.name : `${s.name} (${s.id})` })));
   const level = el("select", { id: "fork-level", "aria-label": "bots' level" },
     ...["easy", "medium", "hard"].map((l) => el("option", { value: l, text: `${l} bots` })));
   const go = el("button", { type: "button", id: "fork-start", class: "primary", text: "Continue from here against bots" });
   const error = el("p", { id: "fork-error", class: "error", role: "alert" });
+  const fallback = await lastTurnStart();
+  state.fallback = fallback;
   go.addEventListener("click", async () => {
-    const version = Number($("map")?.dataset.version || state.head);
-    const seats = players.map((s) => (s.id === pick.value ? { kind: "human", name: "you" } : { kind: "bot", level: level.value }));
+    const shown = Number($("map")?.dataset.version || state.head);
+    const version = shown >= state.head ? fallback : shown;
+    // The seat keeps a person's name from the game ("you" would read "you resigns" in the log).
+    const human = (s) => (s.controller === "human" && s.name ? s.name : `Player ${players.indexOf(s) + 1}`);
+    const seats = players.map((s) => (s.id === pick.value ? { kind: "human", name: human(s) } : { kind: "bot", level: level.value }));
     try {
       const made = await api(`${base}/fork`, { method: "POST", body: { version, seats } });
       const game = made.game.game_id;
@@ -209,23 +240,12 @@ function forkForm() {
   });
   return el("section", { class: "fork", "aria-label": "continue from here" },
     el("h3", { text: "Continue from here" }),
-    el("p", {}, "From version ", el("output", { id: "fork-version", text: String(state.head) }), " as ", pick, " against ", level, " ", go),
+    el("p", {}, "From version ", el("output", { id: "fork-version", text: String(fallback) }), " as ", pick, " against ", level, " ", go),
+    el("p", { class: "muted", id: "fork-note", text: "At the end of the replay this is the start of the last turn; move the replay to start from another version." }),
     error);
 }
 
-const style = document.createElement("style");
-style.textContent = `
-.chance-graph { width: 100%; max-width: 720px; height: auto; background: #fff; border: 1px solid var(--line); }
-.chance-graph .half { stroke: #ccc; stroke-dasharray: 4 4; }
-.chance-graph .turning { stroke: #b00; stroke-width: 1; stroke-dasharray: 2 3; }
-.chance-point { cursor: pointer; stroke: #fff; stroke-width: 1.5; }
-.chance-point:focus-visible { outline: none; stroke: #f0a500; stroke-width: 3; }
-.slider-marks { position: relative; height: 14px; margin: 0 8px; }
-.turning-mark { position: absolute; top: 0; width: 10px; height: 12px; padding: 0; margin-left: -5px; background: #b00; border: 0; border-radius: 2px; }
-.analysis-lines { margin: .3rem 0; padding-left: 1.2rem; }
-.better-move { fill: none; stroke: #1a9e3a; stroke-width: 5; stroke-dasharray: 8 5; }
-.better-label { font: 600 16px system-ui, sans-serif; fill: #1a6e2a; }
-`;
-document.head.append(style);
 
+// A game that ends while its page is open gets its analysis then, without a reload.
+document.addEventListener("risk:finished", () => start());
 start();

@@ -51,6 +51,7 @@ export function el(tag, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "text") node.textContent = value;
+    else if (key === "style") node.style.cssText = value; // CSSOM, which a strict CSP allows (issue 54)
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {

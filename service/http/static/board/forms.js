@@ -61,7 +61,7 @@ export function actionForm(action, ctx, send) {
     else command[field] = startValue(command, field, [low, high], ctx);
   }
   const button = el("button", { type: "submit" });
-  const words = () => { button.textContent = actionWords(command, ctx); };
+  const words = () => { button.textContent = actionWords(command, ctx); ctx.follow?.(command); };
   const inputs = fields.map(([field, [low, high]]) => {
     const name = field.replaceAll("_", " ");
     const number = el("input", { type: "number", min: low, max: high, value: command[field], name: field, "aria-label": `${name} (${low}–${high})` });

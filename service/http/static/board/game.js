@@ -3,7 +3,9 @@
 import { ApiError, api, el, eventText, loadBoard, seatName, seatStyles, svg } from "/board/common.js";
 import { boardLayout, drawMap, drawMoment, legend, loadShapes, paintMap, placeTokens } from "/board/map.js";
 import { PACES, Playback, momentAt, nextStep } from "/board/playback.js";
-import { actionForm } from "/board/forms.js";
+import { actionForm, moveDefault } from "/board/forms.js";
+import { ATTACK_CHOICES, PER_CLICK, SHIFT_COUNT, clickPlan, loadSettings, saveSettings } from "/board/clicks.js";
+import { endingPanel } from "/board/ending.js";
 import { adventureName, renderHand } from "/board/hand.js";
 import { attentionControls, setTitle, yourMove } from "/board/attention.js";
 import { forgetSeat, keepSeat, linkShown, seatLink, seatOf } from "/board/seat.js";
@@ -19,7 +21,10 @@ const page = {
   finished: false, view: null, request: 0, timer: null, source: null, retry: 1000,
   legal: null, pick: [], summary: null, refreshing: null,
   cards: new Set(), remembered: {}, passed: 0, countdown: null, autoEnded: 0, legalRequest: 0,
+  settings: loadSettings(), amount: null, occupyCount: null, queue: null, queuedAt: 0,
 };
+// The header's short "why" of a finished game (the end-of-game panel says it in full).
+const HOW_WON = { conquest: " by conquest", elimination: " (the other team lost a player)", resignation: " (the others left)", fellowship_left: " on points", mission: " by a mission", missions: " by missions", abandoned: " (abandoned)" };
 // How long a window with a playable adventure card waits before the page passes it.
 const WINDOW_SECONDS = 20;
 // How long the page waits before it tries again a move of its own that was refused.
@@ -51,6 +56,7 @@ async function start() {
   page.styles = seatStyles(first.seats);
   page.shapes = shapes;
   bindPlayback();
+  bindZoom();
   if (mine) showSeat(first);
   else offerToken();
   await loadEvents();
@@ -96,7 +102,7 @@ function versionFromHash() {
 function showSeat(view) {
   $("play-panel").hidden = false;
   $("token-panel").hidden = true;
-  $("you").textContent = `You play ${seatName(page.styles, mine.seat)} (${mine.seat})`;
+  $("you").textContent = `You play ${ownName(seatName(page.styles, mine.seat), mine.seat)}`;
   $("attention").replaceChildren(attentionControls());
   if (!linkShown(gid)) {
     const link = seatLink(gid, mine.seat, mine.token);
@@ -108,6 +114,12 @@ function showSeat(view) {
       field, " ", copy, " ", close));
   }
   void view;
+}
+
+/** A seat's name said once: without the seat when the name holds it already, "you" as the seat. */
+function ownName(name, seat) {
+  if (/^you$/i.test(name)) return `seat ${seat}`;
+  return name.includes(`(${seat})`) ? name : `${name} (${seat})`;
 }
 
 /** A spectator may take a seat with its token (from `risk dev`, another device, the API). */
@@ -271,12 +283,13 @@ function render(view) {
   const who = seatName(page.styles, view.current);
   const phase = (view.phase || "").replaceAll("_", " ");
   let text;
-  if (view.phase === "finished") text = `Game over — ${(view.winners?.length ? view.winners : [view.winner]).map((s) => seatName(page.styles, s)).join(" and ")} won (${view.finish_reason})`;
+  if (view.phase === "finished") text = `Game over — ${(view.winners?.length ? view.winners : [view.winner]).filter(Boolean).map((s) => seatName(page.styles, s)).join(" and ") || "nobody"} won${HOW_WON[view.finish_reason] ?? ""}`;
   else if (view.status === "open" || !view.phase) text = "Waiting for players to join";
   else text = `Turn ${view.turn} · ${who} · ${phase}${view.reinforcements ? ` · ${view.reinforcements} to place` : ""}${view.defender_to_choose ? ` · ${seatName(page.styles, view.defender_to_choose)} to choose dice` : ""}`;
   $("turn").textContent = text;
   showWinCondition($("turn"), view);
   renderPlayers(view);
+  drawEnding(view);
   renderMissions(view);
   renderTrack(view);
   renderFellowship(view);
@@ -289,6 +302,23 @@ function render(view) {
   const newest = [...$("log").children].filter((item) => !item.classList.contains("future")).at(-1);
   if (newest) keepInView($("log"), newest);
   drawCharts();
+}
+
+/** The end of the game (or of this seat's part in it): ending.js's panel; the seat's hints go. */
+let endingTicket = 0;
+async function drawEnding(view) {
+  const ticket = ++endingTicket;
+  const over = view.phase === "finished";
+  const out = mine && view.seats.some((s) => s.id === mine.seat && s.status !== "playing");
+  $("attention").hidden = over || out;
+  $("hand").classList.toggle("over", over || out);
+  if (over) document.dispatchEvent(new CustomEvent("risk:finished", { detail: { version: view.version } }));
+  if (mine && page.following && page.legal && !page.legal.actions.length) $("hint").textContent = waitingWords(view);
+  const events = page.events.slice(0, view.version + 1); // the version shown, not the feed's head
+  const panel = over || out ? await endingPanel({ view, events, styles: page.styles, seat: mine?.seat ?? null }) : null;
+  if (ticket !== endingTicket) return;
+  $("ending").replaceChildren(...(panel ? [panel] : []));
+  $("ending").hidden = !panel;
 }
 
 /** Scroll ``list`` (only it, not the page) so that ``item`` is inside its visible box. */
@@ -306,7 +336,7 @@ function renderPlayers(view) {
     const bot = seat.bot ? `${seat.bot}${seat.level ? ` ${seat.level}` : ""} bot` : seat.controller || seat.kind;
     return el("tr", { class: seat.id === view.current ? "current" : null, "data-seat": seat.id },
       el("td", {}, el("span", { class: "swatch", style: `background:${style.colour}`, text: style.label })),
-      el("td", { text: `${style.name}${seat.id === mine?.seat ? " (you)" : ""}`, title: `${seat.id}, ${bot}` }),
+      el("td", { text: `${style.name}${seat.id === mine?.seat && !/^you$/i.test(style.name) ? " (you)" : ""}`, title: `${seat.id}, ${bot}` }),
       teams ? el("td", { text: seat.team ?? "" }) : null,
       el("td", { text: String(seat.territories) }),
       el("td", { text: String(seat.armies) }),
@@ -395,6 +425,8 @@ function bindPlayback() {
     const behind = page.following ? page.playback.behind() : 0;
     $("behind").textContent = behind ? `${behind} step${behind === 1 ? "" : "s"} behind` : "";
     $("skip-now").disabled = !behind;
+    // Not this seat's move: the hint follows the playback (whose move is shown, how many to go).
+    if (mine && page.following && page.legal && !page.legal.actions.length) $("hint").textContent = waitingWords(page.view);
   });
   const pace = $("pace");
   pace.replaceChildren(...Object.entries(PACES).map(([name, ms]) => el("option", { value: name, text: ms ? `${name} (${ms / 1000} s a step)` : name })));
@@ -436,6 +468,17 @@ function togglePlay() {
     show(page.shown);
   };
   page.timer = setInterval(step, 1000 / Number($("speed").value));
+}
+
+/** A phone's map: read at twice the width (dragged sideways), or the whole map at once. */
+function bindZoom() {
+  const button = $("zoom");
+  button.addEventListener("click", () => {
+    const zoomed = $("map").classList.toggle("zoomed");
+    button.textContent = zoomed ? "Whole map" : "Zoom in";
+    button.setAttribute("aria-pressed", String(zoomed));
+    $("zoom-note").textContent = zoomed ? "drag the map sideways to see the rest" : "";
+  });
 }
 
 function bindControls() {
@@ -558,29 +601,26 @@ const territorial = (command) => command.territory ?? command.source ?? null;
 // Commands the page sends by itself or shows elsewhere (the hand panel, the window prompt).
 const ELSEWHERE = new Set(["resign", "trade_cards"]);
 
-/** A click on a territory picks the first, then the second territory of an action. */
-function choose(territory) {
+/** A click on a territory: what it means is clicks.js's; a move it means is sent at once. */
+function choose(territory, event) {
   if (!page.legal) return;
   const actions = page.legal.actions;
-  const [first] = page.pick;
-  if (first && actions.some((a) => a.command.source === first && a.command.target === territory)) page.pick = [first, territory];
-  else if (actions.some((a) => territorial(a.command) === territory)) page.pick = [territory];
-  else page.pick = [];
+  const plan = clickPlan(territory, {
+    actions, pick: page.pick, phase: page.view?.phase, settings: page.settings, shift: Boolean(event?.shiftKey),
+    amount: page.amount, dice: page.remembered.dice, occupation: page.view?.occupation, occupyCount: page.occupyCount,
+  });
+  if (plan.pick[0] !== page.pick[0]) page.amount = null; // a new source: its own amount
+  page.pick = plan.pick;
+  if (plan.queue) { page.queue = plan.queue; page.queuedAt = page.legal.version; }
+  else if (plan.send?.type === "place_armies") page.queue = null;
   showActions(actions);
-  // One click is enough where the territory allows a single move with nothing to choose
-  // (a claim, one army to place in setup, a leader to put down): that is the move.
-  const chosen = matching(actions);
-  const fixed = (a) => Object.values(a.bounds || {}).every(([low, high]) => low === high);
-  if (chosen.length === 1 && fixed(chosen[0]) && ["claim_territory", "place_armies", "place_leader"].includes(chosen[0].command.type)) {
-    const form = $("actions").querySelector("form.action");
-    if (form) send({ ...chosen[0].command }, form);
-  }
+  if (plan.send) send(plan.send, $("actions"));
 }
 
 function matching(actions) {
   const [first, second] = page.pick;
-  if (!first) return [];
-  return actions.filter((a) => (a.command.territory !== undefined ? a.command.territory === first : a.command.source === first && a.command.target === second));
+  if (!first || !second) return [];
+  return actions.filter((a) => a.command.source === first && a.command.target === second);
 }
 
 let shownActions = "";
@@ -595,7 +635,7 @@ function openWindow(view) {
 
 function showActions(actions) {
   // Redrawn only when something changed, so a number being typed survives other seats' moves.
-  const key = JSON.stringify([actions, page.pick, page.view?.version, [...page.cards]]);
+  const key = JSON.stringify([actions, page.pick, page.view?.version, [...page.cards], page.settings, page.queue, page.finished]);
   if (key === shownActions) return;
   shownActions = key;
   const box = $("actions");
@@ -608,31 +648,137 @@ function showActions(actions) {
   if (!actions) { $("hint").textContent = "Replaying: go live to play."; yourMove(false); return; }
   if (!actions.length) {
     page.pick = [];
-    $("hint").textContent = view?.phase === "finished" ? "The game is over." : `Waiting for ${seatName(page.styles, view?.defender_to_choose || view?.current)}.`;
+    $("hint").textContent = view?.phase === "finished" ? "" : waitingWords(view);
     yourMove(false);
     return;
   }
   if (handleWindow(actions, view)) return;
   if (autoEndTurn(actions, view)) return;
+  if (placeQueued(actions, view)) return;
   yourMove(true);
   // A pick the actions no longer allow is dropped; one they still allow is kept ("attack again").
   if (page.pick.length && !actions.some((a) => territorial(a.command) === page.pick[0])) page.pick = [];
   if (page.pick.length === 2 && !matching(actions).length) page.pick = [page.pick[0]];
   const [first, second] = page.pick;
+  const occupation = actions.some((a) => a.command.type === "occupy") ? view?.occupation : null;
   for (const a of actions) {
     const t = territorial(a.command);
     if (t && page.map.nodes[t]) page.map.nodes[t].group.classList.add("choosable");
     if (first && a.command.source === first && a.command.target) page.map.nodes[a.command.target]?.group.classList.add("target");
   }
+  if (occupation) for (const t of [occupation.source, occupation.target]) page.map.nodes[t]?.group.classList.add("choosable");
+  if (occupation) page.map.nodes[occupation.target]?.group.classList.add("target");
   if (first) page.map.nodes[first]?.group.classList.add("picked");
   if (second) page.map.nodes[second]?.group.classList.add("picked");
   const chosen = matching(actions);
   const general = actions.filter((a) => territorial(a.command) === null && !ELSEWHERE.has(a.command.type));
-  const needsTarget = first && !second && !chosen.length;
-  $("hint").textContent = hintWords(view, needsTarget ? first : null, chosen.length || general.length, actions);
+  $("hint").textContent = hintWords(view, first && !second ? first : null, actions);
+  box.append(...clickControls(actions, view));
   for (const action of [...chosen, ...general]) box.append(actionForm(action, formContext(), send));
   const resign = actions.find((a) => a.command.type === "resign");
-  if (resign) box.append(el("details", { class: "resign" }, el("summary", { text: "Resign…" }), actionForm(resign, formContext(), send)));
+  if (resign) box.append(el("details", { class: "resign" }, el("summary", { text: "Resign…" }), resignForm(resign)));
+}
+
+/** Resigning asks once more: the first press only arms the second. */
+function resignForm(resign) {
+  const form = actionForm(resign, formContext(), send);
+  const button = form.querySelector("button");
+  button.textContent = "Resign this game";
+  let armed = false;
+  form.addEventListener("submit", (e) => {
+    if (armed) return;
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    armed = true;
+    button.textContent = "Yes, resign: press again";
+  }, { capture: true });
+  return form;
+}
+
+/** Whom the game waits for, in words that read right when it is this tab's own seat. */
+function waitingWords(view) {
+  if (view?.phase === "finished" || view?.seats?.some((s) => s.id === mine?.seat && s.status !== "playing")) return ""; // (the ending panel says it)
+  const seat = view?.defender_to_choose || view?.current;
+  if (seat && seat === mine?.seat) return "Your move is on its way…";
+  const behind = page.playback?.behind() ?? 0;
+  if (behind) return `Other seats' moves are playing back (${behind} to go).`;
+  return `Waiting for ${seatName(page.styles, seat)}.`;
+}
+
+/**
+ * The small controls beside a click's meaning: how many a placing click puts down, what a
+ * click on a target does and with how many dice, how many a fortifying click moves.
+ */
+function clickControls(actions, view) {
+  const types = new Set(actions.map((a) => a.command.type));
+  const parts = [];
+  const [first] = page.pick;
+  if (types.has("place_armies")) {
+    const key = view?.phase === "setup_place" ? "setup" : "reinforce";
+    parts.push(choiceRow("per-click", "Each click places", PER_CLICK.map((v) => [v, v === "all" ? "all" : v]), page.settings[key], (v) => { page.settings[key] = v; saveSettings(page.settings); redraw(); }, `shift-click: ${SHIFT_COUNT}`));
+  }
+  if (page.queue) {
+    const cancel = el("button", { type: "button", class: "queue-cancel", text: "cancel" });
+    cancel.addEventListener("click", () => { page.queue = null; redraw(); });
+    parts.push(el("p", { class: "queue", id: "queue" }, `${page.queue.left} more to place on ${page.board.names[page.queue.territory]}, one each setup turn `, cancel));
+  }
+  const attacks = first ? actions.filter((a) => a.command.source === first && (a.command.type === "attack" || a.command.type === "blitz")) : [];
+  if (attacks.length) {
+    const most = Math.max(...attacks.filter((a) => a.command.type === "attack").map((a) => a.bounds.dice[1]), 0);
+    parts.push(choiceRow("attack-choice", "A click on a target", Object.entries(ATTACK_CHOICES).map(([v, words]) => [v, v === "roll" && most ? `rolls ${Math.min(page.remembered.dice ?? most, most)} ${most === 1 ? "die" : "dice"}` : words]), page.settings.attack, (v) => { page.settings.attack = v; saveSettings(page.settings); redraw(); }));
+    if (page.settings.attack === "roll" && most > 1) {
+      const dice = el("select", { id: "attack-dice", "aria-label": "dice to roll" }, ...Array.from({ length: most }, (_, i) => el("option", { value: i + 1, text: `${i + 1}`, selected: i + 1 === Math.min(page.remembered.dice ?? most, most) })));
+      dice.addEventListener("change", () => { page.remembered.dice = Number(dice.value); redraw(); });
+      parts.push(el("label", { class: "amount" }, "dice ", dice));
+    }
+  }
+  const moves = first ? actions.filter((a) => a.command.type === "fortify" && a.command.source === first) : [];
+  if (moves.length) parts.push(amountRow(first, moves[0].bounds.count));
+  return parts;
+}
+
+/** A row of radio buttons; the choice is kept by ``chosen``. */
+function choiceRow(name, words, options, value, chosen, note = "") {
+  const inputs = options.map(([v, text]) => {
+    const input = el("input", { type: "radio", name, value: v, checked: v === value });
+    input.addEventListener("change", () => chosen(v));
+    return el("label", { class: "choice" }, input, ` ${text}`);
+  });
+  return el("fieldset", { class: "click-choice", id: name }, el("legend", { text: words }), ...inputs, note ? el("small", { text: ` ${note}` }) : null);
+}
+
+/** How many a click on a destination moves from ``source``: a number and a slider. */
+function amountRow(source, [low, high]) {
+  const start = page.amount ?? moveDefault(source, [low, high], page.board, page.view);
+  page.amount = start;
+  const number = el("input", { type: "number", id: "move-amount", min: low, max: high, value: start, "aria-label": `armies to move (${low}–${high})` });
+  const range = el("input", { type: "range", min: low, max: high, value: start, "aria-label": "armies to move, slider", tabindex: -1 });
+  const follow = (input) => {
+    page.amount = Math.max(low, Math.min(high, Math.round(Number(input.value) || low)));
+    number.value = range.value = String(page.amount);
+  };
+  number.addEventListener("input", () => follow(number));
+  range.addEventListener("input", () => follow(range));
+  return el("label", { class: "amount" }, "move ", number, range, el("small", { text: ` of ${high}: click a destination` }));
+}
+
+function redraw() {
+  shownActions = "";
+  showActions(page.legal?.actions ?? null);
+}
+
+/** Setup armies queued by a click for later setup turns: placed when the turn comes round. */
+function placeQueued(actions, view) {
+  const queue = page.queue;
+  if (!queue || page.queuedAt === page.legal?.version) return false; // (the click's own version)
+  const place = actions.find((a) => a.command.type === "place_armies" && a.command.territory === queue.territory);
+  if (view?.phase !== "setup_place" || !place) { page.queue = null; return false; }
+  const count = Math.min(queue.left, place.bounds.count[1]);
+  $("hint").textContent = `Placing ${count} more on ${page.board.names[queue.territory]} (queued).`;
+  yourMove(false);
+  page.queue = queue.left > count ? { ...queue, left: queue.left - count } : null;
+  sendOnce("queuedAt", { ...place.command, count });
+  return true;
 }
 
 function formContext() {
@@ -641,15 +787,23 @@ function formContext() {
     who: (seat) => seatName(page.styles, seat),
     remember: (field, value) => { page.remembered[field] = value; },
     cardName: (n) => adventureName(page.view, n),
+    follow: (command) => { if (command.type === "occupy") page.occupyCount = command.count; },
   };
 }
 
-/** The hint names the phase as the header does, and what to do in it. */
-function hintWords(view, from, offered, actions) {
+/** The hint names the phase as the header does, and what a click does in it. */
+function hintWords(view, from, actions) {
+  const name = (id) => page.board.names[id] ?? id;
   const phase = (view?.phase || "").replaceAll("_", " ");
-  if (from) return `From ${page.board.names[from]}: pick a target (outlined in red).`;
   const types = new Set(actions.map((a) => a.command.type));
+  if (from && types.has("fortify")) return `From ${name(from)}: click a destination (outlined in red) to move armies there; click ${name(from)} again to let go.`;
+  if (from && (types.has("attack") || types.has("blitz"))) return `From ${name(from)}: click a neighbour outlined in red to attack it (again to attack again); click ${name(from)} again to let go.`;
+  if (from) return `From ${name(from)}: pick a target (outlined in red).`;
   if (view?.must_trade && types.has("trade_cards")) return "Trade a set of cards first: pick three in your hand.";
+  if (types.has("occupy") && view?.occupation) {
+    const o = view.occupation;
+    return `Conquered ${name(o.target)}: click it to move in the armies below, or ${name(o.source)} to move only the fewest; or press the button.`;
+  }
   const forOthers = [...new Set(actions.filter((a) => a.command.type === "place_armies")
     .map((a) => view?.territories?.[a.command.territory]?.owner).filter((o) => o && o !== mine.seat))];
   if (view?.phase === "setup_place" && forOthers.length) {
@@ -660,13 +814,12 @@ function hintWords(view, from, offered, actions) {
     setup_place: "place an army on one of yours (click it)",
     setup_leader: "put your leader on one of yours (click it)",
     reinforce: `place your ${view?.reinforcements ?? ""} armies: click one of yours`,
-    attack: "pick one of yours to attack from, or end attacks",
-    occupy: "move armies into the conquered territory",
-    fortify: "move armies between two of yours, or end the turn",
+    attack: "click one of yours to attack from, or end attacks",
+    fortify: "click one of yours to move armies from, or end the turn",
     defend: "choose your dice",
   }[view?.phase];
   if (what) return `${phase[0].toUpperCase()}${phase.slice(1)}: ${what}.`;
-  return offered ? `${phase}: choose an action.` : `${phase}: pick a territory on the map.`;
+  return `${phase}: choose an action, or pick a territory on the map.`;
 }
 
 function drawHand(actions) {
@@ -743,11 +896,17 @@ async function send(command, form) {
   $("play-error").textContent = "";
   clearCountdown();
   for (const button of form.querySelectorAll("button")) button.disabled = true;
-  const keep = command.type === "attack" || command.type === "blitz"; // "attack again" keeps the pick
+  const keep = ["attack", "blitz"].includes(command.type); // "attack again" keeps the pick
   let accepted = true;
   try {
     await api(`${base}/commands`, { method: "POST", body: command, token: mine.token, headers: { "If-Match": `"${page.legal.version}"` } });
     if (!keep) page.pick = [];
+    // The move is made: nothing of the version it was made at is offered any more (other
+    // seats' steps may play back first); the next version's actions come with it.
+    const pick = page.pick; // (kept for "attack again")
+    page.legal = { ...page.legal, actions: [] };
+    showActions([]);
+    page.pick = pick;
   } catch (failure) {
     $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
     accepted = false;

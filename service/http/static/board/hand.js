@@ -64,7 +64,7 @@ export function renderHand(box, ctx) {
         }, el("span", { class: "symbol", "aria-hidden": "true", text: SYMBOLS[card?.symbol] || "?" }), ` ${cardWords(card, board)}${owned ? " (yours)" : ""}`));
     });
     parts.push(el("ul", { class: "cards", "aria-label": "your territory cards" }, items));
-  } else if (me) {
+  } else if (me && me.status === "playing" && view.phase !== "finished") {
     parts.push(el("p", { class: "muted", text: "No territory cards yet: conquer a territory in a turn to draw one." }));
   }
   if (view.must_trade && view.current === seat) {

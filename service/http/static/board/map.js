@@ -141,18 +141,30 @@ function territoryNode(t, [x, y], path, onClick) {
   const group = svg("g", { class: "territory", "data-territory": t.id, tabindex: onClick ? 0 : null, role: onClick ? "button" : null, "aria-label": t.name }, land, team, title, disc, armies);
   const tag = svg("text", { x: x + BADGE + 2, y: y - 7, class: "tag", "text-anchor": "start" });
   const name = svg("text", { x, y: y + BADGE + 11, class: "name", "text-anchor": "middle" }, text(t.name));
+  const short = svg("text", { x, y: y + BADGE + 17, class: "abbr", "text-anchor": "middle", "aria-hidden": "true" }, text(abbreviation(t.name)));
   const stacks = svg("g", { class: "stacks" }); // the team game: each seat's armies here
   const tokens = svg("text", { x: x + BADGE + 2, y: y + 16, class: "tokens", "text-anchor": "start" }); // leaders, the Fellowship
   const marks = [];
   if (t.stronghold) marks.push(svg("rect", { x: x - BADGE - 11, y: y - BADGE - 3, width: 9, height: 9, class: "stronghold" }, svg("title", {}, text(`stronghold: ${t.stronghold}`))));
   if (t.site_of_power) marks.push(svg("polygon", { points: `${x - BADGE - 12},${y + 2} ${x - BADGE - 7},${y - 7} ${x - BADGE - 2},${y + 2}`, class: "site" }, svg("title", {}, text(`site of power: ${t.site_of_power}`))));
   if (t.harbour) marks.push(svg("text", { x: x - BADGE - 8, y: y + 15, class: "harbour-mark", "text-anchor": "middle" }, text("⚓")));
-  const badgeGroup = svg("g", { class: "badge", "data-label": t.id }, tag, name, stacks, tokens, ...marks);
+  const badgeGroup = svg("g", { class: "badge", "data-label": t.id }, tag, name, short, stacks, tokens, ...marks);
   if (onClick) {
-    group.addEventListener("click", () => onClick(t.id));
-    group.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onClick(t.id); } });
+    group.addEventListener("click", (e) => onClick(t.id, e));
+    group.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onClick(t.id, e); } });
   }
   return { group, badgeGroup, land, team, disc, armies, tag, title, stacks, tokens, name: t.name, at: [x, y] };
+}
+
+/**
+ * A name short enough to read on a phone's map: a short name whole, a long one cut to its
+ * first letters ("North Africa" → "N.Afri", "Kamchatka" → "Kamcha").
+ */
+export function abbreviation(name) {
+  const words = name.split(/[\s-]+/).filter((w) => w && !/^(of|the|and)$/i.test(w));
+  if (name.length <= 7) return name;
+  if (words.length === 1) return words[0].slice(0, 6);
+  return words.map((w, i) => (i === words.length - 1 ? w.slice(0, 4) : w[0])).join(".");
 }
 
 /** Hatchings for neutrals and teams: a cue besides colour that survives greyscale. */
@@ -230,7 +242,7 @@ export function legend(box, map, shapes, styles, { tokens = false } = {}) {
   if (territories.some((t) => t.stronghold)) items.push(`<span><svg width="10" height="10" aria-hidden="true"><rect width="9" height="9" class="stronghold"/></svg> stronghold</span>`);
   if (territories.some((t) => t.site_of_power)) items.push(`<span><svg width="12" height="10" aria-hidden="true"><polygon points="0,10 5,1 10,10" class="site"/></svg> site of power</span>`);
   if (territories.some((t) => t.harbour)) items.push("<span>⚓ harbour</span>");
-  if (tokens) items.push(`<span>♚ leader · <span style="color:#8a6100">◎</span> the Fellowship</span>`);
+  if (tokens) items.push(`<span>♚ leader · <span class="fellowship-mark">◎</span> the Fellowship</span>`);
   box.innerHTML = items.join("");
 }
 
@@ -302,15 +314,16 @@ function dicePanel(map, moment, styles, from, to) {
   const { attacker_dice: attack = [], defender_dice: defend = [], attacker_losses: lostA = 0, defender_losses: lostD = 0 } = moment.battle;
   const size = 22, gap = 4;
   const columns = Math.max(attack.length, defend.length, 1);
-  const width = 62 + columns * (size + gap) + 30, height = 2 * (size + 6) + 10;
+  const NAME = 132; // room for "2 strong medium bot": two bots' names must not read alike
+  const width = NAME + columns * (size + gap) + 30, height = 2 * (size + 6) + 10;
   const [x, y] = clearSpot(map, [from, to], width, height);
   const row = (dice, lost, seat, top, side) => {
-    const cells = [...dice].sort((a, b) => b - a).map((value, i) => die(x + 60 + i * (size + gap), top, size, value, side));
-    const who = seatName(styles, seat);
+    const cells = [...dice].sort((a, b) => b - a).map((value, i) => die(x + NAME + i * (size + gap), top, size, value, side));
+    const who = `${styles[seat]?.label ?? ""} ${seatName(styles, seat)}`.trim();
     return [
-      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, text(who.length > 9 ? `${who.slice(0, 8)}…` : who)),
+      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, svg("title", {}, text(who)), text(who.length > 23 ? `${who.slice(0, 22)}…` : who)),
       ...cells,
-      svg("text", { x: x + 60 + columns * (size + gap) + 2, y: top + 13, class: lost ? "dice-loss" : "dice-none" }, text(lost ? `−${lost}` : "0")),
+      svg("text", { x: x + NAME + columns * (size + gap) + 2, y: top + 13, class: lost ? "dice-loss" : "dice-none" }, text(lost ? `−${lost}` : "0")),
     ];
   };
   return svg("g", { class: "dice-panel", "data-attacker": attack.join(""), "data-defender": defend.join(""), "data-losses": `${lostA}-${lostD}` },
