@@ -15,7 +15,7 @@ from riskcore.model.state import FINISHED
 from riskcore.protocol import events as ev
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
-from riskcore.simulate import GameResult, bot_rng, play_game, record_of
+from riskcore.simulate import DEFAULT_MAX_COMMANDS, GameResult, bot_rng, play_game, record_of
 from riskcore.views.seatview import SeatView
 
 PARENT_SEED, FORK_SEED = b"an1", b"fork seed"
@@ -34,13 +34,18 @@ def head(record: str) -> str:
 
 
 def play_on(
-    opening: list[ev.Event], seed: bytes, game_id: str, bot_name: str = "heuristic"
+    opening: list[ev.Event],
+    seed: bytes,
+    game_id: str,
+    bot_name: str = "heuristic",
+    max_commands: int = DEFAULT_MAX_COMMANDS,
 ) -> GameResult:
-    """Bots (heuristic unless named) play the fork to its end, as the workers would."""
+    """Bots (heuristic unless named) play the fork to its end, as the workers would (or
+    until ``max_commands``, as ``play_game`` stops: then its ``reason`` is None)."""
     state = fold(opening)
     events, moves = list(opening), []
     bot = get_bot(bot_name)
-    while state.phase != FINISHED:
+    while state.phase != FINISHED and len(moves) < max_commands:
         seat = state.mode.waiting_for(state)
         assert seat is not None
         body = bot.choose(

@@ -53,7 +53,7 @@ def test_a_fork_of_any_mode_at_any_version_plays_on_and_verifies(
         position.phase,
     )
     fork = play_on(opening, fork_seed, "fork", "random")
-    assert fork.reason is not None
+    assume(fork.reason is not None)  # as the parent: a fork may stall at the cap too
     fork_text = record_of(fork, fork_seed)
     verdict = verify_text(fork_text)
     assert verdict.ok, verdict.divergence
