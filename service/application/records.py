@@ -85,18 +85,18 @@ def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
         )
         if record_format >= 2:
             wrapped = seal(wrapped, seed, game)
+        if state is None:
+            state = fold(events)
+        else:
+            for event in events:
+                apply(state, event)
         stored = log.append(
             game,
             head,
             wrapped,
             seed=seed if head.version == 0 else None,
             record_format=record_format,
+            state=state,
         )
-        if state is None:
-            state = fold(events)
-        else:
-            for event in events:
-                apply(state, event)
-        log.keep_snapshots(game, head.version, stored.last_version, state)
         head = Head(stored.last_version, stored.head_hash)
     return game

@@ -51,6 +51,7 @@ from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.connections import queue_client, store_client
 from service.store.keys import KeySpace
+from service.store.queues import JobQueues
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -162,6 +163,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         offload,
         computed,
         storage,
+        JobQueues(queues, keys),
     )
 
 

@@ -1,13 +1,13 @@
-"""Game analyses kept per game head (issue 37): a derived artifact, never events.
+"""Where game analyses are kept, per game head (issue 37): a derived artifact, never events.
 
 An analysis of a finished game (``riskcore.analysis``) is asked for once per
-depth; a worker runs it (``workers.analysis``) and writes its progress and
-then its report into one hash, keyed by the game and the depth, holding the
-head hash it was made for. A game's events never change once it is over, so
-a kept report stays right for as long as the game keeps that head (a game
-deleted and created again under the same id has another head: its old
-report is treated as absent). Asking again for a queued, running or done
-analysis makes no second job (idempotent).
+depth (``service.application.analysis``); a worker runs it
+(``workers.analysis``) and writes its progress and then its report into one
+hash, keyed by the game and the depth, holding the head hash it was made
+for. A game's events never change once it is over, so a kept report stays
+right for as long as the game keeps that head (a game deleted and created
+again under the same id has another head: its old report is treated as
+absent).
 
 The hash: ``head``, ``status`` (queued, running, done, failed), ``done`` and
 ``total`` (units of work: turn starts, then judged decisions), ``report``
@@ -19,21 +19,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from service.store.errors import door
 from service.store.keys import KeySpace
 from service.store.values import Client
 
-__all__ = ["ANALYSIS_JOB", "KEEP_SECONDS", "Analyses", "cost_of"]
+__all__ = ["KEEP_SECONDS", "Analyses"]
 
 KEEP_SECONDS = 30 * 86_400
-ANALYSIS_JOB = "workers.analysis.analyse_game"  # by name: the service never imports workers
 
 
-def cost_of(depth: int) -> int:
-    """What starting an analysis costs from the address's budget of costly requests:
-    a quarter of its depth, at least 1 (depth 8, the default, costs 2)."""
-    return max(1, depth // 4)
-
-
+@door
 class Analyses:
     """Reads and writes the hashes of the module docstring."""
 

@@ -23,7 +23,7 @@ from redis.cluster import RedisCluster
 from service.settings import Settings
 from service.store.values import Client
 
-__all__ = ["queue_client", "store_client"]
+__all__ = ["queue_client", "store_client", "url_clients"]
 
 
 def store_client(settings: Settings, **options: Any) -> Client:
@@ -36,3 +36,11 @@ def store_client(settings: Settings, **options: Any) -> Client:
 def queue_client(settings: Settings, **options: Any) -> redis.Redis:
     """A client of the Redis that holds RQ's queues (never a cluster)."""
     return redis.Redis.from_url(settings.queue_redis_url, **options)
+
+
+def url_clients(url: str) -> tuple[redis.Redis, redis.Redis]:
+    """A plain Redis's two clients: one for commands, one with a timeout longer than
+    a long-poll's for blocking reads (``service.application.games.GameService.from_url``)."""
+    client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+    waits = redis.Redis.from_url(url, socket_timeout=60, socket_connect_timeout=5)
+    return client, waits

@@ -25,6 +25,10 @@ carries is always safe and returns the original result if it did.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 from redis import exceptions as _redis
 
 __all__ = [
@@ -41,7 +45,13 @@ __all__ = [
     "StoreFull",
     "StoreUnavailable",
     "VersionConflict",
+    "door",
+    "translated",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
 
 
 class StoreError(Exception):
@@ -164,3 +174,31 @@ REDIS_OUTAGES: tuple[type[Exception], ...] = (
     _redis.ReadOnlyError,
     _redis.RedisClusterException,
 )
+
+
+def translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Turn the client's connection failures into the store's own errors: what the
+    layers above catch is ``StoreUnavailable`` (or ``StoreFull``), never a Redis class."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except REDIS_OUTAGES as error:
+            raise StoreUnavailable(f"Redis unavailable: {error}") from error
+        except _redis.OutOfMemoryError as error:
+            raise StoreFull(f"Redis refused the write: {error}") from error
+
+    return wrapper
+
+
+def door(cls: type[T]) -> type[T]:
+    """``translated`` on every public method of a store class: the door of one stored thing.
+
+    A generator's failures surface when it is iterated, past the wrapper; such
+    methods translate inside themselves where it matters.
+    """
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and callable(member) and not isinstance(member, type):
+            setattr(cls, name, translated(member))
+    return cls

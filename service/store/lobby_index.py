@@ -1,4 +1,4 @@
-"""Game records kept beside the event stream: setup, seats and the directory.
+"""The lobby index: game records kept beside the event stream (setup, seats, directory).
 
 A game exists before its first event: while seats are open it is a lobby,
 and nothing about it belongs in the immutable record yet (who joins, and
@@ -18,6 +18,10 @@ by time and ``ZRANGE ... BYLEX REV`` pages newest first with the last
 member as an exact cursor, even for games created in the same millisecond.
 The status there is a denormalised index for listing; a game's own status
 is derived from its events (``service.application.games``) and wins if they disagree.
+
+This module is the one door to those records, and so to the seat table: the
+seats with their token hashes (``service.application.seating`` decides who may
+take one, this module stores the claim).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any, cast
 
 import redis
 
-from service.store.errors import GameNotFound, InvalidArgument
+from service.store.errors import GameNotFound, InvalidArgument, door
 from service.store.keys import DIRECTORY_STATUSES, KeySpace
 from service.store.values import Client
 
@@ -131,6 +135,7 @@ class GameInfo:
         return replace(self, status=status, version=version)
 
 
+@door
 class Lobby:
     """Reads and writes the records of the module docstring."""
 
@@ -258,8 +263,17 @@ class Lobby:
         return games
 
     def delete(self, info: GameInfo) -> None:
+        """Operator action: the game's lobby records, its listing, and what the workers
+        and replays keep beside it (its clock, checkpoints, record, worker claim)."""
+        game_id, keys = info.game_id, self.keys
         pipe = self._client.pipeline(transaction=True)
-        pipe.delete(self.keys.game_info(info.game_id), self.keys.game_seats(info.game_id))
+        pipe.delete(keys.game_info(game_id), keys.game_seats(game_id))
+        pipe.delete(
+            keys.clock(game_id),
+            keys.replay_checkpoints(game_id),
+            keys.record_export(game_id),
+            keys.worker_claim(game_id),
+        )
         for status in DIRECTORY_STATUSES:
             pipe.zrem(self._directory(info.game_id, status), info.member)
         pipe.execute()

@@ -39,6 +39,7 @@ from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.errors import GameNotFound, InvalidName
 from service.store.keys import check_game_id
+from service.store.queues import JobQueues
 from service.store.values import Client
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
@@ -65,6 +66,7 @@ class Services:
     offload: Offload  # the helper process for what costs CPU (service.application.offload)
     computed: Computed  # summaries and records kept at a game's version
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
+    jobs: JobQueues  # the jobs the service enqueues itself (service.store.queues)
 
     @classmethod
     def of(cls, app: Flask) -> Services:
