@@ -49,6 +49,8 @@ from service.application.lobby import FINISHED as DONE
 from service.application.lobby import FINISHED_SECONDS, OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 from service.application.seating import Seating, check_setup
 from service.store.analyses import Analyses
+from service.store.clocks import Clocks
+from service.store.computed import Computed
 from service.store.connections import url_clients
 from service.store.event_store import EventStore
 from service.store.keys import KeySpace
@@ -93,6 +95,8 @@ class GameService:
         self.log = GameLog(self.store, EventStore(blocking_client or client, self.keys))
         self.lobby = Lobby(client, self.keys, finished_seconds)
         self.analyses = Analyses(client, self.keys)
+        self.computed = Computed(client, self.keys)
+        self.clocks = Clocks(client, self.keys)
         self._seating = Seating(
             self.lobby, cache_games=cache_games, now_ms=self._now_ms, new_seed=new_seed
         )

@@ -33,7 +33,6 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import logs
 from service.application.auth import hash_token
-from service.application.computed import Computed
 from service.application.games import GameService
 from service.application.offload import Offload
 from service.application.quotas import GameQuota
@@ -142,7 +141,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     )
     tournaments = Tournaments(games, client, keys, blocking_client=blocking)
     offload = Offload(settings, max_waiting=settings.offload_waiting)
-    computed = Computed(client, keys)
+    computed = games.computed
     storage = StorageBudget(
         client,
         keys,
