@@ -27,8 +27,6 @@ import time
 from collections.abc import Callable
 
 from flask import Flask, Response, g, request
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import logs
@@ -48,7 +46,7 @@ from service.http.ratelimit import Check, RateLimiter
 from service.http.request_cost import Progress
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
-from service.store.connections import queue_client, store_client
+from service.store.connections import queue_client, quick_retry, store_client
 from service.store.keys import KeySpace
 from service.store.queues import JobQueues
 
@@ -103,7 +101,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         socket_timeout=5,
         socket_connect_timeout=2,
         health_check_interval=30,
-        retry=_retry(),
+        retry=quick_retry(),
     )
     blocking = store_client(
         settings,
@@ -111,7 +109,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,
-        retry=_retry(),
+        retry=quick_retry(),
     )
     queues = queue_client(settings, socket_timeout=5, socket_connect_timeout=2)
     keys = KeySpace(settings.key_prefix)
@@ -164,13 +162,6 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         storage,
         JobQueues(queues, keys),
     )
-
-
-def _retry() -> Retry:
-    """Reconnect a dropped connection at once (the store relies on it), but give up
-    within ~0.1 s: a request then answers 503 with Retry-After instead of hanging
-    for the client library's default ~3 s while Redis is down."""
-    return Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.05), 3)
 
 
 def _random_seed() -> bytes:

@@ -32,6 +32,7 @@ from typing import ParamSpec, TypeVar
 from redis import exceptions as _redis
 
 __all__ = [
+    "REDIS_FULL",
     "REDIS_OUTAGES",
     "AppendOutcomeUnknown",
     "AppendRejected",
@@ -46,6 +47,7 @@ __all__ = [
     "StoreUnavailable",
     "VersionConflict",
     "door",
+    "gauges",
     "translated",
 ]
 
@@ -174,6 +176,8 @@ REDIS_OUTAGES: tuple[type[Exception], ...] = (
     _redis.ReadOnlyError,
     _redis.RedisClusterException,
 )
+# What a Redis at maxmemory with ``noeviction`` raises: the write was refused whole.
+REDIS_FULL: type[Exception] = _redis.OutOfMemoryError
 
 
 def translated(method: Callable[P, R]) -> Callable[P, R]:
@@ -202,3 +206,18 @@ def door(cls: type[T]) -> type[T]:
         if not name.startswith("_") and callable(member) and not isinstance(member, type):
             setattr(cls, name, translated(member))
     return cls
+
+
+def gauges(read: Callable[P, R]) -> Callable[P, R]:
+    """For figures read at scrape time (``/metrics``, ``/readyz``): any Redis error,
+    not only an outage, comes out as ``StoreUnavailable``, so the caller shows the
+    rest without these figures instead of failing the scrape."""
+
+    @functools.wraps(read)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return read(*args, **kwargs)
+        except _redis.RedisError as error:
+            raise StoreUnavailable(f"Redis unavailable: {error}") from error
+
+    return wrapper

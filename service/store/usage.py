@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from service.store.errors import gauges
 from service.store.keys import KeySpace
 from service.store.quotas import memory
 from service.store.values import Client
@@ -35,6 +36,7 @@ def key_kind(key: str, prefix: str) -> str | None:
     return parts[0]
 
 
+@gauges
 def render_metrics(client: Client, keys: KeySpace) -> bytes:
     """Prometheus text: Redis's memory, its keys, and this deployment's keys by kind."""
     used, limit = memory(client)

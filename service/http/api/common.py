@@ -13,11 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError
-from redis import Redis
 
 from riskcore.audit.record import Envelope
 from riskcore.protocol.codec import event_to_dict
@@ -40,6 +39,9 @@ from service.settings import Settings
 from service.store.errors import GameNotFound, InvalidName
 from service.store.keys import check_game_id
 from service.store.queues import JobQueues
+
+if TYPE_CHECKING:
+    from redis import Redis
 from service.store.values import Client
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
