@@ -14,15 +14,14 @@ import logging
 
 from riskcore.analysis import analyse
 from service import logs
-from service.application.analysis import Analyses
-from workers.jobs import _service, _store
+from workers.jobs import job_service
 
 log = logging.getLogger(__name__)
 
 
 def analyse_game(game_id: str, depth: int, head: str) -> str:
-    service = _service()
-    kept = Analyses(_store(), service.keys)
+    service = job_service()
+    kept = service.analyses
     with logs.context(game_id=game_id):
         loaded = service.load(game_id)
         if loaded.hash.hex() != head:

@@ -113,10 +113,10 @@ def advance_game(
     nothing if the game moved past ``version`` (None: "as it is now").
     ``continued``: made by the job before this one when its slice ended.
     """
-    service = _service()
+    service = job_service()
     job = get_current_job()
     assert job is not None, "jobs run inside an RQ worker"
-    claims = Claims(_store(), service.keys)
+    claims = Claims(job_store(), service.keys)
     with logs.context(game_id=game_id, version=version), _giving_up(service, game_id, claims):
         outcome = _start(service, claims, game_id, version, claimed, job.id, continued)
         log.info("advance_game: %s", outcome, extra={"outcome": outcome})
@@ -126,9 +126,9 @@ def advance_game(
 def advance_tournament(tournament_id: str) -> str:
     """A game of the tournament finished: record it and start the next ones
     (``service.application.tournaments``); safe to run twice."""
-    service = _service()
+    service = job_service()
     with logs.context(game_id=None):
-        outcome = Tournaments(service, _store(), service.keys).advance(tournament_id)
+        outcome = Tournaments(service, job_store(), service.keys).advance(tournament_id)
         log.info("advance_tournament %s: %s", tournament_id, outcome)
     return outcome
 
@@ -153,9 +153,9 @@ def sweep_games() -> str:
     """End abandoned games and wake bot games no job holds (``workers.sweep``)."""
     from workers.sweep import Sweep
 
-    service = _service()
+    service = job_service()
     settings = Settings.from_env()
-    claims = Claims(_store(), service.keys)
+    claims = Claims(job_store(), service.keys)
 
     def enqueue(game_id: str, job_id: str) -> None:
         queue(_queue_connection(), service.keys).enqueue(
@@ -180,7 +180,7 @@ def export_record(game_id: str) -> str:
     from service.application.records import export
 
     with logs.context(game_id=game_id):
-        size = len(export(_service(), game_id))
+        size = len(export(job_service(), game_id))
         log.info("export_record: %d bytes", size)
     return f"{size} bytes"
 
@@ -210,7 +210,7 @@ def _giving_up(service: GameService, game_id: str, claims: Claims | None = None)
     except IdempotencyMismatch as error:
         job = get_current_job()
         log.error("game %s: giving up, %s", game_id, error, extra={"outcome": "dead_letter"})
-        store = _store()
+        store = job_store()
         entry = {"game": game_id, "job": job.id if job else "", "error": str(error)}
         store.xadd(service.keys.job_dead_letters(), entry, maxlen=10_000, approximate=True)
         store.zrem(service.keys.worker_leases(), game_id)
@@ -243,7 +243,7 @@ def _start(
     continued: bool = False,
 ) -> str:
     if not claimed:
-        if version is not None and service.store.version(game_id) != version:
+        if version is not None and service.log.version(game_id) != version:
             return "moved_on"
         if not claims.acquire(game_id, job_id):
             return "coalesced"  # the job holding the game will see what this one was for
@@ -286,7 +286,7 @@ class GameRun:
                 _enqueue_export(self.service, self.game_id)
                 _enqueue_tournament(self.service, self.game_id)
             if outcome in SETTLED:  # before letting go: a crash in between keeps the claim
-                _store().zrem(self.service.keys.worker_leases(), self.game_id)
+                job_store().zrem(self.service.keys.worker_leases(), self.game_id)
             if outcome == "gone":
                 # Whatever the stream's version says: a game without its lobby record
                 # (expired, deleted halfway) read as gone at version 0, the release
@@ -337,12 +337,12 @@ class GameRun:
             try:
                 run = service.run(game_id, loaded, bots, max_commands=size)
             except VersionConflict:
-                if not service.store.exists(game_id):
+                if not service.log.exists(game_id):
                     return "gone", 0
                 fresh, size = True, 1  # someone else moved the game: decide again on it
                 continue
             except IdempotencyMismatch:
-                if service.store.version(game_id) <= loaded.version:
+                if service.log.version(game_id) <= loaded.version:
                     raise  # the key is taken but the game did not move: it never will
                 fresh, size = True, 1  # a job at the same version chose otherwise, and won
                 continue
@@ -372,12 +372,12 @@ class GameRun:
     def _lease(self) -> None:
         """Tell the relay's watchdog this game is in hand (for ``LEASE_MS``)."""
         leases = self.service.keys.worker_leases()
-        _store().zadd(leases, {self.game_id: clock.now_ms() + LEASE_MS})
+        job_store().zadd(leases, {self.game_id: clock.now_ms() + LEASE_MS})
 
 
 def enforce_deadline(game_id: str, clock_key: str) -> str:
     """The deadline for ``clock_key`` passed: apply the timeout policy if still due."""
-    service = _service()
+    service = job_service()
     with logs.context(game_id=game_id), _giving_up(service, game_id):
         outcome = _enforce(service, game_id, clock_key)
         log.info("enforce_deadline %s: %s", clock_key, outcome, extra={"outcome": outcome})
@@ -391,7 +391,7 @@ def _enforce(service: GameService, game_id: str, clock_key: str) -> str:
     seat = acting_seat(state)
     if state.phase == FINISHED or seat is None or clock_key_of(state, seat) != clock_key:
         return "moved_on"
-    stored = _store().hgetall(service.keys.clock(game_id))
+    stored = job_store().hgetall(service.keys.clock(game_id))
     deadline = int(stored.get(b"deadline_ms", 0))
     if clock.now_ms() < deadline:  # run early (a clock moved back?): come back when due
         _schedule_deadline(service, game_id, clock_key, deadline, loaded.version, again=True)
@@ -406,7 +406,7 @@ def start_clock(
 ) -> str:
     key = clock_key_of(loaded.state, seat)
     clock_hash = service.keys.clock(game_id)
-    store = _store()
+    store = job_store()
     running, running_deadline = store.hmget(clock_hash, ["key", "deadline_ms"])
     if running == key.encode():
         deadline = int(running_deadline or 0)
@@ -590,11 +590,11 @@ class Turn:
             try:
                 fresh = self._send(loaded, body, provenance).replayed
             except VersionConflict:
-                if not self.service.store.exists(self.game_id):
+                if not self.service.log.exists(self.game_id):
                     return "gone"  # deleted meanwhile, not moved on
                 return "raced"  # another job moved the game; its notification continues it
             except IdempotencyMismatch:
-                if self.service.store.version(self.game_id) > loaded.version:
+                if self.service.log.version(self.game_id) > loaded.version:
                     return "raced"  # a job at the same version chose otherwise, and won
                 raise  # the key is taken but the game did not move: it never will
             except BotCommandRefused:
@@ -682,7 +682,7 @@ def _queue_connection() -> Any:
     return job.connection
 
 
-def _store() -> Any:
+def job_store() -> Any:
     """The game store: as set by ``use_store``; else from the settings when they name
     a store apart from RQ's Redis (jobs run by RQ's own ``rq worker``); else RQ's Redis."""
     global _store_client, _store_looked_up
@@ -694,7 +694,7 @@ def _store() -> Any:
     return _store_client if _store_client is not None else _queue_connection()
 
 
-def _service() -> GameService:
+def job_service() -> GameService:
     """The process's service for the queue this job came from (prefix from its name).
 
     Kept per process: its cache of folded games is what makes a bot's next
@@ -703,7 +703,7 @@ def _service() -> GameService:
     job = get_current_job()
     assert job is not None, "jobs run inside an RQ worker"
     prefix = job.origin.rsplit(".", 1)[0]
-    store = _store()
+    store = job_store()
     key = (id(store), prefix)
     if key not in _services:
         settings = Settings.from_env()  # retention and the ceiling, as the API's

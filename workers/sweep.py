@@ -68,7 +68,7 @@ class Sweep:
                 service.lobby.abandon(service.lobby.get(game_id))
                 return "ended"
             return None
-        head = service.store.version(game_id)
+        head = service.log.version(game_id)
         last = service.log.envelopes(game_id, head, count=1)
         moved_ms = last[0].time_ms if last else created_ms
         quiet = self.now_ms - moved_ms

@@ -31,7 +31,7 @@ from riskcore.protocol.commands import register_command
 from riskcore.protocol.events import Event, register_event
 from riskcore.rules import battle, fortify, turns
 from riskcore.rules.battle import check_attack_phase
-from riskcore.rules.flow import FORCED_TRADE_AT, finish_if_decided
+from riskcore.rules.flow import FORCED_TRADE_AT
 
 # Phases of the active-neutral turn besides the classic ones.
 BRIBE = "bribe"
@@ -487,30 +487,9 @@ def marker_rolled(state: State, event: MarkerRolled) -> None:
 
 def occupy(d: Decision, command: cmd.Occupy) -> None:
     """Move into a conquered territory: the armies of whoever took it (an ally's own)."""
-    s = d.state
-    check_turn(s, command.seat)
-    occ = s.occupation
-    if s.phase != OCCUPY or occ is None:
-        raise violation("nothing_to_occupy", "no conquered territory is waiting for armies")
-    if command.count < occ.min_move:
-        raise violation(
-            "occupy_too_few",
-            f"move at least {occ.min_move} armies into {occ.target!r}, not {command.count}",
-        )
-    if command.count > occ.max_move:
-        raise violation(
-            "occupy_too_many", f"at most {occ.max_move} armies can move, not {command.count}"
-        )
-    d.emit(
-        ev.TerritoryOccupied(
-            seat=s.owner.get(occ.target) or command.seat,
-            source=occ.source,
-            target=occ.target,
-            count=command.count,
-            next_phase=battle.phase_after_occupying(s),
-        )
-    )
-    finish_if_decided(d)
+    occ = d.state.occupation
+    taker = d.state.owner.get(occ.target) if occ is not None else None
+    battle.occupy(d, command, seat=taker)
 
 
 def resign(d: Decision, command: cmd.Resign) -> None:

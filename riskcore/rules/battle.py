@@ -389,7 +389,9 @@ def conquer(
         s.mode.after_conquest(d, seat, target, defender)
 
 
-def occupy(d: Decision, command: Occupy) -> None:
+def occupy(d: Decision, command: Occupy, seat: str | None = None) -> None:
+    """Move armies into the conquered territory; ``seat`` is whose armies they are
+    in the event (the commanding seat unless a mode says otherwise: Neutral's ally)."""
     s = d.state
     check_turn(s, command.seat)
     if s.phase != OCCUPY or s.occupation is None:
@@ -406,7 +408,7 @@ def occupy(d: Decision, command: Occupy) -> None:
         )
     d.emit(
         ev.TerritoryOccupied(
-            seat=command.seat,
+            seat=seat or command.seat,
             source=occ.source,
             target=occ.target,
             count=command.count,

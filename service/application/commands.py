@@ -58,6 +58,7 @@ from service.application.seating import Seating, opening_events
 from service.store.values import AppendResult, Head
 
 __all__ = [
+    "MAX_RUN_EVENTS",
     "RETRIES_WITHOUT_IF_MATCH",
     "Chooser",
     "Commands",
@@ -67,6 +68,9 @@ __all__ = [
 ]
 
 RETRIES_WITHOUT_IF_MATCH = 3
+# A run's events, at most (the store takes up to 10,000 in one append; a command
+# makes a few, so the run is cut well before that).
+MAX_RUN_EVENTS = 500
 # What a game starts with, from its lobby record and server seed.
 Opening = Callable[[GameInfo, bytes], list[Event]]
 # What the next command of a run is, given the run's state and version (None: stop).
@@ -112,63 +116,85 @@ class Commands:
         actor: str | None = None,
         bot: dict[str, Any] | None = None,
     ) -> CommandResult:
-        """Decide and append one command of ``seat`` (see ``GameService.execute``)."""
-        key = stored_idempotency_key(seat, idempotency_key, server_key)
-        try:
-            return self._execute(game_id, seat, body, expected_version, key, actor, bot)
-        except IdempotencyMismatch:  # name the key the caller sent, not its stored form
-            raise IdempotencyMismatch(game_id, idempotency_key or server_key or "") from None
+        """Decide and append one command of ``seat``; the heart of the API and the bots.
 
-    def _execute(
-        self,
-        game_id: str,
-        seat: str,
-        body: Any,
-        expected_version: int | None,
-        idempotency_key: str | None,
-        actor: str | None,
-        bot: dict[str, Any] | None,
-    ) -> CommandResult:
+        ``expected_version`` is the If-Match: without it a lost race is
+        decided again on the newer state (up to 3 times) instead of refused.
+        ``idempotency_key`` is a client's (scoped by seat); ``server_key`` the
+        server's own, for bots and clocks, in a namespace no client reaches.
+        ``actor`` defaults to the seat ("system" for a clock's forfeit);
+        ``bot`` records which bot chose the command.
+
+        One loop, one reason to go round again: the state decided on was behind
+        the stored game. A cached state (``fresh`` False) may be, so whatever it
+        refuses is decided again on a fresh load; a fresh state is behind only
+        when the append says so (a lost race), and ``fresh_left`` bounds how many
+        fresh states a command is decided on.
+        """
+        key = stored_idempotency_key(seat, idempotency_key, server_key)
         command = command_from_dict(body, seat)
         request = command.to_dict()
         fingerprint = request_fingerprint(seat, request)
-        races_left = 0 if expected_version is not None else RETRIES_WITHOUT_IF_MATCH - 1
-        loaded, verified = self._states.warm(game_id)
-        while True:
-            try:
-                events, state = _decide(game_id, loaded, command, expected_version)
-            except (VersionConflict, RuleViolation) as error:
-                if not verified:  # the cache may be behind: look at the head before refusing
-                    loaded, verified = self._states.load(game_id), True
+        fresh_left = 1 if expected_version is not None else RETRIES_WITHOUT_IF_MATCH
+        try:
+            loaded, fresh = self._states.warm(game_id)
+            while True:
+                fresh_left -= fresh
+                try:
+                    events, state = _decide(game_id, loaded, command, expected_version)
+                except (VersionConflict, RuleViolation) as error:
+                    if fresh:
+                        return self._refuse(game_id, command.TYPE, error, key, fingerprint)
+                    loaded, fresh = self._states.load(game_id), True
                     continue
-                return self._refuse(game_id, command.TYPE, error, idempotency_key, fingerprint)
-            batch = envelopes(
-                events,
-                first_version=loaded.version + 1,
-                time_ms=self._now_ms(),
-                actor=actor or seat,
-                command=request,
-                bot=bot,
-            )
-            try:
-                result = self._append(game_id, loaded, state, batch, idempotency_key, fingerprint)
-            except VersionConflict:
-                self._observer.conflict()
-                if verified or expected_version is not None:  # a race lost, not a stale cache
-                    if races_left == 0:
+                batch = _sealed(
+                    envelopes(
+                        events,
+                        first_version=loaded.version + 1,
+                        time_ms=self._now_ms(),
+                        actor=actor or seat,
+                        command=request,
+                        bot=bot,
+                    ),
+                    game_id,
+                    loaded,
+                    state,
+                )
+                try:
+                    result = self._log.append(
+                        game_id,
+                        Head(loaded.version, loaded.hash),
+                        batch,
+                        idempotency_key=key,
+                        fingerprint=fingerprint,
+                        seed=loaded.seed if loaded.version == 0 else None,
+                        kind=acting_seat(state) or "",  # the notification: who must act next
+                        record_format=state.record_format,
+                        state=state,
+                    )
+                except VersionConflict:
+                    self._observer.conflict()
+                    if fresh_left == 0:
                         self._observer.command(command.TYPE, "version_conflict")
                         raise
-                    races_left -= 1
-                loaded, verified = self._states.load(game_id), True
-                continue
-            self._observer.command(command.TYPE, "replayed" if result.replayed else "accepted")
-            return result
+                    loaded, fresh = self._states.load(game_id), True
+                    continue
+                self._observer.command(command.TYPE, "replayed" if result.replayed else "accepted")
+                return self._appended(game_id, loaded, state, batch, result)
+        except IdempotencyMismatch:  # name the key the caller sent, not its stored form
+            raise IdempotencyMismatch(game_id, idempotency_key or server_key or "") from None
 
     def run(
-        self, game_id: str, loaded: Loaded, choose: Chooser, *, max_commands: int, max_events: int
+        self,
+        game_id: str,
+        loaded: Loaded,
+        choose: Chooser,
+        *,
+        max_commands: int,
+        max_events: int = MAX_RUN_EVENTS,
     ) -> RunResult:
-        """Decide the server's commands one after another on one working copy of
-        ``loaded``, as ``choose`` names them, and append them all at once.
+        """Decide the server's commands (the bots') one after another on one working copy
+        of ``loaded``, as ``choose`` names them (None: stop), and append them all at once.
 
         The stream holds exactly what one ``execute`` per command would have
         stored (each command's batch with its own envelope, command and bot), but
@@ -248,7 +274,7 @@ class Commands:
         with contextlib.suppress(VersionConflict):
             self._append(info.game_id, Loaded(*NO_EVENTS, state, seed), state, batch, None, None)
         self._seating.started(info)
-        return info.with_status(RUNNING, self._log.store.version(info.game_id))
+        return info.with_status(RUNNING, self._log.version(info.game_id))
 
     def _refuse(
         self,
@@ -274,9 +300,9 @@ class Commands:
         key: str | None,
         fingerprint: bytes | None,
     ) -> CommandResult:
-        """Append ``batch`` decided at ``loaded``, leading to ``state``, and record its effects."""
-        if state.record_format >= 2:
-            batch = seal(batch, loaded.seed, game_id)
+        """Append the server's own ``batch`` (a run's, a game's opening), decided at
+        ``loaded`` and leading to ``state``."""
+        batch = _sealed(batch, game_id, loaded, state)
         result = self._log.append(
             game_id,
             Head(loaded.version, loaded.hash),
@@ -286,18 +312,31 @@ class Commands:
             seed=loaded.seed if loaded.version == 0 else None,
             kind=acting_seat(state) or "",  # the notification: who must act next, if anyone
             record_format=state.record_format,
+            state=state,
         )
+        return self._appended(game_id, loaded, state, batch, result)
+
+    def _appended(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        state: State,
+        batch: Sequence[Envelope],
+        result: AppendResult,
+    ) -> CommandResult:
+        """What an append of ``batch`` (from ``loaded`` to ``state``) made: remembered
+        in the cache, the game's end noted, and the result the caller is given."""
         if result.replayed:
             return self._stored_result(game_id, result)
         self._observer.appended(len(batch))
         after = Loaded(result.last_version, result.head_hash, state, loaded.seed)
-        self._states.appended(game_id, loaded.version, after)
+        self._states.appended(game_id, after)
         finished = state.phase == FINISHED
         if finished:
             self._seating.finished(game_id, result.last_version)
-        head = published_head(result.head_hash, state)
-        if not finished and 0 < self.max_game_events <= result.last_version:
+        elif 0 < self.max_game_events <= result.last_version:
             self._end_at_ceiling(game_id)
+        head = published_head(result.head_hash, state)
         return CommandResult(result.last_version, tuple(batch), False, finished, head)
 
     def _end_at_ceiling(self, game_id: str) -> None:
@@ -311,7 +350,7 @@ class Commands:
         """The original result of a retried request, if ``key`` already made one."""
         if key is None:
             return None
-        original = self._log.store.original_append(game_id, key, fingerprint)
+        original = self._log.original(game_id, key, fingerprint)
         if original is None:
             return None
         return self._stored_result(game_id, original)
@@ -343,6 +382,13 @@ def request_fingerprint(seat: str, command: dict[str, Any]) -> bytes:
     """What makes two requests the same for an idempotency key: the seat and the command,
     not the events (a retry decided again has new timestamps, so new bytes)."""
     return hashlib.sha256(canonical({"seat": seat, "command": command})).digest()
+
+
+def _sealed(
+    batch: Sequence[Envelope], game_id: str, loaded: Loaded, state: State
+) -> Sequence[Envelope]:
+    """A format-2 game's batch is sealed with its seed (``riskcore.audit.sealing``)."""
+    return seal(batch, loaded.seed, game_id) if state.record_format >= 2 else batch
 
 
 def _decide(

@@ -4,9 +4,9 @@ A process keeps the folded state of recent games (an LRU of ``size``). A
 load checks the game's head (one ``HMGET``) and, only when another process
 moved the game, reads the events after the cached version. A cold load is
 the newest snapshot plus at most ``snapshot_every`` events. After each
-append the new state is remembered, and the snapshot and replay checkpoint
-it made due are written (``GameLog.keep_snapshots``), so cold loads and
-looks back stay bounded too.
+append the new state is remembered; the append itself kept the snapshot and
+replay checkpoint it made due (``GameLog.append``), so cold loads and looks
+back stay bounded too.
 """
 
 from __future__ import annotations
@@ -60,10 +60,9 @@ class GameStates:
         cached = self._cache.get(game_id)
         return (cached, False) if cached is not None else (self.load(game_id), True)
 
-    def appended(self, game_id: str, old_version: int, loaded: Loaded) -> None:
-        """Remember the state an append of this process made, and keep the snapshots due."""
+    def appended(self, game_id: str, loaded: Loaded) -> None:
+        """Remember the state an append of this process made."""
         self._remember(game_id, loaded)
-        self._log.keep_snapshots(game_id, old_version, loaded.version, loaded.state)
 
     def at(self, game_id: str, version: int) -> State:
         """The game as it was after ``version`` events (1 = just created)."""
@@ -79,7 +78,7 @@ class GameStates:
 
     def _head(self, game_id: str) -> Head:
         try:
-            return self._log.store.head(game_id)
+            return self._log.head(game_id)
         except GameNotFound:
             self._lobby.get(game_id)  # raises GameNotFound when there is no lobby either
             raise GameNotStarted(game_id) from None
@@ -95,7 +94,7 @@ class GameStates:
     def _load_cold(self, game_id: str) -> Loaded:
         snapshot, events, head_hash = self._log.since_snapshot(game_id)
         state = fold(events, snapshot)  # from the start when there is no snapshot
-        seed = self._log.store.seed(game_id)
+        seed = self._log.seed(game_id)
         if seed is None:
             raise GameNotFound(game_id)
         return Loaded(state.version, head_hash, state, seed)

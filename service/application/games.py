@@ -6,7 +6,8 @@ person's. The class only wires the parts together and reads across them;
 each concern has a module of its own:
 
 * ``service.application.seating``: creating games, filling their seats, seat tokens;
-* ``service.application.commands``: load → decide → append → notify, with retries;
+* ``service.application.commands``: load → decide → append → notify, with retries
+  (``GameService.execute`` and ``run`` are its own methods: ``GameService.commands``);
 * ``service.application.game_states``: the per-process cache of folded games, and the
   state at any past version;
 * ``service.application.game_log``: the stored stream as envelopes and states (the one
@@ -24,12 +25,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import redis
-
 from riskcore.audit.record import SYSTEM
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
-from service.application.commands import MAX_GAME_EVENTS, Chooser, Commands, Opening
+from service.application.commands import MAX_GAME_EVENTS, Commands, Opening
+from service.application.errors import IdempotencyMismatch, VersionConflict
 from service.application.game_log import GameLog
 from service.application.game_states import GameStates
 from service.application.game_types import (
@@ -48,14 +48,13 @@ from service.application.game_types import (
 from service.application.lobby import FINISHED as DONE
 from service.application.lobby import FINISHED_SECONDS, OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 from service.application.seating import Seating, check_setup
-from service.store.errors import IdempotencyMismatch, VersionConflict
+from service.store.analyses import Analyses
+from service.store.clocks import Clocks
+from service.store.computed import Computed
+from service.store.connections import url_clients
 from service.store.event_store import EventStore
 from service.store.keys import KeySpace
 from service.store.values import Client
-
-# A run's events, at most (the store takes up to 1,000 in one append; a command
-# makes a few, so the run is cut well before that).
-MAX_RUN_EVENTS = 500
 
 __all__ = [
     "CommandResult",
@@ -95,13 +94,16 @@ class GameService:
         self.store = EventStore(client, self.keys, snapshot_every=snapshot_every)
         self.log = GameLog(self.store, EventStore(blocking_client or client, self.keys))
         self.lobby = Lobby(client, self.keys, finished_seconds)
+        self.analyses = Analyses(client, self.keys)
+        self.computed = Computed(client, self.keys)
+        self.clocks = Clocks(client, self.keys)
         self._seating = Seating(
             self.lobby, cache_games=cache_games, now_ms=self._now_ms, new_seed=new_seed
         )
         self._states = GameStates(
             self.log, self.lobby, size=cache_games, forget_seats=self._seating.forget
         )
-        self._commands = Commands(
+        self.commands = Commands(
             self.log,
             self._states,
             self._seating,
@@ -109,12 +111,15 @@ class GameService:
             now_ms=self._now_ms,
             max_game_events=max_game_events,
         )
+        # A game's commands go straight to ``Commands``: the one door by which its
+        # events grow, named here once (not repeated with its signatures).
+        self.execute = self.commands.execute
+        self.run = self.commands.run
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "risk", **options: Any) -> GameService:
         """A service on its own clients; long-polls get a client with a long timeout."""
-        client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
-        waits = redis.Redis.from_url(url, socket_timeout=60, socket_connect_timeout=5)
+        client, waits = url_clients(url)
         return cls(client, KeySpace(prefix), blocking_client=waits, **options)
 
     # -- lobby -----------------------------------------------------------------
@@ -143,7 +148,7 @@ class GameService:
         info, tokens = self._seating.open(
             seats, board, mode, rules, clock, tournament, seed, game_id
         )
-        return Created(self._commands.start_if_full(info, opening), tokens)
+        return Created(self.commands.start_if_full(info, opening), tokens)
 
     def check_setup(
         self, board: str, mode: str | None, rules: Mapping[str, Any] | None, players: int
@@ -164,7 +169,7 @@ class GameService:
         """Claim ``seat`` (or the first open one, of ``team`` if named) for a new human;
         the token is shown once."""
         claimed, token = self._seating.join(game_id, seat=seat, name=name, seed=seed, team=team)
-        info = self._commands.start_if_full(self.lobby.get(game_id))
+        info = self.commands.start_if_full(self.lobby.get(game_id))
         return Joined(info, claimed, token)
 
     def info(self, game_id: str) -> GameInfo:
@@ -175,7 +180,7 @@ class GameService:
         """The game's info and, once it has started, its newest state (one load)."""
         info = self._seating.seated(game_id)
         if info.version == 0:
-            info = self._commands.start_if_full(info)  # a join may have crashed before it
+            info = self.commands.start_if_full(info)  # a join may have crashed before it
             if info.version == 0:
                 return info, None
         loaded = self.load(game_id)
@@ -201,15 +206,8 @@ class GameService:
     def delete(self, game_id: str) -> None:
         """Operator action: remove the game, its records and its cache entries."""
         info = self.lobby.get(game_id)
-        self.store.delete_game(game_id)
+        self.log.delete(game_id)
         self.lobby.delete(info)
-        keys = self.keys  # what the workers and replays keep beside the game
-        self._client.delete(
-            keys.clock(game_id),
-            keys.replay_checkpoints(game_id),
-            keys.record_export(game_id),
-            keys.worker_claim(game_id),
-        )
         self._states.forget(game_id)
         self._seating.forget(game_id)
 
@@ -231,59 +229,10 @@ class GameService:
         server's own command, in the record like any other, so the record is kept
         and verifies. False if it had ended meanwhile."""
         try:
-            self._commands.execute(game_id, SYSTEM, {"type": "abandon"}, server_key="abandon")
+            self.commands.execute(game_id, SYSTEM, {"type": "abandon"}, server_key="abandon")
         except (RuleViolation, VersionConflict, IdempotencyMismatch):
             return False  # it ended, or moved, meanwhile: nothing to do now
         return True
-
-    def execute(
-        self,
-        game_id: str,
-        seat: str,
-        body: Any,
-        *,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-        server_key: str | None = None,
-        actor: str | None = None,
-        bot: dict[str, Any] | None = None,
-    ) -> CommandResult:
-        """Decide and append one command of ``seat``; the heart of the API and the bots.
-
-        ``expected_version`` is the If-Match: without it a lost race is
-        decided again on the newer state (up to 3 times) instead of refused.
-        ``idempotency_key`` is a client's (scoped by seat); ``server_key`` the
-        server's own, for bots and clocks, in a namespace no client reaches.
-        ``actor`` defaults to the seat ("system" for a clock's forfeit);
-        ``bot`` records which bot chose the command.
-        """
-        return self._commands.execute(
-            game_id,
-            seat,
-            body,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-            server_key=server_key,
-            actor=actor,
-            bot=bot,
-        )
-
-    def run(
-        self,
-        game_id: str,
-        loaded: Loaded,
-        choose: Chooser,
-        *,
-        max_commands: int,
-        max_events: int = MAX_RUN_EVENTS,
-    ) -> RunResult:
-        """The server's own commands (the bots'), decided one after another from
-        ``loaded`` and appended at once: one round trip for the lot. ``choose``
-        names each next command from the run's state and version, or None to stop
-        (``service.application.commands.Commands.run``)."""
-        return self._commands.run(
-            game_id, loaded, choose, max_commands=max_commands, max_events=max_events
-        )
 
     # -- reading -----------------------------------------------------------------
 
@@ -293,7 +242,7 @@ class GameService:
         A lobby's events are waited for like any others: they come when its
         last seat is filled. A finished game has nothing more to wait for.
         """
-        started = self.store.exists(game_id)
+        started = self.log.exists(game_id)
         if not started:
             self.lobby.get(game_id)  # GameNotFound unless it is a lobby
         batch = self.log.envelopes(game_id, since + 1, count=limit) if started else ()

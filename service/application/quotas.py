@@ -14,7 +14,7 @@ or abandoned:
   record like any other command (so the record is kept and verifies).
 
 The active games of a creator are a sorted set per creator in Redis
-(``KeySpace.game_quota``): game id → creation ms. A creation first adds a
+(``service.store.quotas.ActiveGames``): game id → creation ms. A creation first adds a
 ``pending:`` placeholder, then counts; over the limit, the placeholder goes
 again and the creation is refused, so concurrent creations can never pass
 the limit together. Counting prunes the set: what no longer counts is
@@ -40,6 +40,8 @@ from service.application.lobby import FINISHED, OPEN, RUNNING, Lobby
 from service.application.tournaments import RUNNING as TOURNAMENT_RUNNING
 from service.store.errors import GameNotFound
 from service.store.keys import KeySpace
+from service.store.quotas import ActiveGames
+from service.store.tournaments import TournamentRecords
 from service.store.values import Client
 
 __all__ = ["Creator", "GameQuota", "GameQuotaExceeded", "Ticket"]
@@ -84,8 +86,8 @@ class GameQuota:
         abandon: Callable[[str], object] = lambda game_id: None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._client = client
-        self._keys = keys
+        self._active_games = ActiveGames(client, keys)
+        self._tournaments = TournamentRecords(client, keys)
         self._lobby = lobby
         self._log = log
         self._open_ms = int(open_seconds * 1000)
@@ -100,10 +102,9 @@ class GameQuota:
         placeholders = tuple(f"{PENDING}{token}:{k}" for k in range(places))
         keys: list[str] = []
         for creator in counted:
-            key = self._keys.game_quota(creator.scope, creator.ident)
+            key = self._active_games.key(creator.scope, creator.ident)
             keys.append(key)
-            now = self._now_ms()
-            self._client.zadd(key, dict.fromkeys(placeholders, now))
+            self._active_games.add(key, placeholders, self._now_ms())
             if self._active(key) > creator.limit:
                 self.cancel(Ticket(tuple(keys), placeholders))
                 raise GameQuotaExceeded(creator.scope, creator.limit)
@@ -122,35 +123,29 @@ class GameQuota:
 
     def cancel(self, ticket: Ticket) -> None:
         for key in ticket.keys:
-            self._client.zrem(key, *ticket.placeholders)
+            self._active_games.remove(key, ticket.placeholders)
 
     def _replace(self, ticket: Ticket, members: dict[str, int]) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        for key in ticket.keys:
-            pipe.zrem(key, *ticket.placeholders)
-            pipe.zadd(key, members)
-        pipe.execute()
+        self._active_games.replace(ticket.keys, ticket.placeholders, members)
 
     def _active(self, key: str) -> int:
         """Members that still count, after removing those that do not."""
         now = self._now_ms()
-        members = [m.decode() for m in self._client.zrange(key, 0, -1)]
+        members = self._active_games.members(key)
         games = [m for m in members if not m.startswith(PENDING)]
         stale = [m for m in members if m.startswith(PENDING) and self._is_stale(key, m, now)]
         gone = stale + [g for g in games if not self._counts(g, now)]
-        if gone:
-            self._client.zrem(key, *gone)
+        self._active_games.remove(key, gone)
         return len(members) - len(gone)
 
     def _is_stale(self, key: str, member: str, now: int) -> bool:
-        score = self._client.zscore(key, member)
+        score = self._active_games.added_at(key, member)
         return score is None or now - score > PENDING_MS
 
     def _counts(self, game_id: str, now: int) -> bool:
         if game_id.startswith(TOURNAMENT):
             tournament_id = game_id.split(":")[1]
-            status = self._client.hget(self._keys.tournament(tournament_id).info, "status")
-            return status is not None and status.decode() == TOURNAMENT_RUNNING
+            return self._tournaments.status(tournament_id) == TOURNAMENT_RUNNING
         try:
             info = self._lobby.get(game_id)
         except GameNotFound:
@@ -163,7 +158,7 @@ class GameQuota:
             self._lobby.abandon(info)
             return False
         if info.status == RUNNING or info.version > 0:
-            head = self._log.store.version(game_id)  # the lobby's version is the start's
+            head = self._log.version(game_id)  # the lobby's version is the start's
             last = self._log.envelopes(game_id, head, count=1)
             moved = last[0].time_ms if last else info.created_ms
             if now - moved <= self._idle_ms:

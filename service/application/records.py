@@ -37,9 +37,7 @@ def record_text(service: GameService, game_id: str, viewer: str | None) -> str:
 
 def export(service: GameService, game_id: str) -> str:
     """The complete record of a finished game, built once and cached."""
-    key = service.keys.record_export(game_id)
-    client = service.store.client
-    cached = client.get(key)
+    cached = service.computed.export(game_id)
     if cached is not None:
         return zlib.decompress(cached).decode()
     loaded = service.load(game_id)
@@ -47,14 +45,12 @@ def export(service: GameService, game_id: str) -> str:
     reader = Reader(game_id, loaded.state.record_format, complete=True)
     text = "".join(line + "\n" for line in _lines(service, reader, loaded.seed.hex()))
     kept = service.lobby.finished_seconds  # as long as the game (retention); 0: for ever
-    client.set(key, zlib.compress(text.encode(), 6), ex=kept or None)
+    service.computed.keep_export(game_id, text, kept)
     return text
 
 
 def _lines(service: GameService, reader: Reader, seed: str | None) -> Iterator[str]:
-    stored = (
-        (e.version, e.hash, e.prev, e.payload) for e in service.store.iter_events(reader.game_id)
-    )
+    stored = ((e.version, e.hash, e.prev, e.payload) for e in service.log.stored(reader.game_id))
     lines = list(event_lines(stored, reader))
     header = header_for(
         lines[0]["payload"]["e"], redacted=not reader.complete, complete=reader.complete
@@ -85,18 +81,18 @@ def append_simulated(store: EventStore, result: GameResult, seed: bytes) -> str:
         )
         if record_format >= 2:
             wrapped = seal(wrapped, seed, game)
+        if state is None:
+            state = fold(events)
+        else:
+            for event in events:
+                apply(state, event)
         stored = log.append(
             game,
             head,
             wrapped,
             seed=seed if head.version == 0 else None,
             record_format=record_format,
+            state=state,
         )
-        if state is None:
-            state = fold(events)
-        else:
-            for event in events:
-                apply(state, event)
-        log.keep_snapshots(game, head.version, stored.last_version, state)
         head = Head(stored.last_version, stored.head_hash)
     return game

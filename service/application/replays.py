@@ -18,19 +18,17 @@ from riskcore.audit.record import decode_envelope
 from riskcore.engine.evolve import apply, fold
 from riskcore.engine.snapshot import SNAPSHOT_STAMP, decode_state, encode_state
 from riskcore.model.state import State
+from service.store.checkpoints import CHECKPOINT_SECONDS, Checkpoints
 from service.store.event_store import EventStore
-from service.store.values import Client
+
+__all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "crossed_checkpoint", "state_at"]
 
 CHECKPOINT_EVERY = 1000
-CHECKPOINT_SECONDS = 7 * 24 * 3600
-_STAMP_FIELD = "stamp"
 
 
-def state_at(
-    store: EventStore, client: Client, checkpoints_key: str, game_id: str, version: int
-) -> State:
+def state_at(store: EventStore, checkpoints: Checkpoints, game_id: str, version: int) -> State:
     """The state after ``version`` events (the caller checked 1 <= version <= head)."""
-    base = _nearest_checkpoint(client, checkpoints_key, version)
+    base = _nearest_checkpoint(checkpoints, game_id, version)
     start = base.version + 1 if base else 1
     state = base
     written: dict[str, bytes] = {}
@@ -43,7 +41,7 @@ def state_at(
         if stored.version % CHECKPOINT_EVERY == 0:
             written[str(stored.version)] = encode_state(state)
     if written:
-        _write(client, checkpoints_key, written)
+        checkpoints.write(game_id, SNAPSHOT_STAMP, written)
     assert state is not None and state.version == version
     return state
 
@@ -52,30 +50,9 @@ def crossed_checkpoint(old_version: int, new_version: int) -> bool:
     return new_version // CHECKPOINT_EVERY > old_version // CHECKPOINT_EVERY
 
 
-def save_checkpoint(client: Client, key: str, version: int, encoded: bytes) -> None:
-    """Called as a game is played (with the snapshot it already encoded), so even
-    the first look back at a long game folds at most ``CHECKPOINT_EVERY`` events."""
-    _write(client, key, {str(version): encoded})
-
-
-def _write(client: Client, key: str, checkpoints: dict[str, bytes]) -> None:
-    pipe = client.pipeline(transaction=False)
-    pipe.hset(key, mapping={_STAMP_FIELD: SNAPSHOT_STAMP, **checkpoints})
-    pipe.expire(key, CHECKPOINT_SECONDS)
-    pipe.execute()
-
-
-def _nearest_checkpoint(client: Client, key: str, version: int) -> State | None:
+def _nearest_checkpoint(checkpoints: Checkpoints, game_id: str, version: int) -> State | None:
     """The newest checkpoint at or below ``version`` with the current stamp, if any."""
     if version < CHECKPOINT_EVERY:
         return None
-    fields = {f.decode() for f in client.hkeys(key)}
-    stamp = client.hget(key, _STAMP_FIELD) if fields else None
-    if stamp is not None and stamp.decode() != SNAPSHOT_STAMP:
-        client.delete(key)  # written by other code: rebuild
-        return None
-    below = [int(f) for f in fields if f.isdigit() and int(f) <= version]
-    if not below:
-        return None
-    data = client.hget(key, str(max(below)))
-    return decode_state(data) if isinstance(data, bytes) else None
+    data = checkpoints.nearest(game_id, version, SNAPSHOT_STAMP)
+    return decode_state(data) if data is not None else None

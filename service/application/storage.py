@@ -15,14 +15,14 @@ append of every game. Three limits now bound what is stored:
   Redis uses ``create_memory_percent`` of its ``maxmemory``, so the games
   already running keep the room they need to finish.
 
-A creator's budget is a sorted set of creations by time (``KeySpace.stored``):
+A creator's budget is a sorted set of creations by time (``service.store.quotas.Creations``):
 what is older than the horizon no longer counts and is trimmed when the
 budget is next asked. A game finishes by then at the latest (an idle one is
 ended after ``idle_game_hours``), so a creation is counted at least as long
 as its game is stored, whatever happened to it.
 
-``render_metrics`` adds Redis's memory and its keys by kind to ``/metrics``
-(counted over a sample of at most ``SAMPLE_KEYS`` keys, scaled to the total).
+``render_metrics`` (``service.store.usage``) adds Redis's memory and its keys
+by kind to ``/metrics``.
 """
 
 from __future__ import annotations
@@ -30,17 +30,17 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from service.application.quotas import Creator
 from service.store.keys import KeySpace
+from service.store.quotas import Creations, memory
+from service.store.usage import key_kind, render_metrics
 from service.store.values import Client
 
 __all__ = ["StorageBudget", "StorageFull", "StorageQuotaExceeded", "key_kind", "render_metrics"]
 
-SAMPLE_KEYS = 2000
 MEMORY_CACHE_SECONDS = 1.0
 
 
@@ -75,7 +75,7 @@ class StorageBudget:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._client = client
-        self._keys = keys
+        self._creations = Creations(client, keys)
         self.horizon_ms = int(horizon_seconds * 1000)
         self.memory_percent = memory_percent
         self._clock = clock
@@ -94,13 +94,8 @@ class StorageBudget:
         members = tuple(f"{now}:{token}:{k}" for k in range(games))
         taken: list[str] = []
         for creator in (c for c in creators if c.limit > 0):
-            key = self._keys.stored(creator.scope, creator.ident)
-            pipe = self._client.pipeline(transaction=False)
-            pipe.zremrangebyscore(key, "-inf", now - self.horizon_ms)
-            pipe.zadd(key, dict.fromkeys(members, now))
-            pipe.pexpire(key, self.horizon_ms)
-            pipe.zcard(key)
-            count = pipe.execute()[-1]
+            key = self._creations.key(creator.scope, creator.ident)
+            count = self._creations.count_with(key, members, now, self.horizon_ms)
             taken.append(key)
             if count > creator.limit:
                 self.cancel(Reservation(tuple(taken), members))
@@ -110,7 +105,7 @@ class StorageBudget:
     def cancel(self, reservation: Reservation) -> None:
         """The creation failed: it does not count."""
         for key in reservation.keys:
-            self._client.zrem(key, *reservation.members)
+            self._creations.remove(key, reservation.members)
 
     def over_high_water(self) -> bool:
         """Whether Redis uses ``memory_percent`` of its ``maxmemory`` (read once a second)."""
@@ -120,70 +115,8 @@ class StorageBudget:
             read_at, over = self._memory
             if time.monotonic() - read_at < MEMORY_CACHE_SECONDS:
                 return over
-        used, limit = redis_memory(self._client)
+        used, limit = memory(self._client)
         over = limit > 0 and used >= limit * self.memory_percent / 100
         with self._lock:
             self._memory = (time.monotonic(), over)
         return over
-
-
-def redis_memory(client: Client) -> tuple[int, int]:
-    """(used_memory, maxmemory) in bytes, summed over a cluster's nodes."""
-    info: Any = client.info("memory")
-    nodes = info.values() if info and isinstance(next(iter(info.values())), dict) else [info]
-    used = sum(int(node.get("used_memory", 0)) for node in nodes)
-    limit = sum(int(node.get("maxmemory", 0)) for node in nodes)
-    return used, limit
-
-
-def key_kind(key: str, prefix: str) -> str | None:
-    """What a key of this deployment holds (``events``, ``meta``, ``info``, ``rl``,
-    ``quota``, ``tournament``, ...); None for another deployment's key."""
-    if not key.startswith(prefix + ":") and not key.startswith(prefix + "."):
-        return None
-    parts = key[len(prefix) + 1 :].split(":")
-    if key.startswith(prefix + "."):
-        return "rq"
-    if parts[0].startswith("{t:"):
-        return "tournament:" + parts[-1] if len(parts) > 1 else "tournament"
-    if parts[0].startswith("{p"):
-        if len(parts) >= 4 and parts[1] == "game":
-            return parts[3]  # events, meta, seed, snapshot, info, seats, idem, computed, ...
-        return parts[1] if len(parts) > 1 else "partition"
-    return parts[0]
-
-
-def render_metrics(client: Client, keys: KeySpace) -> bytes:
-    """Prometheus text: Redis's memory, its keys, and this deployment's keys by kind."""
-    used, limit = redis_memory(client)
-    total = int(client.dbsize())
-    sample: Counter[str] = Counter()
-    seen = 0
-    for raw in client.scan_iter(count=500):
-        seen += 1
-        key = raw.decode() if isinstance(raw, bytes) else str(raw)
-        kind = key_kind(key, keys.prefix)
-        if kind is not None:
-            sample[kind] += 1
-        if seen >= SAMPLE_KEYS:
-            break
-    scale = total / seen if seen else 0.0
-    lines = [
-        "# HELP risk_redis_used_memory_bytes Memory Redis uses (INFO used_memory).",
-        "# TYPE risk_redis_used_memory_bytes gauge",
-        f"risk_redis_used_memory_bytes {used}",
-        "# HELP risk_redis_maxmemory_bytes Redis's maxmemory (0: none set).",
-        "# TYPE risk_redis_maxmemory_bytes gauge",
-        f"risk_redis_maxmemory_bytes {limit}",
-        "# HELP risk_redis_keys Keys in the store's database (DBSIZE).",
-        "# TYPE risk_redis_keys gauge",
-        f"risk_redis_keys {total}",
-        "# HELP risk_redis_keys_by_kind This deployment's keys by kind, from a sample of "
-        f"at most {SAMPLE_KEYS} keys scaled to the total.",
-        "# TYPE risk_redis_keys_by_kind gauge",
-        *(
-            f'risk_redis_keys_by_kind{{kind="{k}"}} {round(n * scale)}'
-            for k, n in sorted(sample.items())
-        ),
-    ]
-    return ("\n".join(lines) + "\n").encode()

@@ -58,14 +58,14 @@ from service.application import auth
 from service.application.games import GameService, SeatPlan
 from service.application.ratings import table
 from service.store.errors import GameNotFound
-from service.store.keys import KeySpace, TournamentKeys
+from service.store.keys import KeySpace
+from service.store.tournaments import StoredTournament, TournamentRecords
 from service.store.values import Client
 
 __all__ = ["Created", "TournamentError", "TournamentNotFound", "Tournaments"]
 
 RUNNING, DONE = "running", "finished"
 LOCK_SECONDS = 60
-FEED_LENGTH = 10_000
 
 
 class TournamentNotFound(Exception):
@@ -160,8 +160,7 @@ class Tournaments:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
     ) -> None:
         self.games = games
-        self._client = client
-        self._blocking = blocking_client or client
+        self.records = TournamentRecords(client, keys, blocking_client)
         self.keys = keys
         self._clock = clock
         self._new_seed = new_seed
@@ -219,20 +218,8 @@ class Tournaments:
         )
         tokens = {e.id: auth.new_token() for e in entrants if e.kind == "http"}
         hashes = {entrant: auth.hash_token(token) for entrant, token in tokens.items()}
-        keys = self.keys.tournament(tournament_id)
-        pipe = self._client.pipeline(transaction=True)
-        pipe.hset(
-            keys.info,
-            mapping={
-                "spec": spec.to_json(),
-                "status": RUNNING,
-                "seed": seed,
-                "tokens": json.dumps(hashes, sort_keys=True),
-            },
-        )
-        pipe.zadd(self.keys.tournaments(), {tournament_id: spec.created_ms})
-        pipe.sadd(self.keys.running_tournaments(), tournament_id)
-        pipe.execute()
+        tokens_json = json.dumps(hashes, sort_keys=True)
+        self.records.create(tournament_id, spec.to_json(), seed, tokens_json, spec.created_ms)
         self.advance(tournament_id)
         return Created(self.document(tournament_id), tokens)
 
@@ -241,25 +228,25 @@ class Tournaments:
     def advance(self, tournament_id: str) -> str:
         """Record finished games, start the next ones, finish the tournament after its
         last game; safe to run any number of times, at once or not."""
-        keys = self.keys.tournament(tournament_id)
-        lock = self._client.lock(keys.lock, timeout=LOCK_SECONDS, blocking_timeout=LOCK_SECONDS)
-        with lock:
-            return self._advance(tournament_id, keys)
+        with self.records.lock(tournament_id, LOCK_SECONDS):
+            return self._advance(tournament_id)
 
-    def _advance(self, tournament_id: str, keys: TournamentKeys) -> str:
-        spec, status, hashes = self._spec(tournament_id)
-        if status == DONE:
-            self._client.srem(self.keys.running_tournaments(), tournament_id)
+    def _advance(self, tournament_id: str) -> str:
+        stored = self.records.read(tournament_id)
+        if stored is None:
+            raise TournamentNotFound(tournament_id)
+        spec, hashes = _spec(stored)
+        if stored.status == DONE:
+            self.records.mark_running(tournament_id, False)
             return "finished"
-        self._client.sadd(self.keys.running_tournaments(), tournament_id)  # (older ones too)
-        started = _decoded(self._client.hgetall(keys.games))
-        results = _decoded(self._client.hgetall(keys.results))
+        self.records.mark_running(tournament_id)  # (older ones too)
+        started, results = stored.games, stored.results
         changed = False
         for index, game_id in sorted(started.items(), key=lambda item: int(item[0])):
             if index not in results:
                 outcome = self._outcome(spec.fixtures[int(index)], game_id)
                 if outcome is not None:
-                    self._client.hset(keys.results, index, json.dumps(outcome.to_dict()))
+                    self.records.record_result(tournament_id, index, json.dumps(outcome.to_dict()))
                     results[index] = ""
                     changed = True
         running = len(started) - len(results)
@@ -267,7 +254,7 @@ class Tournaments:
             if running >= spec.parallel:
                 break
             game_id = self._start(tournament_id, spec, hashes, spec.fixtures[index])
-            self._client.hset(keys.games, str(index), game_id)
+            self.records.record_game(tournament_id, str(index), game_id)
             started[str(index)] = game_id
             running += 1
             changed = True
@@ -276,27 +263,17 @@ class Tournaments:
             # The feed's entry first, then the status: a stream that reads "finished"
             # has the entry of the final standings to send before its end.
             entry = {"games_started": len(started), "games_finished": len(results)}
-            self._client.xadd(keys.feed, entry, maxlen=FEED_LENGTH, approximate=True)
+            self.records.note(tournament_id, entry)
         if finished:
-            self._client.hset(keys.info, "status", DONE)
-            self._client.srem(self.keys.running_tournaments(), tournament_id)
-            self._retain(keys)
+            # Kept as long as its games (retention, ``service.application.storage``);
+            # the listing then forgets it.
+            self.records.finish(tournament_id, self.games.lobby.finished_seconds)
             return "finished"
         return RUNNING
 
-    def _retain(self, keys: TournamentKeys) -> None:
-        """A finished tournament is kept as long as its games (retention,
-        ``service.application.storage``); the listing then forgets it."""
-        seconds = self.games.lobby.finished_seconds
-        if seconds > 0:
-            pipe = self._client.pipeline(transaction=False)
-            for key in (keys.info, keys.games, keys.results, keys.feed):
-                pipe.expire(key, seconds)
-            pipe.execute()
-
     def forget(self, tournament_id: str) -> None:
         """Out of the listing: its keys expired."""
-        self._client.zrem(self.keys.tournaments(), tournament_id)
+        self.records.forget(tournament_id)
 
     def _outcome(self, fixture: Fixture, game_id: str) -> Outcome | None:
         """The finished game's outcome; None while it runs. A game an operator deleted
@@ -337,19 +314,12 @@ class Tournaments:
 
     def document(self, tournament_id: str) -> dict[str, Any]:
         """The tournament as served: entrants, every game with its state, the table."""
-        keys = self.keys.tournament(tournament_id)
-        pipe = self._client.pipeline(transaction=False)
-        pipe.hgetall(keys.info)
-        pipe.hgetall(keys.games)
-        pipe.hgetall(keys.results)
-        info, started, results = pipe.execute()
-        if not info:
+        stored = self.records.read(tournament_id)
+        if stored is None:
             raise TournamentNotFound(tournament_id)
-        seed = info[b"seed"]
-        spec = Spec.from_json(info[b"spec"], seed)
-        status = info[b"status"].decode()
-        games = _decoded(started)
-        outcomes = {int(k): Outcome.from_dict(json.loads(v)) for k, v in _decoded(results).items()}
+        seed, status, games = stored.seed, stored.status, stored.games
+        spec = Spec.from_json(stored.spec, seed)
+        outcomes = {int(k): Outcome.from_dict(json.loads(v)) for k, v in stored.results.items()}
         listed = []
         for fixture in spec.fixtures:
             outcome = outcomes.get(fixture.index)
@@ -390,41 +360,32 @@ class Tournaments:
 
     def status(self, tournament_id: str) -> str | None:
         """``running`` or ``finished`` (None: no such tournament), in one read."""
-        found = self._client.hget(self.keys.tournament(tournament_id).info, "status")
-        return found.decode() if isinstance(found, bytes) else found
+        return self.records.status(tournament_id)
 
     def list_ids(self, limit: int) -> list[str]:
-        found = self._client.zrevrange(self.keys.tournaments(), 0, limit - 1)
-        return [raw.decode() for raw in found]
+        return self.records.newest_ids(limit)
 
     def entrant_for_token(self, tournament_id: str, token: str) -> str | None:
         """The HTTP entrant ``token`` belongs to, if any."""
-        _, _, hashes = self._spec(tournament_id)
+        stored = self.records.read(tournament_id, games=False)
+        if stored is None:
+            raise TournamentNotFound(tournament_id)
+        hashes = _spec(stored)[1]
         return auth.match_seat(token, list(hashes.items()))
 
     def feed_after(self, tournament_id: str, last: str, wait_ms: int) -> str | None:
         """The newest feed entry id after ``last`` ("0" for any), waiting up to
         ``wait_ms``; None if nothing changed."""
-        keys = self.keys.tournament(tournament_id)
-        found = self._blocking.xread({keys.feed: last}, block=max(1, wait_ms))
-        if not found:
-            return None
-        entries = found[0][1]
-        newest: bytes = entries[-1][0]
-        return newest.decode()
+        return self.records.feed_after(tournament_id, last, wait_ms)
 
     def feed_head(self, tournament_id: str) -> str:
         """The id of the feed's newest entry, "0" if it has none."""
-        found = self._client.xrevrange(self.keys.tournament(tournament_id).feed, count=1)
-        return found[0][0].decode() if found else "0"
+        return self.records.feed_head(tournament_id)
 
-    def _spec(self, tournament_id: str) -> tuple[Spec, str, dict[str, str]]:
-        keys = self.keys.tournament(tournament_id)
-        info = self._client.hgetall(keys.info)
-        if not info:
-            raise TournamentNotFound(tournament_id)
-        spec = Spec.from_json(info[b"spec"], info[b"seed"])
-        return spec, info[b"status"].decode(), json.loads(info[b"tokens"])
+
+def _spec(stored: StoredTournament) -> tuple[Spec, dict[str, str]]:
+    """The stored tournament's spec and its HTTP entrants' token hashes."""
+    return Spec.from_json(stored.spec, stored.seed), json.loads(stored.token_hashes)
 
 
 def fixture_game_id(tournament_id: str, index: int) -> str:
@@ -446,10 +407,6 @@ def _seat(entrant: Entrant, hashes: Mapping[str, str]) -> SeatPlan:
 
 def _pairings(fixtures: Sequence[Fixture]) -> int:
     return len({f.pairing for f in fixtures})
-
-
-def _decoded(raw: Mapping[bytes, bytes]) -> dict[str, str]:
-    return {k.decode(): v.decode() for k, v in raw.items()}
 
 
 def _iso(ms: int) -> str:

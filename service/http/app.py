@@ -27,13 +27,10 @@ import time
 from collections.abc import Callable
 
 from flask import Flask, Response, g, request
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import logs
 from service.application.auth import hash_token
-from service.application.computed import Computed
 from service.application.games import GameService
 from service.application.offload import Offload
 from service.application.quotas import GameQuota
@@ -49,8 +46,9 @@ from service.http.ratelimit import Check, RateLimiter
 from service.http.request_cost import Progress
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
-from service.store.connections import queue_client, store_client
+from service.store.connections import queue_client, quick_retry, store_client
 from service.store.keys import KeySpace
+from service.store.queues import JobQueues
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -103,7 +101,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         socket_timeout=5,
         socket_connect_timeout=2,
         health_check_interval=30,
-        retry=_retry(),
+        retry=quick_retry(),
     )
     blocking = store_client(
         settings,
@@ -111,7 +109,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         socket_timeout=max(settings.max_wait_seconds, settings.sse_keepalive_seconds) + 10,
         socket_connect_timeout=2,
         health_check_interval=30,
-        retry=_retry(),
+        retry=quick_retry(),
     )
     queues = queue_client(settings, socket_timeout=5, socket_connect_timeout=2)
     keys = KeySpace(settings.key_prefix)
@@ -141,7 +139,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     )
     tournaments = Tournaments(games, client, keys, blocking_client=blocking)
     offload = Offload(settings, max_waiting=settings.offload_waiting)
-    computed = Computed(client, keys)
+    computed = games.computed
     storage = StorageBudget(
         client,
         keys,
@@ -162,14 +160,8 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         offload,
         computed,
         storage,
+        JobQueues(queues, keys),
     )
-
-
-def _retry() -> Retry:
-    """Reconnect a dropped connection at once (the store relies on it), but give up
-    within ~0.1 s: a request then answers 503 with Retry-After instead of hanging
-    for the client library's default ~3 s while Redis is down."""
-    return Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.05), 3)
 
 
 def _random_seed() -> bytes:

@@ -37,7 +37,6 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
-import redis
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
@@ -59,6 +58,7 @@ from service.application.errors import (
     VersionNotFound,
 )
 from service.store.errors import (
+    REDIS_FULL,
     REDIS_OUTAGES,
     GameNotFound,
     IdempotencyMismatch,
@@ -215,9 +215,9 @@ def _from_unavailable(error: StoreUnavailable) -> Response:
     return problem_response(503, error.code, detail, {"Retry-After": "1"})
 
 
-def _from_redis(error: redis.RedisError) -> Response:
-    """Redis failures outside the event store (lobby records, seats) read the same way."""
-    full = isinstance(error, redis.exceptions.OutOfMemoryError)
+def _from_redis(error: Exception) -> Response:
+    """A Redis failure that no door translated (it should not happen) reads the same way."""
+    full = isinstance(error, REDIS_FULL)
     wrapped = StoreFull(str(error)) if full else StoreUnavailable(str(error))
     return _from_unavailable(wrapped)
 
@@ -240,6 +240,6 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(VersionConflict, _from_conflict)
     app.register_error_handler(IdempotencyMismatch, _from_idempotency)
     app.register_error_handler(StoreUnavailable, _from_unavailable)
-    for failure in (*REDIS_OUTAGES, redis.exceptions.OutOfMemoryError):
+    for failure in (*REDIS_OUTAGES, REDIS_FULL):
         app.register_error_handler(failure, _from_redis)
     app.register_error_handler(Exception, _from_bug)

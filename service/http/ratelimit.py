@@ -36,10 +36,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import redis
-
 from service.settings import RateLimit
+from service.store.errors import StoreFull, StoreUnavailable
 from service.store.keys import KeySpace
+from service.store.rate_limits import RateCounters
 from service.store.values import Client
 
 __all__ = ["Check", "Quota", "RateLimiter"]
@@ -79,8 +79,7 @@ class RateLimiter:
     def __init__(
         self, client: Client, keys: KeySpace, clock: Callable[[], float] = time.time
     ) -> None:
-        self._client = client
-        self._keys = keys
+        self._counters = RateCounters(client, keys)
         self._clock = clock
         self._counts: dict[str, _Count] = {}
         self._lock = threading.Lock()
@@ -92,7 +91,7 @@ class RateLimiter:
             if not check.limit.enabled:
                 continue
             window = int(now // check.limit.window)
-            key = self._keys.rate_limit(check.scope, check.ident, window)
+            key = self._counters.key(check.scope, check.ident, window)
             total = self._count(key, check, cost)
             if total > check.limit.limit:
                 reset = (window + 1) * check.limit.window
@@ -123,7 +122,7 @@ class RateLimiter:
             if not limit.enabled:
                 continue
             window = int(now // limit.window)
-            key = self._keys.rate_limit(check.scope, check.ident, window)
+            key = self._counters.key(check.scope, check.ident, window)
             with self._lock:
                 count = self._counts.get(key)
                 used = count.known + count.pending if count else 0
@@ -150,15 +149,13 @@ class RateLimiter:
             return count.known + count.pending
 
     def _flush(self, key: str, pending: int, window: int) -> int:
-        pipe = self._client.pipeline(transaction=False)
-        pipe.incrby(key, pending)
-        pipe.expire(key, window + 1, nx=True)
         try:
-            total, _ = pipe.execute()
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+            return self._counters.add(key, pending, window)
+        except StoreFull:  # refused whole: a 503, as a full Redis is everywhere
+            raise
+        except StoreUnavailable as error:
             log.warning("rate limiter skipped, Redis unavailable: %s", error)
             return 0
-        return int(total)
 
     def _forget_old(self) -> None:
         """Bound memory: past many clients, keep only counts not yet added to Redis.

@@ -4,7 +4,7 @@ Waiting clients are cheap on an asynchronous worker (``riskcli.http_workers``)
 but not free: each holds a socket, a Redis connection while it waits, and
 a little memory. So one address may hold at most ``limit`` of them at once,
 on every process and node together: each open wait is a member of a sorted
-set per address in Redis (``KeySpace.stream_slots``) whose score is when its
+set per address in Redis (``service.store.stream_slots``) whose score is when its
 lease runs out. A stream renews its lease at every keep-alive and gives it
 back when it ends; a process that dies leaves leases that simply run out.
 Taking a slot is one pipelined round trip (drop expired leases, add ours,
@@ -22,9 +22,9 @@ import secrets
 import time
 from collections.abc import Callable
 
-import redis
-
+from service.store.errors import StoreFull, StoreUnavailable
 from service.store.keys import KeySpace
+from service.store.stream_slots import StreamLeases
 from service.store.values import Client
 
 __all__ = ["StreamSlot", "StreamSlots", "TooManyStreams"]
@@ -44,26 +44,25 @@ class StreamSlot:
     """One held slot: ``renew`` at each keep-alive, ``release`` when done (idempotent)."""
 
     def __init__(
-        self, client: Client | None, key: str, member: str, lease_ms: int, key_ms: int
+        self, leases: StreamLeases | None, key: str, member: str, lease_ms: int, key_ms: int
     ) -> None:
-        self._client = client
+        self._leases = leases
         self._key = key
         self._member = member
         self._lease_ms = lease_ms
         self._key_ms = key_ms
 
     def renew(self, now_ms: int) -> None:
-        if self._client is None:
+        leases = self._leases
+        if leases is None:
             return
-        pipe = self._client.pipeline(transaction=False)
-        pipe.zadd(self._key, {self._member: now_ms + self._lease_ms}, xx=True)
-        pipe.pexpire(self._key, self._key_ms)
-        _quietly(pipe.execute)
+        until = now_ms + self._lease_ms
+        _quietly(lambda: leases.renew(self._key, self._member, until, self._key_ms))
 
     def release(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            _quietly(lambda: client.zrem(self._key, self._member))
+        leases, self._leases = self._leases, None
+        if leases is not None:
+            _quietly(lambda: leases.release(self._key, self._member))
 
 
 _UNCOUNTED = StreamSlot(None, "", "", 0, 0)  # the cap is off, or Redis did not answer
@@ -80,8 +79,7 @@ class StreamSlots:
     ) -> None:
         """``limit`` 0 turns the cap off; no lease is longer than ``longest_lease`` s
         (the set itself expires that long after its last use)."""
-        self._client = client
-        self._keys = keys
+        self._leases = StreamLeases(client, keys)
         self.limit = limit
         self._key_ms = max(1000, int(longest_lease * 1000))
         self._clock = clock
@@ -90,21 +88,18 @@ class StreamSlots:
         """A slot for ``address`` held for ``lease_seconds`` unless renewed; TooManyStreams."""
         if not self.limit:
             return _UNCOUNTED
-        key = self._keys.stream_slots(address)
+        key = self._leases.key(address)
         member = secrets.token_hex(8)
         now = int(self._clock() * 1000)
         lease = min(self._key_ms, max(1000, int(lease_seconds * 1000)))
-        pipe = self._client.pipeline(transaction=False)
-        pipe.zremrangebyscore(key, "-inf", now)
-        pipe.zadd(key, {member: now + lease})
-        pipe.zcard(key)
-        pipe.pexpire(key, self._key_ms)
         try:
-            held = pipe.execute()[2]
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+            held = self._leases.take(key, member, now, now + lease, self._key_ms)
+        except StoreFull:  # refused whole: a 503, as a full Redis is everywhere
+            raise
+        except StoreUnavailable as error:
             log.warning("stream cap skipped, Redis unavailable: %s", error)
             return _UNCOUNTED
-        slot = StreamSlot(self._client, key, member, lease, self._key_ms)
+        slot = StreamSlot(self._leases, key, member, lease, self._key_ms)
         if held > self.limit:
             slot.release()
             raise TooManyStreams(self.limit)
@@ -117,5 +112,7 @@ class StreamSlots:
 def _quietly(call: Callable[[], object]) -> None:
     try:
         call()
-    except (redis.ConnectionError, redis.TimeoutError) as error:
+    except StoreFull:  # refused whole: a 503, as a full Redis is everywhere
+        raise
+    except StoreUnavailable as error:
         log.warning("stream cap not updated, Redis unavailable: %s", error)

@@ -25,9 +25,14 @@ carries is always safe and returns the original result if it did.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 from redis import exceptions as _redis
 
 __all__ = [
+    "REDIS_FULL",
     "REDIS_OUTAGES",
     "AppendOutcomeUnknown",
     "AppendRejected",
@@ -41,7 +46,14 @@ __all__ = [
     "StoreFull",
     "StoreUnavailable",
     "VersionConflict",
+    "door",
+    "gauges",
+    "translated",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
 
 
 class StoreError(Exception):
@@ -164,3 +176,48 @@ REDIS_OUTAGES: tuple[type[Exception], ...] = (
     _redis.ReadOnlyError,
     _redis.RedisClusterException,
 )
+# What a Redis at maxmemory with ``noeviction`` raises: the write was refused whole.
+REDIS_FULL: type[Exception] = _redis.OutOfMemoryError
+
+
+def translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Turn the client's connection failures into the store's own errors: what the
+    layers above catch is ``StoreUnavailable`` (or ``StoreFull``), never a Redis class."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except REDIS_OUTAGES as error:
+            raise StoreUnavailable(f"Redis unavailable: {error}") from error
+        except _redis.OutOfMemoryError as error:
+            raise StoreFull(f"Redis refused the write: {error}") from error
+
+    return wrapper
+
+
+def door(cls: type[T]) -> type[T]:
+    """``translated`` on every public method of a store class: the door of one stored thing.
+
+    A generator's failures surface when it is iterated, past the wrapper; such
+    methods translate inside themselves where it matters.
+    """
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and callable(member) and not isinstance(member, type):
+            setattr(cls, name, translated(member))
+    return cls
+
+
+def gauges(read: Callable[P, R]) -> Callable[P, R]:
+    """For figures read at scrape time (``/metrics``, ``/readyz``): any Redis error,
+    not only an outage, comes out as ``StoreUnavailable``, so the caller shows the
+    rest without these figures instead of failing the scrape."""
+
+    @functools.wraps(read)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return read(*args, **kwargs)
+        except _redis.RedisError as error:
+            raise StoreUnavailable(f"Redis unavailable: {error}") from error
+
+    return wrapper

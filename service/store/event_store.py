@@ -35,9 +35,8 @@ their timeout, so the client's ``socket_timeout`` must be longer.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from redis.cluster import RedisCluster
 from redis.exceptions import OutOfMemoryError
@@ -52,8 +51,8 @@ from service.store.errors import (
     InvalidArgument,
     MalformedAppend,
     StoreFull,
-    StoreUnavailable,
     VersionConflict,
+    translated,
 )
 from service.store.idempotency import PRIVATE_KEY, batch_fingerprint, private_key, read_record
 from service.store.keys import GameKeys, KeySpace
@@ -72,8 +71,6 @@ from service.store.values import (
 __all__ = ["MAX_BATCH", "EventStore"]
 
 S = TypeVar("S")
-P = ParamSpec("P")
-R = TypeVar("R")
 
 # Events one append takes at most: one command's batch goes whole, and a blitz, the
 # longest command, fights at most the rule option ``blitz_battles`` (≤ 5,000) battles,
@@ -84,21 +81,6 @@ MAX_BATCH = 10_000
 MAX_SEED = 1024
 MAX_KIND = 256
 MAX_FINGERPRINT = 64
-
-
-def _translated(method: Callable[P, R]) -> Callable[P, R]:
-    """Turn the client's connection failures into the store's typed errors."""
-
-    @functools.wraps(method)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except REDIS_OUTAGES as error:
-            raise StoreUnavailable(f"Redis unavailable: {error}") from error
-        except OutOfMemoryError as error:
-            raise StoreFull(f"Redis refused the write: {error}") from error
-
-    return wrapper
 
 
 class EventStore:
@@ -239,7 +221,7 @@ class EventStore:
         if type(kind) is not str or len(kind.encode()) > MAX_KIND:
             raise MalformedAppend(f"kind must be a str of at most {MAX_KIND} bytes: {kind!r:.60}")
 
-    @_translated
+    @translated
     def original_append(
         self, game_id: str, idempotency_key: str, fingerprint: bytes
     ) -> AppendResult | None:
@@ -295,7 +277,7 @@ class EventStore:
 
     # -- reading -------------------------------------------------------------
 
-    @_translated
+    @translated
     def read(
         self, game_id: str, start: int = 1, stop: int | None = None, count: int | None = None
     ) -> list[StoredEvent]:
@@ -330,12 +312,12 @@ class EventStore:
             return GENESIS, []
         return _decode(entries, start)
 
-    @_translated
+    @translated
     def version(self, game_id: str) -> int:
         """Number of events stored for ``game_id``."""
         return self.head(game_id).version
 
-    @_translated
+    @translated
     def head(self, game_id: str) -> Head:
         """Version and head hash, read together so they always match."""
         keys = self.keys.game(game_id)
@@ -344,12 +326,12 @@ class EventStore:
             raise GameNotFound(game_id)
         return Head(int(version), cast(bytes, head))
 
-    @_translated
+    @translated
     def exists(self, game_id: str) -> bool:
         """Whether any event of ``game_id`` is stored."""
         return bool(self._client.exists(self.keys.game(game_id).meta))
 
-    @_translated
+    @translated
     def wait(
         self, game_id: str, after_version: int, timeout_seconds: float, count: int | None = None
     ) -> list[StoredEvent]:
@@ -368,7 +350,7 @@ class EventStore:
             return []
         return self._read(keys, game_id, after_version + 1, None, count)[1]
 
-    @_translated
+    @translated
     def seed(self, game_id: str) -> bytes | None:
         """The secret server seed: for the server only, never part of a stream read."""
         keys = self.keys.game(game_id)
@@ -377,7 +359,7 @@ class EventStore:
             self._require(keys, game_id)
         return seed
 
-    @_translated
+    @translated
     def list_games(self) -> list[str]:
         """Every stored game id, oldest first (by creation time, then id)."""
         pipe = self._client.pipeline(transaction=False)
@@ -386,14 +368,14 @@ class EventStore:
         found = [(score, gid) for rows in pipe.execute() for gid, score in rows]
         return [gid.decode() for _, gid in sorted(found)]
 
-    @_translated
+    @translated
     def delete_game(self, game_id: str) -> bool:
         """Operator action: remove a game and everything about it. True if it existed."""
         keys = self.keys.game(game_id)
         script_keys = [keys.events, keys.meta, keys.seed, keys.snapshot, keys.games]
         return bool(self._delete(keys=script_keys, args=[game_id]))
 
-    @_translated
+    @translated
     def notifications(
         self, partition: int, after: str = "0-0", count: int | None = None
     ) -> list[Notification]:
@@ -415,7 +397,7 @@ class EventStore:
         of ``snapshot_every`` (batches can jump over the exact multiple)."""
         return new_version // self.snapshot_every > old_version // self.snapshot_every
 
-    @_translated
+    @translated
     def save_snapshot(self, game_id: str, version: int, data: bytes, stamp: str) -> bool:
         """Store ``data`` as the state after ``version`` unless a newer one with the
         same stamp is stored. True if written. Snapshots are a cache: losing one
@@ -432,7 +414,7 @@ class EventStore:
             raise InvalidArgument(f"game {game_id!r} has no version {version} to snapshot yet")
         return bool(outcome == 1)
 
-    @_translated
+    @translated
     def load_snapshot(self, game_id: str, stamp: str) -> Snapshot | None:
         """The stored snapshot, or None if there is none or it has another stamp."""
         keys = self.keys.game(game_id)
@@ -441,7 +423,7 @@ class EventStore:
             return None
         return Snapshot(int(version), cast(bytes, data))
 
-    @_translated
+    @translated
     def events_after_snapshot(self, game_id: str, stamp: str, page: int = 1000) -> Tail:
         """The newest valid snapshot and every event after it (all events if none)."""
         keys = self.keys.game(game_id)

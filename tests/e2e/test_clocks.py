@@ -43,7 +43,7 @@ def timeouts(service: GameService, game: str) -> int:
 
 def timed_out_and_waiting(service: GameService, game: str) -> bool:
     state = service.load(game).state
-    running = deadline(service.store.client, service.keys, game, state)
+    running = deadline(service.clocks, game, state)
     return timeouts(service, game) >= 1 and running is not None and running["seat"] == "p1"
 
 

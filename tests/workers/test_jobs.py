@@ -293,7 +293,7 @@ def test_the_deadline_is_in_the_view_while_it_runs(
         game = service.create(seats=seats, clock={"turn_seconds": 45, "on_timeout": "bot"})
         drive(redis, keys, relay)
         state = service.load(game.info.game_id).state
-        shown = deadline(redis, keys, game.info.game_id, state)
+        shown = deadline(service.clocks, game.info.game_id, state)
         assert shown == {"seat": "p1", "at": "2026-11-29T12:00:45.000+00:00"}
         assert view(state, "p1")["current"] == "p1"
     app = create_app(Settings(redis_url=redis_url, key_prefix=keys.prefix))

@@ -12,15 +12,12 @@ cards away.
 
 from __future__ import annotations
 
-import contextlib
-
 from flask import Blueprint, Response
 from marshmallow import Schema, fields, validate
-from rq.exceptions import DuplicateJobError
 
 from riskcore.analysis import DEFAULT_DEPTH, MAX_DEPTH
 from riskcore.model.state import FINISHED
-from service.application.analysis import ANALYSIS_JOB, Analyses, cost_of
+from service.application.analysis import Analyses, cost_of
 from service.application.forks import ForkRefused, fork
 from service.application.game_types import SeatPlan
 from service.application.quotas import GameQuotaExceeded
@@ -29,7 +26,6 @@ from service.http.api.lobby import game_creators, summary
 from service.http.problems import ApiProblem
 from service.http.ratelimit import Check
 from service.http.schemas import SeatRequest, WholeNumber
-from workers.queues import EXPORTS_QUEUE, escaped_game_id, queue
 
 bp = Blueprint("analysis", __name__, url_prefix="/v1/games")
 
@@ -62,7 +58,7 @@ def start_analysis(game: str) -> Response:
     if found is None or found["status"] == "failed":
         _charge(depth)
         kept.queued(gid, depth, head)
-        _enqueue(gid, depth, head)
+        services().jobs.analyse(gid, depth, head)
         found = kept.read(gid, depth, head)
     assert found is not None
     return reply(found, 200 if found["status"] == "done" else 202)
@@ -128,8 +124,7 @@ def _finished_head(gid: str, what: str) -> str:
 
 
 def _analyses() -> Analyses:
-    risk = services()
-    return Analyses(risk.redis, risk.games.keys)
+    return games().analyses
 
 
 def _charge(depth: int) -> None:
@@ -141,18 +136,3 @@ def _charge(depth: int) -> None:
         retry_after = str(over[1])
         detail = f"too many analyses or other costly requests; retry after {retry_after} s"
         raise ApiProblem(429, "costly_rate_limited", detail, headers={"Retry-After": retry_after})
-
-
-def _enqueue(gid: str, depth: int, head: str) -> None:
-    risk = services()
-    with contextlib.suppress(DuplicateJobError):
-        queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE).enqueue(
-            ANALYSIS_JOB,
-            gid,
-            depth,
-            head,
-            job_id=f"analysis-{escaped_game_id(gid)}-{depth}-{head[:16]}",
-            unique=True,
-            result_ttl=60,
-            job_timeout=1800,
-        )

@@ -13,11 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError
-from redis import Redis
 
 from riskcore.audit.record import Envelope
 from riskcore.protocol.codec import event_to_dict
@@ -39,6 +38,10 @@ from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.errors import GameNotFound, InvalidName
 from service.store.keys import check_game_id
+from service.store.queues import JobQueues
+
+if TYPE_CHECKING:
+    from redis import Redis
 from service.store.values import Client
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
@@ -65,6 +68,7 @@ class Services:
     offload: Offload  # the helper process for what costs CPU (service.application.offload)
     computed: Computed  # summaries and records kept at a game's version
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
+    jobs: JobQueues  # the jobs the service enqueues itself (service.store.queues)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

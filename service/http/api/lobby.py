@@ -136,7 +136,7 @@ def get_game(game: str) -> Response:
     document["status"] = "finished" if loaded.state.phase == FINISHED else "running"
     game_document(document, games().seat_info(gid))
     if info.clock:
-        document["deadline"] = deadline(services().redis, games().keys, gid, loaded.state)
+        document["deadline"] = deadline(games().clocks, gid, loaded.state)
     return reply(document, version=loaded.version)
 
 

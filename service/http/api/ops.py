@@ -7,14 +7,14 @@ from importlib import resources
 
 import yaml  # type: ignore[import-untyped]
 from flask import Blueprint, Response
-from redis.exceptions import RedisError
 
 from service.application.storage import render_metrics
-from service.http import queue_metrics
 from service.http.api.common import reply, services
 from service.http.api.docs import render
 from service.http.metrics import CONTENT_TYPE_LATEST
 from service.http.problems import ApiProblem
+from service.store import queue_metrics
+from service.store.errors import StoreUnavailable
 
 bp = Blueprint("ops", __name__)
 
@@ -47,7 +47,7 @@ def readyz() -> Response:
         raise ApiProblem(503, "redis_unavailable", "Redis does not answer", headers=unavailable)
     try:
         workers = queue_metrics.worker_health(risk.queue_redis, risk.redis, risk.games.keys)
-    except RedisError:  # RQ's Redis, when it is another one, may be down on its own
+    except StoreUnavailable:  # RQ's Redis, when it is another one, may be down on its own
         return reply({"status": "ready", "workers": None})
     return reply({"status": "ready", "workers": workers.as_json()})
 
@@ -58,7 +58,7 @@ def metrics() -> Response:
     workers = queue_metrics.render(risk.queue_redis, risk.redis, risk.games.keys)
     try:
         stored = render_metrics(risk.redis, risk.games.keys)
-    except RedisError:
+    except StoreUnavailable:
         stored = b""  # the rest still answers while Redis is away
     text = risk.metrics.render() + workers + stored
     return Response(text, content_type=CONTENT_TYPE_LATEST)

@@ -28,7 +28,6 @@ from typing import Any
 from flask import Blueprint, Response, request, stream_with_context
 
 from riskcore.model.state import FINISHED
-from service.application.computed import chunks
 from service.application.costly import (
     INLINE_EVENTS,
     INLINE_RECORD_BYTES,
@@ -58,12 +57,11 @@ def download_record(game: str) -> Response:
     loaded = games().load(gid)
     small = loaded.version <= INLINE_EVENTS
     if loaded.state.phase == FINISHED:
-        key = risk.games.keys.record_export(gid)
-        if not risk.redis.exists(key):
+        if not risk.computed.has_export(gid):
             if small:
                 return _record(record_text(games(), gid, who), gid)
             _offloaded({"kind": "record", "game": gid, "viewer": None}, gid)
-        return _record(_sent(chunks(risk.redis, key)), gid)
+        return _record(_sent(risk.computed.export_chunks(gid)), gid)
     key = risk.computed.key(gid, record_kind(who))
     if risk.computed.version_of(key) != loaded.version:
         if small:

@@ -1,5 +1,8 @@
 """Worker-side figures for ``/metrics`` and ``/readyz``: queues, failures, worker health.
 
+Read from the job queues and the game store (``service.store.queues`` names
+the queues), so they live with the store; the HTTP edge only serves them.
+
 Read from Redis at scrape time (a few O(log n) calls), so any API process can
 report them whichever worker processes exist. Queue and registry names are
 RQ's own, so rq-dashboard shows the same queues (``<prefix>.games``,
@@ -20,10 +23,14 @@ from redis import Redis
 from rq import Queue
 from rq.scheduler import RQScheduler
 
+from service.store.errors import gauges
 from service.store.keys import KeySpace
+from service.store.queues import CLOCKS_QUEUE, WORKER_QUEUES
 from service.store.values import Client
 
-QUEUES = ("games", "clocks", "continued", "exports")  # workers.queues names them
+__all__ = ["QUEUES", "WorkerHealth", "render", "worker_health"]
+
+QUEUES = WORKER_QUEUES
 RELAY_ALIVE_SECONDS = 10  # a relay beats about every second
 OVERDUE_SECONDS = 5  # a scheduler moves a due job within ~1.5 s
 
@@ -41,13 +48,14 @@ class WorkerHealth:
         return asdict(self)
 
 
+@gauges
 def worker_health(queues: Redis, store: Client, keys: KeySpace) -> WorkerHealth:
     """What ``/readyz`` shows and ``/metrics`` exports about relays, scheduler and clocks."""
     now = time.time()
     beats = keys.relay_heartbeats()
     alive = store.zcount(beats, (now - RELAY_ALIVE_SECONDS) * 1000, "+inf")
     newest: Any = store.zrange(beats, -1, -1, withscores=True)
-    clocks = Queue(f"{keys.rq_prefix()}clocks", connection=queues)
+    clocks = Queue(f"{keys.rq_prefix()}{CLOCKS_QUEUE}", connection=queues)
     scheduled = clocks.scheduled_job_registry.key
     overdue = queues.zcount(scheduled, 0, now - OVERDUE_SECONDS)
     oldest: Any = queues.zrange(scheduled, 0, 0, withscores=True)
@@ -61,6 +69,7 @@ def worker_health(queues: Redis, store: Client, keys: KeySpace) -> WorkerHealth:
     )
 
 
+@gauges
 def render(queues: Redis, store: Client, keys: KeySpace) -> bytes:
     """RQ's queue gauges (from RQ's Redis) and the relay's (from the game store)."""
     registry = CollectorRegistry()
