@@ -30,7 +30,19 @@ __all__ = ["SERVER_COMMANDS", "main"]
 # server command whose import misses one of these lacks the extra; any other
 # missing module is a bug and keeps its traceback.
 SERVER_MODULES = frozenset(
-    {"flask", "marshmallow", "redis", "hiredis", "rq", "gunicorn", "prometheus_client", "yaml"}
+    {
+        "flask",
+        "marshmallow",
+        "redis",
+        "hiredis",
+        "rq",
+        "gunicorn",
+        "prometheus_client",
+        "yaml",
+        "sqlalchemy",
+        "alembic",
+        "psycopg",
+    }
 )
 
 
@@ -63,6 +75,11 @@ class LazyCommand:
 
 
 SERVER_COMMANDS = {
+    "archive": LazyCommand(
+        "riskcli.archive",
+        "archive",
+        "The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill.",
+    ),
     "dev": LazyCommand(
         "riskcli.dev",
         "dev",
