@@ -15,7 +15,7 @@ from service.store.database import migrate
 
 @click.group("archive")
 def archive() -> None:
-    """The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill."""
+    """The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill, prune."""
 
 
 @archive.command("migrate")
@@ -30,6 +30,35 @@ def migrate_command(database_url: str | None) -> None:
     url = database_url or Settings.from_env().database_url
     migrate(url)
     click.echo(f"archive schema up to date ({_shown(url)})")
+
+
+@archive.command("backfill")
+@click.option("--batch", default=50, show_default=True, help="Games per transaction.")
+def backfill_command(batch: int) -> None:
+    """Archive the finished games still in Redis (those the projector never saw)."""
+    from service.application.archived import archive_for
+    from service.application.games import GameService
+    from service.store.connections import store_client
+    from service.store.keys import KeySpace
+    from workers.backfill import Backfilled, backfill
+
+    settings = Settings.from_env()
+    migrate(settings.database_url)
+    client = store_client(settings, socket_timeout=30)
+    service = GameService(client, KeySpace(settings.key_prefix), cache_games=64)
+    archive = archive_for(settings, pool_size=1)
+
+    def progress(done: Backfilled) -> None:
+        click.echo(f"  {done.games} games, {done.records} records", err=True)
+
+    try:
+        done = backfill(service, archive, batch=batch, progress=progress)
+    finally:
+        archive.engine.dispose()
+    click.echo(
+        f"backfilled {done.games} games, {done.records} new records"
+        + (f", {done.refused} records refused (did not verify)" if done.refused else "")
+    )
 
 
 def _shown(url: str) -> str:

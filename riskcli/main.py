@@ -78,12 +78,17 @@ SERVER_COMMANDS = {
     "archive": LazyCommand(
         "riskcli.archive",
         "archive",
-        "The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill.",
+        "The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill, prune.",
     ),
     "dev": LazyCommand(
         "riskcli.dev",
         "dev",
-        "Run the API, the relay and a worker, and open a game against bots.",
+        "Run the API, the relay, a worker and the projector, and open a game against bots.",
+    ),
+    "projector": LazyCommand(
+        "riskcli.projector",
+        "projector",
+        "Project finished games into the SQL archive (RISK_DATABASE_URL). Stops on SIGTERM.",
     ),
     "relay": LazyCommand(
         "riskcli.worker",

@@ -37,6 +37,7 @@ from service.http.ratelimit import RateLimiter
 from service.http.request_cost import Progress
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
+from service.store.archive import Archive
 from service.store.errors import GameNotFound, InvalidName
 from service.store.keys import check_game_id
 from service.store.values import Client
@@ -65,6 +66,7 @@ class Services:
     offload: Offload  # the helper process for what costs CPU (service.application.offload)
     computed: Computed  # summaries and records kept at a game's version
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
+    archive: Archive  # finished games in SQL, history and export (issue 48)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

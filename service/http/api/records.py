@@ -28,6 +28,7 @@ from typing import Any
 from flask import Blueprint, Response, request, stream_with_context
 
 from riskcore.model.state import FINISHED
+from service.application.archived import record_text as archived_text
 from service.application.computed import chunks
 from service.application.costly import (
     INLINE_EVENTS,
@@ -58,6 +59,9 @@ def download_record(game: str) -> Response:
     loaded = games().load(gid)
     small = loaded.version <= INLINE_EVENTS
     if loaded.state.phase == FINISHED:
+        archived = games().archived_record(gid)  # Redis lost the game: the archive's (issue 48)
+        if archived is not None:
+            return _record(archived_text(archived), gid)
         key = risk.games.keys.record_export(gid)
         if not risk.redis.exists(key):
             if small:
