@@ -3,9 +3,9 @@
 Starts ``risk serve``, ``risk worker`` (which runs the relay too) and ``risk
 projector`` (finished games into the archive, a SQLite file under ``.data/``
 unless ``RISK_DATABASE_URL`` names another) as child processes, waits until
-the API is ready, creates a demo game with one seat for you against two bots, and prints the lobby URL first, then the docs URL, a
-link that opens your seat in a browser, your seat token and a
-``curl`` line for your first move.
+the API is ready, creates a demo game with one seat for you against two bots,
+and prints the lobby URL first, then the docs URL, a link that opens your seat
+in a browser, your seat token and a ``curl`` line for your first move.
 
 Nothing is left running: Ctrl-C, SIGTERM and SIGHUP (the terminal closed)
 stop every child and wait for them, and on Linux each child is also asked

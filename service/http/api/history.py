@@ -58,9 +58,12 @@ def listed(row: GameRow) -> dict[str, Any]:
     return summary(info) | {"winner": row.winner, "finished": finished}
 
 
-@bp.get("/v1/games/export")
+@bp.route("/v1/games/export", methods=["GET", "OPTIONS"], provide_automatic_options=False)
 def export_games() -> Response:
     """The selected finished games' records, one game a line (see the module docstring)."""
+    if request.method == "OPTIONS":
+        # Flask's own answer would list DELETE too: /v1/games/<game> also matches the path.
+        return Response(status=200, headers={"Allow": "GET, HEAD, OPTIONS"})
     args = query(_EXPORT)
     _charge()
     records = services().archive.records(_filters(args), args.get("max"))
