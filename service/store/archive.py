@@ -8,7 +8,7 @@ history's filters. The store deals in plain rows: it never decodes a record
 
 Writes are idempotent, so a notification handled twice changes nothing:
 
-* a game's row is upserted only by a summary of the same or a newer version
+* a game's row is updated only by a summary of a newer version
   (an older one, from a slower consumer, is dropped by the ``WHERE``);
 * a seat's row is final once it has a result (the game finished);
 * a record is inserted once (``ON CONFLICT DO NOTHING``): a finished game's
@@ -190,7 +190,7 @@ class Archive:
         return insert.on_conflict_do_update(
             index_elements=["game_id"],
             set_={name: insert.excluded[name] for name in columns},
-            where=archived_games.c.version <= insert.excluded.version,
+            where=archived_games.c.version < insert.excluded.version,
         )
 
     def _upsert_seats(self) -> Any:
@@ -265,9 +265,7 @@ class Archive:
         left = limit
         while left is None or left > 0:
             size = EXPORT_PAGE if left is None else min(EXPORT_PAGE, left)
-            query = _records_query(selection, cursor, size)
-            with self.engine.connect() as connection:
-                batch = connection.execute(query).all()
+            batch = self._page_of_records(selection, cursor, size)
             for game_id, created_ms, record in batch:
                 yield game_id, record
                 cursor = f"{created_ms:015d}:{game_id}"
@@ -275,6 +273,11 @@ class Archive:
                 return
             if left is not None:
                 left -= len(batch)
+
+    @_translated
+    def _page_of_records(self, filters: Filters, cursor: str | None, size: int) -> list[Any]:
+        with self.engine.connect() as connection:
+            return list(connection.execute(_records_query(filters, cursor, size)).all())
 
     @_translated
     def count(self) -> int:
