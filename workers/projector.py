@@ -25,7 +25,7 @@ archive rows. Each round:
 A record that does not verify is never archived: its game's row is, and the
 notification goes to a dead-letter stream with the reason. Its lag (the age
 of each notification when its rows were committed) is kept as percentiles
-in ``KeySpace.projector_stats``; ``/metrics`` and ``/readyz`` also show the
+since it started in ``KeySpace.projector_stats``; ``/metrics`` and ``/readyz`` also show the
 age of the oldest notification not yet projected (``service.http.archive_health``).
 """
 
@@ -35,7 +35,6 @@ import logging
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +54,6 @@ from workers.archiving import RecordRefused, checked_record, summary
 log = logging.getLogger(__name__)
 GROUP = "projector"
 HEARTBEAT_MS = 1_000
-LAGS_KEPT = 10_000  # the percentiles are of the last this many notifications
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +77,34 @@ class ProjectorStats:
     gone: int = 0  # games deleted (or expired) before they were projected
     refused: int = 0  # records that did not verify
     regrouped: int = 0
-    lags_ms: deque[int] = field(default_factory=lambda: deque(maxlen=LAGS_KEPT))
+    lags: LagHistogram = field(default_factory=lambda: LagHistogram())
+
+
+class LagHistogram:
+    """Each notification's lag (written to committed), in 10 ms buckets up to a
+    minute, since the projector started: percentiles without keeping every figure."""
+
+    BUCKET_MS = 10
+    BUCKETS = 6_000
+
+    def __init__(self) -> None:
+        self.counts = [0] * (self.BUCKETS + 1)  # the last: a minute or more
+        self.total = 0
+        self.max_ms = 0
+
+    def add(self, lag_ms: int) -> None:
+        self.counts[min(max(lag_ms, 0) // self.BUCKET_MS, self.BUCKETS)] += 1
+        self.total += 1
+        self.max_ms = max(self.max_ms, lag_ms)
 
     def percentile(self, share: float) -> int:
-        ordered = sorted(self.lags_ms)
-        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0
+        """The upper edge of the bucket holding the ``share`` quantile (0: none yet)."""
+        wanted, seen = share * self.total, 0
+        for bucket, count in enumerate(self.counts):
+            seen += count
+            if count and seen >= wanted:
+                return min((bucket + 1) * self.BUCKET_MS, self.max_ms)
+        return 0
 
 
 class Projector:
@@ -155,7 +176,8 @@ class Projector:
             self._dead_letter(notes[game_id][-1], reason)
         self._acknowledge(entries)
         now = self.now_ms()
-        self.stats.lags_ms.extend(now - entry.ms for entry in entries)
+        for entry in entries:
+            self.stats.lags.add(now - entry.ms)
         self.stats.notifications += len(entries)
         self.stats.games += len(games)
         self.stats.records += len(records)
@@ -230,9 +252,9 @@ class Projector:
         """The lag percentiles and counts, for ``bench/archive.py`` and operators."""
         stats = self.stats
         figures = {
-            "lag_p50_ms": stats.percentile(0.5),
-            "lag_p99_ms": stats.percentile(0.99),
-            "lag_max_ms": max(stats.lags_ms, default=0),
+            "lag_p50_ms": stats.lags.percentile(0.5),
+            "lag_p99_ms": stats.lags.percentile(0.99),
+            "lag_max_ms": stats.lags.max_ms,
             "notifications": stats.notifications,
             "games": stats.games,
             "records": stats.records,
