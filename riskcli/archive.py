@@ -61,6 +61,31 @@ def backfill_command(batch: int) -> None:
     )
 
 
+@archive.command("prune")
+@click.option(
+    "--days",
+    type=float,
+    default=None,
+    help="Drop games finished more than this many days ago (default RISK_ARCHIVE_DAYS).",
+)
+def prune_command(days: float | None) -> None:
+    """Drop archived games finished longer ago than RISK_ARCHIVE_DAYS (or --days)."""
+    import time
+
+    from service.application.archived import archive_for
+
+    settings = Settings.from_env()
+    keep = settings.archive_days if days is None else days
+    if keep <= 0:
+        raise click.ClickException("nothing to prune: RISK_ARCHIVE_DAYS is 0 (keep for ever)")
+    archive = archive_for(settings, pool_size=1)
+    try:
+        dropped = archive.prune(int((time.time() - keep * 86400) * 1000))
+    finally:
+        archive.engine.dispose()
+    click.echo(f"dropped {dropped} games finished more than {keep:g} days ago")
+
+
 def _shown(url: str) -> str:
     """The URL without its password, for a log line."""
     from sqlalchemy.engine import make_url

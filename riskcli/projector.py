@@ -42,7 +42,9 @@ def projector(consumer: str | None, count: int, log_level: str) -> None:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    worker = Projector(client, service, archive, consumer=consumer, count=count)
+    worker = Projector(
+        client, service, archive, consumer=consumer, count=count, archive_days=settings.archive_days
+    )
     log.info("projector %s started", worker.consumer)
     try:
         worker.run(stop)

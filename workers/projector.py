@@ -54,6 +54,7 @@ from workers.archiving import RecordRefused, checked_record, summary
 log = logging.getLogger(__name__)
 GROUP = "projector"
 HEARTBEAT_MS = 1_000
+PRUNE_MS = 600_000  # RISK_ARCHIVE_DAYS is applied every ten minutes
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +118,13 @@ class Projector:
         consumer: str | None = None,
         count: int = 500,
         claim_idle_ms: int = 10_000,
+        archive_days: float = 0.0,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         """``consumer`` defaults to the host's name, so a restarted projector reads
-        what it had read and not acknowledged first, without waiting."""
+        what it had read and not acknowledged first, without waiting.
+        ``archive_days`` (RISK_ARCHIVE_DAYS): games finished longer ago are dropped
+        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever."""
         self.redis = connection
         self.service = service
         self.keys = service.keys
@@ -129,6 +133,8 @@ class Projector:
         self.count = count
         self.claim_idle_ms = claim_idle_ms
         self.now_ms = now_ms
+        self.archive_days = archive_days
+        self._last_prune_ms = 0
         self.stats = ProjectorStats()
         self._streams = self.keys.outboxes()
         self._own_pending = True  # first read this consumer's unacknowledged entries
@@ -263,6 +269,18 @@ class Projector:
         }
         self.redis.hset(self.keys.projector_stats(), mapping=figures)
 
+    def prune(self) -> int:
+        """Drop games finished more than ``archive_days`` ago (at most once per
+        ``PRUNE_MS``); how many were dropped."""
+        now = self.now_ms()
+        if self.archive_days <= 0 or now - self._last_prune_ms < PRUNE_MS:
+            return 0
+        self._last_prune_ms = now
+        dropped = self.archive.prune(now - round(self.archive_days * 86_400_000))
+        if dropped:
+            log.info("projector dropped %d archived games past RISK_ARCHIVE_DAYS", dropped)
+        return dropped
+
     def beat(self) -> None:
         """Say this projector is alive (at most once per ``HEARTBEAT_MS``)."""
         now = self.now_ms()
@@ -288,6 +306,7 @@ class Projector:
                 rounds += 1
                 if rounds % 25 == 0:
                     self.reclaim()
+                    self.prune()
             except (ArchiveUnavailable, StoreUnavailable) as error:
                 self._wait(stop, "projector: %s; retrying", error)
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:

@@ -159,7 +159,17 @@ def info_json(info: GameInfo) -> str:
 def info_from_json(game_id: str, text: str, version: int) -> GameInfo:
     data = json.loads(text)
     seats = tuple(
-        SeatInfo.from_record(seat, json.dumps(record).encode()) for seat, record in data["seats"]
+        SeatInfo(
+            seat,
+            record["kind"],
+            record["name"],
+            record["bot"],
+            record["seed"],
+            record["token"],
+            record.get("level"),
+            record.get("entrant"),
+        )
+        for seat, record in data["seats"]
     )
     return GameInfo(
         game_id=game_id,

@@ -248,12 +248,11 @@ class Archive:
         self, filters: Filters, limit: int, cursor: str | None = None
     ) -> tuple[list[GameRow], str | None]:
         """Up to ``limit`` games newest first, after ``cursor``; and the next cursor."""
-        query = _selection(filters, cursor).limit(limit + 1)
+        query = _selection(filters, cursor, whole=True).limit(limit + 1)
         with self.engine.connect() as connection:
-            ids = list(connection.execute(query).scalars())
-            more = len(ids) > limit
-            ids = ids[:limit]
-            rows = _rows(connection, ids)
+            found = connection.execute(query).all()
+            more = len(found) > limit
+            rows = _with_seats(connection, found[:limit])
         last = rows[-1] if more and rows else None
         return rows, (f"{last.created_ms:015d}:{last.game_id}" if last else None)
 
@@ -286,25 +285,30 @@ class Archive:
             return int(total.scalar_one())
 
 
-def _selection(filters: Filters, cursor: str | None) -> sa.Select[Any]:
-    """The ids of the selected games, newest first (the seats' index when by player)."""
+def _selection(filters: Filters, cursor: str | None, *, whole: bool = False) -> sa.Select[Any]:
+    """The ids (``whole``: the rows) of the selected games, newest first (the seats'
+    index when by player)."""
     games = archived_games.c
     if filters.player is not None or filters.account is not None:
         seats = archived_seats.c
         key = (seats.created_ms, seats.game_id)
-        query = sa.select(seats.game_id)
+        query = sa.select(*_GAME_SELECT) if whole else sa.select(seats.game_id)
         if filters.player is not None:
             query = query.where(seats.name == filters.player)
         if filters.account is not None:
             query = query.where(seats.account_id == filters.account)
         if filters.result is not None:
             query = query.where(seats.result == filters.result)
-        others = _game_conditions(filters, include_time=False)
-        if others:
-            query = query.join(archived_games, games.game_id == seats.game_id).where(*others)
+        others = _game_conditions(filters)
+        if others or whole:
+            query = query.select_from(archived_seats).join(
+                archived_games, games.game_id == seats.game_id
+            )
+            query = query.where(*others)
     else:
         key = (games.created_ms, games.game_id)
-        query = sa.select(games.game_id).where(*_game_conditions(filters, include_time=False))
+        query = sa.select(*_GAME_SELECT) if whole else sa.select(games.game_id)
+        query = query.where(*_game_conditions(filters))
     if filters.since is not None:
         query = query.where(key[0] >= filters.since)
     if filters.until is not None:
@@ -317,9 +321,9 @@ def _selection(filters: Filters, cursor: str | None) -> sa.Select[Any]:
     return query.order_by(key[0].desc(), key[1].desc())
 
 
-def _game_conditions(filters: Filters, *, include_time: bool) -> list[Any]:
+def _game_conditions(filters: Filters) -> list[Any]:
     games = archived_games.c
-    conditions = [
+    return [
         column == value
         for column, value in (
             (games.mode, filters.mode),
@@ -328,11 +332,6 @@ def _game_conditions(filters: Filters, *, include_time: bool) -> list[Any]:
         )
         if value is not None
     ]
-    if include_time and filters.since is not None:
-        conditions.append(games.created_ms >= filters.since)
-    if include_time and filters.until is not None:
-        conditions.append(games.created_ms < filters.until)
-    return conditions
 
 
 def _records_query(filters: Filters, cursor: str | None, size: int) -> sa.Select[Any]:
@@ -345,22 +344,19 @@ def _records_query(filters: Filters, cursor: str | None, size: int) -> sa.Select
     )
 
 
-def _rows(connection: sa.Connection, ids: list[str]) -> list[GameRow]:
-    """The games ``ids`` with their seats, in the order of ``ids``."""
-    if not ids:
+def _with_seats(connection: sa.Connection, found: Sequence[Any]) -> list[GameRow]:
+    """Rows of ``_GAME_SELECT``, with their seats (one query for all)."""
+    if not found:
         return []
-    found = connection.execute(
-        sa.select(archived_games).where(archived_games.c.game_id.in_(ids))
-    ).mappings()
+    ids = [row[0] for row in found]
     seats: dict[str, list[SeatRow]] = {}
-    for seat in connection.execute(
-        sa.select(archived_seats)
-        .where(archived_seats.c.game_id.in_(ids))
-        .order_by(archived_seats.c.game_id, archived_seats.c.seat)
-    ).mappings():
-        seats.setdefault(seat["game_id"], []).append(_seat_row(seat))
-    by_id = {row["game_id"]: row for row in found}
-    return [_game_row(by_id[i], tuple(seats.get(i, ()))) for i in ids if i in by_id]
+    query = sa.select(*_SEAT_SELECT).where(archived_seats.c.game_id.in_(ids))
+    for game_id, *values in connection.execute(query.order_by(archived_seats.c.seat)):
+        seats.setdefault(game_id, []).append(SeatRow(*values))
+    return [
+        GameRow(**dict(zip(_GAME_FIELDS, row, strict=True)), seats=tuple(seats.get(row[0], ())))
+        for row in found
+    ]
 
 
 def _game_values(game: GameRow) -> dict[str, Any]:
@@ -384,3 +380,10 @@ _GAME_COLUMNS = tuple(c.name for c in archived_games.columns if c.name not in ("
 _SEAT_COLUMNS = tuple(
     c.name for c in archived_seats.columns if c.name not in ("game_id", "created_ms")
 )
+# In GameRow's and SeatRow's field order, for positional rows.
+_GAME_FIELDS = [f for f in GameRow.__dataclass_fields__ if f != "seats"]
+_GAME_SELECT = [archived_games.c[f] for f in _GAME_FIELDS]
+_SEAT_SELECT = [
+    archived_seats.c.game_id,
+    *(archived_seats.c[f] for f in SeatRow.__dataclass_fields__),
+]

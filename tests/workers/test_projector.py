@@ -186,3 +186,16 @@ def test_a_game_deleted_before_it_was_projected_is_skipped(
 def test_entry_times_come_from_their_stream_ids() -> None:
     assert Entry("s", "1764000000123-4", {}).ms == 1764000000123
     assert gzip.decompress(gzip.compress(b"x", mtime=0)) == b"x"
+
+
+def test_retention_drops_games_finished_longer_ago_than_archive_days(
+    redis: redis_lib.Redis, service: GameService, archive: Archive
+) -> None:
+    """RISK_ARCHIVE_DAYS: the projector prunes what finished before the horizon."""
+    game = resigned(service)
+    now = [int(time.time() * 1000)]
+    worker = projector(redis, service, archive, archive_days=1, now_ms=lambda: now[0])
+    drain(worker)
+    assert worker.prune() == 0 and archive.get(game) is not None
+    now[0] += 2 * 86_400_000 + 600_000
+    assert worker.prune() == 1 and archive.get(game) is None
