@@ -1,10 +1,11 @@
 """``risk dev``: the whole stack on one machine, with a game ready to play.
 
-Starts ``risk serve`` and ``risk worker`` (which runs the relay too) as child
-processes, waits until the API is ready, creates a demo game with one seat
-for you against two bots, and prints the lobby URL first, then the docs URL, a
-link that opens your seat in a browser, your seat token and a
-``curl`` line for your first move.
+Starts ``risk serve``, ``risk worker`` (which runs the relay too) and ``risk
+projector`` (finished games into the archive, a SQLite file under ``.data/``
+unless ``RISK_DATABASE_URL`` names another) as child processes, waits until
+the API is ready, creates a demo game with one seat for you against two bots,
+and prints the lobby URL first, then the docs URL, a link that opens your seat
+in a browser, your seat token and a ``curl`` line for your first move.
 
 Nothing is left running: Ctrl-C, SIGTERM and SIGHUP (the terminal closed)
 stop every child and wait for them, and on Linux each child is also asked
@@ -36,6 +37,7 @@ from typing import Any
 import click
 
 # Run only by the children; imported so that a missing extra fails here (see above).
+import riskcli.projector
 import riskcli.serve
 import riskcli.worker  # noqa: F401
 from service.http.http_json import call
@@ -58,7 +60,7 @@ class _Stopped(BaseException):
 @click.option("--demo/--no-demo", default=True, show_default=True, help="Create a demo game.")
 @click.option("--bots", default="heuristic,random", show_default=True, help="The demo's bots.")
 def dev(port: int, host: str, demo: bool, bots: str) -> None:
-    """Run the API, the relay and a worker, and open a game against bots."""
+    """Run the API, the relay, a worker and the projector, and open a game against bots."""
     url = f"http://{host}:{port}"
     _check_port_free(host, port)
     children: list[subprocess.Popen[bytes]] = []
@@ -71,6 +73,7 @@ def dev(port: int, host: str, demo: bool, bots: str) -> None:
     try:
         children.append(_spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"))
         children.append(_spawn("worker", "--log-level", "WARNING"))
+        children.append(_spawn("projector", "--log-level", "WARNING"))
         _wait_ready(url, children)
         click.echo(f"Open the lobby in a browser: {url}/")
         click.echo(f"Risk server on {url}  (API docs: {url}/docs, spec: {url}/openapi.yaml)")

@@ -30,7 +30,19 @@ __all__ = ["SERVER_COMMANDS", "main"]
 # server command whose import misses one of these lacks the extra; any other
 # missing module is a bug and keeps its traceback.
 SERVER_MODULES = frozenset(
-    {"flask", "marshmallow", "redis", "hiredis", "rq", "gunicorn", "prometheus_client", "yaml"}
+    {
+        "flask",
+        "marshmallow",
+        "redis",
+        "hiredis",
+        "rq",
+        "gunicorn",
+        "prometheus_client",
+        "yaml",
+        "sqlalchemy",
+        "alembic",
+        "psycopg",
+    }
 )
 
 
@@ -63,10 +75,20 @@ class LazyCommand:
 
 
 SERVER_COMMANDS = {
+    "archive": LazyCommand(
+        "riskcli.archive",
+        "archive",
+        "The archive of finished games in SQL (RISK_DATABASE_URL): migrate, backfill, prune.",
+    ),
     "dev": LazyCommand(
         "riskcli.dev",
         "dev",
-        "Run the API, the relay and a worker, and open a game against bots.",
+        "Run the API, the relay, a worker and the projector, and open a game against bots.",
+    ),
+    "projector": LazyCommand(
+        "riskcli.projector",
+        "projector",
+        "Project finished games into the SQL archive (RISK_DATABASE_URL). Stops on SIGTERM.",
     ),
     "relay": LazyCommand(
         "riskcli.worker",

@@ -29,6 +29,7 @@ from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
 from service import logs
 from service.settings import Settings
+from service.store.database import migrate
 
 __all__ = ["serve"]
 _WORKER_CLASSES = {
@@ -75,6 +76,7 @@ def serve(
     logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
     # One JSON line per request (service.http.app) replaces gunicorn's access log.
     logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)
+    _migrate(settings)
     shared = _metrics_directory(workers)
     options = {
         "bind": bind,
@@ -100,6 +102,16 @@ def serve(
     finally:
         if shared:
             shutil.rmtree(shared, ignore_errors=True)
+
+
+def _migrate(settings: Settings) -> None:
+    """Bring the archive's schema up to date before the workers fork (issue 48). A
+    database that is away does not stop the server: live games are in Redis, and
+    only the archive's reads answer 503 until it is back and migrated."""
+    try:
+        migrate(settings.database_url)
+    except Exception as error:
+        logging.getLogger(__name__).warning("archive not migrated: %s", error)
 
 
 def _metrics_directory(workers: int) -> str | None:

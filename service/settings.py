@@ -8,6 +8,11 @@ directly instead of patching the environment::
     RISK_REDIS_CLUSTER     0               1: REDIS_URL is a node of a Redis Cluster
     RISK_QUEUE_URL         REDIS_URL       RQ's queues (a plain Redis; needed with a cluster)
     RISK_KEY_PREFIX        risk            (keys: see service/store/keys.py)
+    RISK_DATABASE_URL      sqlite:///.data/risk.db   the archive of finished games and the
+                                           game history (a SQLAlchemy URL: PostgreSQL in
+                                           deployments, postgresql+psycopg://...)
+    RISK_ARCHIVE_DAYS      0               archived games older than this are dropped by
+                                           `risk archive prune` and the projector (0: for ever)
     RISK_ADMIN_TOKEN       unset: no operator endpoints
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
@@ -59,7 +64,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RateLimit", "Settings"]
+__all__ = ["DEFAULT_DATABASE_URL", "RateLimit", "Settings"]
+
+# The embedded archive: a SQLite file beside Redis' own data (``make run`` needs nothing more).
+DEFAULT_DATABASE_URL = "sqlite:///.data/risk.db"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +102,8 @@ class Settings:
     redis_cluster: bool = False
     queue_url: str | None = None
     key_prefix: str = "risk"
+    database_url: str = DEFAULT_DATABASE_URL
+    archive_days: float = 0.0
     admin_token: str | None = None
     create_token: str | None = None
     games_per_address: int = 20
@@ -160,6 +170,7 @@ class Settings:
             "redis_cluster": _flag("RISK_REDIS_CLUSTER", env.get("RISK_REDIS_CLUSTER", "")),
             "queue_url": env.get("RISK_QUEUE_URL") or None,
             "key_prefix": env.get("RISK_KEY_PREFIX", base.key_prefix),
+            "database_url": env.get("RISK_DATABASE_URL") or base.database_url,
             "admin_token": env.get("RISK_ADMIN_TOKEN") or None,
             "create_token": env.get("RISK_CREATE_TOKEN") or None,
             "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
@@ -184,6 +195,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("open_game_hours", "RISK_OPEN_GAME_HOURS", float),
     ("idle_game_hours", "RISK_IDLE_GAME_HOURS", float),
     ("finished_game_days", "RISK_FINISHED_GAME_DAYS", float),
+    ("archive_days", "RISK_ARCHIVE_DAYS", float),
     ("stored_games_per_address", "RISK_STORED_GAMES_PER_ADDRESS", int),
     ("stored_games_per_token", "RISK_STORED_GAMES_PER_TOKEN", int),
     ("create_memory_percent", "RISK_CREATE_MEMORY_PERCENT", float),

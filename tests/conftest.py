@@ -77,3 +77,49 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
             yield url
     except FileNotFoundError as error:  # pragma: no cover - environment
         pytest.skip(f"no Redis Cluster: {error}")
+
+
+# -- SQL (issue 48): the archive's database, SQLite and PostgreSQL (tests/sql.py) --
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.sql import sqlite_template
+
+    return sqlite_template(tmp_path_factory.mktemp("sql"))
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A migrated SQLite database of this test's own."""
+    from tests.sql import sqlite_copy
+
+    return sqlite_copy(sqlite_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """A migrated PostgreSQL database of this test process's own; skips without a server."""
+    from tests.sql import postgres_database, postgres_problem
+
+    problem = postgres_problem()
+    if problem:
+        pytest.skip(problem)
+    with postgres_database() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_database: str) -> str:
+    """This process's PostgreSQL database, emptied for the test."""
+    from tests.sql import empty
+
+    empty(postgres_database)
+    return postgres_database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Each test that takes it runs on SQLite and on PostgreSQL."""
+    url: str = request.getfixturevalue(f"{request.param}_url")
+    return url

@@ -64,6 +64,7 @@ from riskcore.model.state import DEFEND, FINISHED, State
 from riskcore.simulate import acting_seat, bot_rng
 from riskcore.views.seatview import SeatView
 from service import logs
+from service.application.archived import ArchivedGames, archive_for
 from service.application.clocks import clock_key_of
 from service.application.errors import GameNotFound, IdempotencyMismatch, VersionConflict
 from service.application.games import CommandResult, GameService, Loaded, Planned
@@ -712,5 +713,7 @@ def job_service() -> GameService:
             KeySpace(prefix),
             finished_seconds=settings.finished_seconds,
             max_game_events=settings.max_game_events,
+            # An analysis of a finished game Redis no longer has reads it from the archive.
+            archived=ArchivedGames(archive_for(settings, pool_size=1), size=8),
         )
     return _services[key]

@@ -28,6 +28,7 @@ from typing import Any
 from riskcore.audit.record import SYSTEM
 from riskcore.errors import RuleViolation
 from riskcore.model.state import FINISHED, State
+from service.application.archived import ArchivedGames, ArchivingEventStore, ArchivingLobby
 from service.application.commands import MAX_GAME_EVENTS, Commands, Opening
 from service.application.errors import IdempotencyMismatch, VersionConflict
 from service.application.game_log import GameLog
@@ -86,14 +87,23 @@ class GameService:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         finished_seconds: int = FINISHED_SECONDS,
         max_game_events: int = MAX_GAME_EVENTS,
+        archived: ArchivedGames | None = None,
     ) -> None:
-        """``new_seed`` makes server seeds; tests and benchmarks pass a seeded one."""
+        """``new_seed`` makes server seeds; tests and benchmarks pass a seeded one.
+        With ``archived``, finished games Redis no longer has are read from the
+        archive (``service.application.archived``)."""
         self.keys = keys or KeySpace()
         self._client = client
         self._clock = clock
-        self.store = EventStore(client, self.keys, snapshot_every=snapshot_every)
+        if archived is None:
+            self.store = EventStore(client, self.keys, snapshot_every=snapshot_every)
+            self.lobby = Lobby(client, self.keys, finished_seconds)
+        else:
+            self.store = ArchivingEventStore(
+                client, self.keys, archived, snapshot_every=snapshot_every
+            )
+            self.lobby = ArchivingLobby(client, self.keys, finished_seconds, archived)
         self.log = GameLog(self.store, EventStore(blocking_client or client, self.keys))
-        self.lobby = Lobby(client, self.keys, finished_seconds)
         self.analyses = Analyses(client, self.keys)
         self.computed = Computed(client, self.keys)
         self.clocks = Clocks(client, self.keys)
@@ -202,6 +212,11 @@ class GameService:
     ) -> tuple[list[GameInfo], str | None]:
         statuses = [status] if status else [OPEN, RUNNING, DONE]
         return self.lobby.page(statuses, limit, cursor)
+
+    def archived_record(self, game_id: str) -> bytes | None:
+        """A finished game's record (gzip) when it is read from the archive, else None."""
+        store = self.store
+        return store.archived_record(game_id) if isinstance(store, ArchivingEventStore) else None
 
     def delete(self, game_id: str) -> None:
         """Operator action: remove the game, its records and its cache entries."""

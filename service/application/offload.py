@@ -78,6 +78,7 @@ class Offload:
                 "redis_url": settings.redis_url,
                 "redis_cluster": settings.redis_cluster,
                 "key_prefix": settings.key_prefix,
+                "database_url": settings.database_url,
                 "offload_nice": settings.offload_nice,
             }
         )

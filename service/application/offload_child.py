@@ -16,6 +16,7 @@ import os
 import sys
 from typing import IO, Any
 
+from service.application.archived import ArchivedGames, archive_for
 from service.application.computed import Computed
 from service.application.costly import record_task, summary_task, verify_task
 from service.application.errors import GameNotStarted
@@ -36,7 +37,8 @@ def main(config: str) -> None:
     os.nice(max(0, settings.offload_nice))
     client = store_client(settings, socket_timeout=30, socket_connect_timeout=5)
     keys = KeySpace(settings.key_prefix)
-    service = GameService(client, keys, cache_games=16)
+    archived = ArchivedGames(archive_for(settings, pool_size=1), size=4)
+    service = GameService(client, keys, cache_games=16, archived=archived)
     computed = Computed(client, keys)
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     while True:

@@ -20,6 +20,7 @@ from riskcore.audit.sealing import seal
 from riskcore.engine.evolve import apply, fold
 from riskcore.model.state import FINISHED
 from riskcore.simulate import GameResult
+from service.application.archived import record_text as archived_text
 from service.application.game_log import NO_EVENTS, GameLog
 from service.application.games import GameService
 from service.store.event_store import EventStore
@@ -40,6 +41,9 @@ def export(service: GameService, game_id: str) -> str:
     cached = service.computed.export(game_id)
     if cached is not None:
         return zlib.decompress(cached).decode()
+    archived = service.archived_record(game_id)  # Redis lost it: the archive's (issue 48)
+    if archived is not None:
+        return archived_text(archived)
     loaded = service.load(game_id)
     assert loaded.state.phase == FINISHED, "only a finished game has a complete record"
     reader = Reader(game_id, loaded.state.record_format, complete=True)

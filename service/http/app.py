@@ -30,6 +30,7 @@ from flask import Flask, Response, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import logs
+from service.application.archived import ArchivedGames, archive_for
 from service.application.auth import hash_token
 from service.application.games import GameService
 from service.application.offload import Offload
@@ -114,6 +115,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
     queues = queue_client(settings, socket_timeout=5, socket_connect_timeout=2)
     keys = KeySpace(settings.key_prefix)
     metrics = Metrics()
+    archive = archive_for(settings)  # finished games Redis no longer has (issue 48)
     games = GameService(
         client,
         keys,
@@ -124,6 +126,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         new_seed=new_seed or _random_seed,
         finished_seconds=settings.finished_seconds,
         max_game_events=settings.max_game_events,
+        archived=ArchivedGames(archive),
     )
     longest_wait = max(settings.max_wait_seconds, 2 * settings.sse_keepalive_seconds)
     streams = StreamSlots(client, keys, settings.streams_per_address, longest_wait + 10)
@@ -161,6 +164,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         computed,
         storage,
         JobQueues(queues, keys),
+        archive,
     )
 
 

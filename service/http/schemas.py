@@ -264,10 +264,41 @@ def load_command(body: Any) -> dict[str, Any]:
 # -- queries -----------------------------------------------------------------------
 
 
-class ListGamesQuery(Schema):
+MAX_MS = 2**53 - 1  # a time in Unix ms (JSON clients read it exactly)
+HISTORY_FILTERS = ("player", "mode", "board", "result", "since", "until")
+
+
+class HistoryFilters(Schema):
+    """The archive's selection (issue 48): by a seat's name, mode, board, the named
+    player's result, and creation time (Unix ms, ``since`` <= created < ``until``)."""
+
+    player = fields.String(validate=validate.Length(1, 128))
+    mode = fields.String(validate=validate.Length(1, 32))
+    board = fields.String(validate=validate.Length(1, 64))
+    result = fields.String(validate=validate.OneOf(["won", "lost"]))
+    since = fields.Integer(validate=validate.Range(0, MAX_MS))
+    until = fields.Integer(validate=validate.Range(0, MAX_MS))
+
+    @validates_schema
+    def _result_of_a_player(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "result" in data and "player" not in data:
+            raise ValidationError("result is the named player's: give player too", "result")
+
+
+class ListGamesQuery(HistoryFilters):
+    """``source``: the lobby (Redis: games open, running and finished lately) or the
+    archive (every game projected to SQL); any history filter means the archive."""
+
     status = fields.String(validate=validate.OneOf(STATUSES))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
     cursor = fields.String(validate=validate.Regexp(CURSOR))
+    source = fields.String(validate=validate.OneOf(["lobby", "archive"]))
+
+
+class ExportQuery(HistoryFilters):
+    """``max``: at most this many records (default: every one selected)."""
+
+    max = fields.Integer(validate=validate.Range(1, 1_000_000))
 
 
 # The largest integer every JSON client reads exactly; also keeps stream ids valid.
@@ -327,6 +358,8 @@ class GameSummary(Schema):
     open_seats = fields.List(fields.String(), required=True)
     seed_commitment = fields.String(required=True)
     tournament = fields.String(required=True, allow_none=True)
+    winner = fields.String(allow_none=True)  # archive listings (issue 48)
+    finished = fields.String(allow_none=True)
 
 
 class LobbyView(GameSummary):
@@ -506,6 +539,7 @@ class TournamentList(Schema):
 # Query schemas mirror the query parameters of these operations.
 QUERIES: dict[str, type[Schema]] = {
     "listGames": ListGamesQuery,
+    "exportGames": ExportQuery,
     "listEvents": EventsQuery,
     "streamEvents": StreamQuery,
     "getStateAt": StateQuery,

@@ -256,6 +256,20 @@ class KeySpace:
         """
         return f"{self.prefix}:relay:alive"
 
+    def projector_heartbeats(self) -> str:
+        """Sorted set: projector consumer name -> when (unix ms) it last made a round
+        (``workers.projector``; ``/readyz`` and ``/metrics`` read it)."""
+        return f"{self.prefix}:projector:alive"
+
+    def projector_stats(self) -> str:
+        """Hash: the projector's recent figures (lag percentiles, games archived)."""
+        return f"{self.prefix}:projector:stats"
+
+    def projector_dead_letters(self) -> str:
+        """Stream of notifications the projector gave up on (a record that failed its
+        verification, again and again)."""
+        return f"{self.prefix}:projector:dead"
+
     def job_dead_letters(self) -> str:
         """Stream of jobs that gave up for good (an idempotency mismatch): game, job, error.
 

@@ -113,10 +113,11 @@ class Stack:
 
 
 @pytest.fixture
-def stack_env(redis_url: str, key_prefix: str, redis: Any) -> dict[str, str]:
+def stack_env(redis_url: str, key_prefix: str, redis: Any, sqlite_url: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         REDIS_URL=redis_url,
+        RISK_DATABASE_URL=sqlite_url,  # a migrated archive of the test's own (issue 48)
         RISK_KEY_PREFIX=key_prefix.replace("test:", "e2e-"),
         RISK_RATE_TOKEN="off",
         RISK_RATE_IP="off",

@@ -17,12 +17,13 @@ OFF = RateLimit(0, 1)
 
 
 @pytest.fixture
-def settings(redis_url: str, key_prefix: str) -> Settings:
+def settings(redis_url: str, key_prefix: str, sqlite_url: str) -> Settings:
     """Rate limits and game quotas off (tests that need them turn them on), short
-    event streams."""
+    event streams, and a migrated archive database of the test's own (issue 48)."""
     return Settings(
         redis_url=redis_url,
         key_prefix=key_prefix,
+        database_url=sqlite_url,
         admin_token="admin-secret",
         rate_token=OFF,
         rate_ip=OFF,

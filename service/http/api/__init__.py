@@ -10,6 +10,7 @@ from service.http.api import (
     analysis,
     board,
     events,
+    history,
     lobby,
     ops,
     play,
@@ -23,6 +24,7 @@ __all__ = ["register"]
 
 
 def register(app: Flask) -> None:
+    app.register_blueprint(history.bp)  # issue 48: before lobby's /v1/games/<game>
     for module in (lobby, play, events, records, reference, ops, board, swagger, tournaments):
         app.register_blueprint(module.bp)
     app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games

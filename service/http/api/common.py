@@ -36,13 +36,14 @@ from service.http.ratelimit import RateLimiter
 from service.http.request_cost import Progress
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
+from service.store.archive import Archive
 from service.store.errors import GameNotFound, InvalidName
 from service.store.keys import check_game_id
 from service.store.queues import JobQueues
+from service.store.values import Client
 
 if TYPE_CHECKING:
     from redis import Redis
-from service.store.values import Client
 
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
@@ -69,6 +70,7 @@ class Services:
     computed: Computed  # summaries and records kept at a game's version
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
     jobs: JobQueues  # the jobs the service enqueues itself (service.store.queues)
+    archive: Archive  # finished games in SQL, history and export (issue 48)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

@@ -11,6 +11,7 @@ from service.application.clocks import deadline
 from service.application.games import SeatPlan
 from service.application.quotas import Creator, GameQuotaExceeded
 from service.application.storage import Reservation, StorageFull, StorageQuotaExceeded
+from service.http.api import history
 from service.http.api.common import (
     body,
     client_address,
@@ -111,6 +112,8 @@ def reserve_storage(creators: list[Creator], games: int) -> Reservation:
 @bp.get("")
 def list_games() -> Response:
     args = query(_LIST)  # the cursor's pattern is checked here
+    if history.wants_archive(args):  # issue 48: the archive, with the history's filters
+        return history.archive_page(args)
     found, cursor = games().list_games(args.get("status"), args["limit"], args.get("cursor"))
     return reply({"games": [summary(info) for info in found], "next_cursor": cursor})
 

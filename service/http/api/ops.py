@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 from flask import Blueprint, Response
@@ -13,7 +14,7 @@ from service.http.api.common import reply, services
 from service.http.api.docs import render
 from service.http.metrics import CONTENT_TYPE_LATEST
 from service.http.problems import ApiProblem
-from service.store import queue_metrics
+from service.store import archive_health, queue_metrics
 from service.store.errors import StoreUnavailable
 
 bp = Blueprint("ops", __name__)
@@ -45,11 +46,21 @@ def readyz() -> Response:
     if not risk.games.lobby.ping():
         unavailable = {"Retry-After": "1"}
         raise ApiProblem(503, "redis_unavailable", "Redis does not answer", headers=unavailable)
+    archive = _archive_json()
     try:
         workers = queue_metrics.worker_health(risk.queue_redis, risk.redis, risk.games.keys)
     except StoreUnavailable:  # RQ's Redis, when it is another one, may be down on its own
-        return reply({"status": "ready", "workers": None})
-    return reply({"status": "ready", "workers": workers.as_json()})
+        return reply({"status": "ready", "workers": None, "archive": archive})
+    return reply({"status": "ready", "workers": workers.as_json(), "archive": archive})
+
+
+def _archive_json() -> dict[str, Any] | None:
+    """The archive's health (issue 48), shown, never required: live games are in Redis."""
+    risk = services()
+    try:
+        return archive_health.archive_health(risk.redis, risk.games.keys, risk.archive).as_json()
+    except StoreUnavailable:
+        return None
 
 
 @bp.get("/metrics")
@@ -58,6 +69,7 @@ def metrics() -> Response:
     workers = queue_metrics.render(risk.queue_redis, risk.redis, risk.games.keys)
     try:
         stored = render_metrics(risk.redis, risk.games.keys)
+        stored += archive_health.render(risk.redis, risk.games.keys, risk.archive)
     except StoreUnavailable:
         stored = b""  # the rest still answers while Redis is away
     text = risk.metrics.render() + workers + stored

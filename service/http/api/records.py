@@ -28,6 +28,7 @@ from typing import Any
 from flask import Blueprint, Response, request, stream_with_context
 
 from riskcore.model.state import FINISHED
+from service.application.archived import record_text as archived_text
 from service.application.costly import (
     INLINE_EVENTS,
     INLINE_RECORD_BYTES,
@@ -57,6 +58,9 @@ def download_record(game: str) -> Response:
     loaded = games().load(gid)
     small = loaded.version <= INLINE_EVENTS
     if loaded.state.phase == FINISHED:
+        archived = games().archived_record(gid)  # Redis lost the game: the archive's (issue 48)
+        if archived is not None:
+            return _record(archived_text(archived), gid)
         if not risk.computed.has_export(gid):
             if small:
                 return _record(record_text(games(), gid, who), gid)

@@ -1,0 +1,338 @@
+"""The projector: the event store's outbox, projected into the SQL archive (issue 48).
+
+A consumer group of its own (``projector``) on every outbox, beside the
+relay's: the relay turns notifications into bot jobs, the projector into
+archive rows. Each round:
+
+* reads up to ``count`` notifications at once (``XREADGROUP COUNT``), and
+  coalesces those of one game: a busy game's hundred appends make one row;
+* builds each game's summary row from Redis as it is now
+  (``workers.archiving.summary``) and, for a game that has finished and whose
+  record is not archived yet, its record, verified as ``risk verify`` would
+  and compressed (``checked_record``);
+* writes the lot in one transaction (``Archive.write``: idempotent upserts,
+  an older version never overwrites a newer one), then acknowledges the
+  entries. A crash before the commit leaves them pending, to be read again
+  (``XREADGROUP`` from ``0`` for its own, ``XAUTOCLAIM`` for another consumer's
+  after ``claim_idle_ms``); a crash after the commit and before the
+  acknowledgement makes a repeat that changes nothing. So kill -9 at any
+  point loses nothing and doubles nothing;
+* the database away (``ArchiveUnavailable``) or Redis away: the entries stay
+  pending, the projector waits a second and reads them again: it catches up
+  when they are back. Redis losing its data (``NOGROUP``) makes it create
+  its groups again, from the start of each outbox.
+
+A record that does not verify is never archived: its game's row is, and the
+notification goes to a dead-letter stream with the reason. Its lag (the age
+of each notification when its rows were committed) is kept as percentiles
+since it started in ``KeySpace.projector_stats``; ``/metrics`` and ``/readyz`` also show the
+age of the oldest notification not yet projected (``service.http.archive_health``).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.application.errors import GameNotStarted
+from service.application.games import GameService
+from service.store.archive import Archive, ArchiveUnavailable, GameRow, RecordRow
+from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.values import Client, Notification
+from workers.archiving import RecordRefused, checked_record, summary
+
+log = logging.getLogger(__name__)
+GROUP = "projector"
+HEARTBEAT_MS = 1_000
+PRUNE_MS = 600_000  # RISK_ARCHIVE_DAYS is applied every ten minutes
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    stream: str
+    entry_id: str
+    fields: dict[bytes, bytes]
+
+    @property
+    def ms(self) -> int:
+        """When the notification was written (its stream id's time part)."""
+        return int(self.entry_id.split("-", 1)[0])
+
+
+@dataclass
+class ProjectorStats:
+    notifications: int = 0
+    games: int = 0
+    records: int = 0
+    batches: int = 0
+    gone: int = 0  # games deleted (or expired) before they were projected
+    refused: int = 0  # records that did not verify
+    regrouped: int = 0
+    lags: LagHistogram = field(default_factory=lambda: LagHistogram())
+
+
+class LagHistogram:
+    """Each notification's lag (written to committed), in 10 ms buckets up to a
+    minute, since the projector started: percentiles without keeping every figure."""
+
+    BUCKET_MS = 10
+    BUCKETS = 6_000
+
+    def __init__(self) -> None:
+        self.counts = [0] * (self.BUCKETS + 1)  # the last: a minute or more
+        self.total = 0
+        self.max_ms = 0
+
+    def add(self, lag_ms: int) -> None:
+        self.counts[min(max(lag_ms, 0) // self.BUCKET_MS, self.BUCKETS)] += 1
+        self.total += 1
+        self.max_ms = max(self.max_ms, lag_ms)
+
+    def percentile(self, share: float) -> int:
+        """The upper edge of the bucket holding the ``share`` quantile (0: none yet)."""
+        wanted, seen = share * self.total, 0
+        for bucket, count in enumerate(self.counts):
+            seen += count
+            if count and seen >= wanted:
+                return min((bucket + 1) * self.BUCKET_MS, self.max_ms)
+        return 0
+
+
+class Projector:
+    def __init__(
+        self,
+        connection: Client,
+        service: GameService,
+        archive: Archive,
+        *,
+        consumer: str | None = None,
+        count: int = 500,
+        claim_idle_ms: int = 10_000,
+        archive_days: float = 0.0,
+        now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    ) -> None:
+        """``consumer`` defaults to the host's name, so a restarted projector reads
+        what it had read and not acknowledged first, without waiting.
+        ``archive_days`` (RISK_ARCHIVE_DAYS): games finished longer ago are dropped
+        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever."""
+        self.redis = connection
+        self.service = service
+        self.keys = service.keys
+        self.archive = archive
+        self.consumer = consumer or f"{socket.gethostname()}-projector"
+        self.count = count
+        self.claim_idle_ms = claim_idle_ms
+        self.now_ms = now_ms
+        self.archive_days = archive_days
+        self._last_prune_ms = 0
+        self.stats = ProjectorStats()
+        self._streams = self.keys.outboxes()
+        self._own_pending = True  # first read this consumer's unacknowledged entries
+        self._last_beat_ms = 0
+
+    def ensure_groups(self) -> None:
+        """The consumer group on every outbox, from the start of each stream."""
+        for stream in self._streams:
+            try:
+                self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            except ResponseError as error:
+                if "BUSYGROUP" not in str(error):
+                    raise
+
+    def run_once(self, block_ms: int = 200) -> int:
+        """Project one batch (blocking up to ``block_ms`` for it); how many notifications."""
+        entries = self._read(block_ms)
+        if entries:
+            self.project(entries)
+        return len(entries)
+
+    def reclaim(self) -> int:
+        """Project entries another consumer read and left unacknowledged (it died)."""
+        entries: list[Entry] = []
+        for stream in self._streams:
+            reply: Any = self.redis.xautoclaim(
+                stream, GROUP, self.consumer, self.claim_idle_ms, start_id="0-0", count=self.count
+            )
+            entries += _entries(stream, reply[1])
+        if entries:
+            self.project(entries)
+        return len(entries)
+
+    def project(self, entries: Sequence[Entry]) -> None:
+        """Archive the games ``entries`` name, in one transaction; then acknowledge them."""
+        notes: dict[str, list[Entry]] = {}
+        for entry in entries:
+            if not entry.fields:  # trimmed from the outbox meanwhile: nothing to project
+                continue
+            game_id = Notification.from_entry(entry.entry_id.encode(), entry.fields).game_id
+            notes.setdefault(game_id, []).append(entry)
+        games, records, refused = self._rows(list(notes))
+        self.archive.write(games, records, self.now_ms())
+        for game_id, reason in refused:
+            self._dead_letter(notes[game_id][-1], reason)
+        self._acknowledge(entries)
+        now = self.now_ms()
+        for entry in entries:
+            self.stats.lags.add(now - entry.ms)
+        self.stats.notifications += len(entries)
+        self.stats.games += len(games)
+        self.stats.records += len(records)
+        self.stats.batches += 1
+        self._publish()
+
+    def _rows(
+        self, game_ids: list[str]
+    ) -> tuple[list[GameRow], list[RecordRow], list[tuple[str, str]]]:
+        recorded = self.archive.recorded(game_ids)
+        games: list[GameRow] = []
+        records: list[RecordRow] = []
+        refused: list[tuple[str, str]] = []
+        for game_id in game_ids:
+            try:
+                row = summary(self.service, game_id)
+            except (GameNotFound, GameNotStarted, LookupError):
+                self.stats.gone += 1
+                continue
+            games.append(row)
+            if row.finished_ms is None or game_id in recorded:
+                continue
+            try:
+                records.append(checked_record(self.service, game_id))
+            except RecordRefused as error:
+                log.error("%s", error)
+                self.stats.refused += 1
+                refused.append((game_id, error.reason))
+        return games, records, refused
+
+    def _read(self, block_ms: int) -> list[Entry]:
+        """This consumer's pending entries first (after a restart or an outage), then
+        new ones."""
+        if self._own_pending:
+            entries = self._read_from("0", None)
+            if entries:
+                return entries
+            self._own_pending = False
+        return self._read_from(">", block_ms)
+
+    def _read_from(self, start: str, block_ms: int | None) -> list[Entry]:
+        replies: list[Any] = []
+        if isinstance(self.redis, RedisCluster):  # one outbox per command
+            for stream in self._streams:
+                replies += (
+                    self.redis.xreadgroup(GROUP, self.consumer, {stream: start}, self.count) or []
+                )
+            if not replies and block_ms:
+                time.sleep(min(block_ms, 50) / 1000)
+        else:
+            streams = dict.fromkeys(self._streams, start)
+            replies = (
+                self.redis.xreadgroup(GROUP, self.consumer, streams, self.count, block_ms) or []
+            )
+        return [e for stream, found in replies for e in _entries(_text(stream), found)]
+
+    def _acknowledge(self, entries: Sequence[Entry]) -> None:
+        by_stream: dict[str, list[str]] = {}
+        for entry in entries:
+            by_stream.setdefault(entry.stream, []).append(entry.entry_id)
+        pipe = self.redis.pipeline(transaction=False)
+        for stream, ids in by_stream.items():
+            pipe.xack(stream, GROUP, *ids)
+        pipe.execute()
+
+    def _dead_letter(self, entry: Entry, reason: str) -> None:
+        dead = {b"stream": entry.stream.encode(), b"entry": entry.entry_id.encode()}
+        dead[b"error"] = reason.encode()
+        self.redis.xadd(self.keys.projector_dead_letters(), {**entry.fields, **dead}, maxlen=10_000)
+
+    def _publish(self) -> None:
+        """The lag percentiles and counts, for ``bench/archive.py`` and operators."""
+        stats = self.stats
+        figures = {
+            "lag_p50_ms": stats.lags.percentile(0.5),
+            "lag_p99_ms": stats.lags.percentile(0.99),
+            "lag_max_ms": stats.lags.max_ms,
+            "notifications": stats.notifications,
+            "games": stats.games,
+            "records": stats.records,
+            "batches": stats.batches,
+            "refused": stats.refused,
+        }
+        self.redis.hset(self.keys.projector_stats(), mapping=figures)
+
+    def prune(self) -> int:
+        """Drop games finished more than ``archive_days`` ago (at most once per
+        ``PRUNE_MS``); how many were dropped."""
+        now = self.now_ms()
+        if self.archive_days <= 0 or now - self._last_prune_ms < PRUNE_MS:
+            return 0
+        self._last_prune_ms = now
+        dropped = self.archive.prune(now - round(self.archive_days * 86_400_000))
+        if dropped:
+            log.info("projector dropped %d archived games past RISK_ARCHIVE_DAYS", dropped)
+        return dropped
+
+    def beat(self) -> None:
+        """Say this projector is alive (at most once per ``HEARTBEAT_MS``)."""
+        now = self.now_ms()
+        if now - self._last_beat_ms < HEARTBEAT_MS:
+            return
+        self._last_beat_ms = now
+        beats = self.keys.projector_heartbeats()
+        self.redis.zadd(beats, {self.consumer: now})
+        self.redis.zremrangebyscore(beats, 0, now - 3_600_000)
+
+    def run(self, stop: threading.Event, block_ms: int = 200) -> None:
+        """Loop until ``stop``: read and project; every few seconds take over what a dead
+        consumer left. An outage of Redis or of the database is waited out."""
+        groups_missing = True
+        rounds = 0
+        while not stop.is_set():
+            try:
+                if groups_missing:
+                    self.ensure_groups()
+                    groups_missing = False
+                self.beat()
+                self.run_once(block_ms)
+                rounds += 1
+                if rounds % 25 == 0:
+                    self.reclaim()
+                    self.prune()
+            except (ArchiveUnavailable, StoreUnavailable) as error:
+                self._wait(stop, "projector: %s; retrying", error)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                self._wait(stop, "projector lost Redis: %s; retrying", error)
+            except ResponseError as error:
+                if not str(error).startswith(("NOGROUP", "UNBLOCKED")):
+                    raise
+                log.warning("projector's consumer group is gone (Redis lost its data?)")
+                self.stats.regrouped += 1
+                groups_missing = True
+                self._last_beat_ms = 0
+
+    def _wait(self, stop: threading.Event, message: str, error: Exception) -> None:
+        """What was read stays pending: read again (from ``0``) once this is over."""
+        log.warning(message, error)
+        self._own_pending = True
+        stop.wait(1.0)
+
+
+def _entries(stream: str, found: Any) -> list[Entry]:
+    return [
+        Entry(stream, _text(entry_id), fields or {})
+        for entry_id, fields in found
+        if entry_id is not None
+    ]
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
