@@ -21,11 +21,18 @@ CLOCKS_QUEUE = "clocks"
 # from it only when the other two are empty, so a game a person just moved in, a
 # new game or a deadline never waits behind every all-bot game's next slice.
 CONTINUED_QUEUE = "continued"
-# Building finished games' records (``workers.jobs.export_record``): last, since a
-# download builds a record that is not ready yet itself, while a game in play waits.
+# Building finished games' records (``workers.jobs.export_record``).
 EXPORTS_QUEUE = "exports"
-# The order a worker takes jobs in.
-WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE, EXPORTS_QUEUE)
+# Analyses of finished games (``workers.analysis``): seconds to minutes of CPU each.
+ANALYSES_QUEUE = "analyses"
+# Issue 54: what a game waits for (bot turns, clocks) and what costs CPU for nobody
+# waiting at a board (records, analyses) are taken by different worker processes,
+# so a costly job, once started, never holds the worker a bot turn or a deadline
+# needs (``risk worker --kind``). In the order each kind takes them.
+GAMES_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE)
+COSTLY_QUEUES = (EXPORTS_QUEUE, ANALYSES_QUEUE)
+# Every queue, in the order a single worker of both kinds takes them (tests, --kind both).
+WORKER_QUEUES = GAMES_QUEUES + COSTLY_QUEUES
 
 
 def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:

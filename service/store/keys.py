@@ -289,6 +289,11 @@ class KeySpace:
         ``kind`` is ``summary``, ``record:<seat>`` or ``record:public``."""
         return f"{_game_base(self, game_id)}:computed:{kind}"
 
+    def analyses_pending(self, address: str) -> str:
+        """Sorted set: the analyses one address asked for that may still be queued or
+        running (``<game>|<depth>|<head>`` -> weight), bounded by their weight (issue 54)."""
+        return f"{self.prefix}:analyses:pending:{address}"
+
     def clock(self, game_id: str) -> str:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""
         return f"{_game_base(self, game_id)}:clock"

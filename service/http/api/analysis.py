@@ -8,11 +8,18 @@ that continues the finished one after a chosen version (``service.application.fo
 Both refuse a running game (409 ``game_running``): an analysis during play
 would be an engine at a player's elbow, and a fork would give its hidden
 cards away.
+
+Issue 54: an analysis goes to the analyses queue, which only costly workers
+take; one whose worker died reads as failed once its lease runs out, and
+asking again starts it again (a new attempt, a new job id). The analyses an
+address has queued or running are bounded by their summed depth
+(``RISK_ANALYSES_PENDING``): past it, 429 ``analyses_pending`` with Retry-After.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 
 from flask import Blueprint, Response
 from marshmallow import Schema, fields, validate
@@ -20,7 +27,13 @@ from rq.exceptions import DuplicateJobError
 
 from riskcore.analysis import DEFAULT_DEPTH, MAX_DEPTH
 from riskcore.model.state import FINISHED
-from service.application.analysis import ANALYSIS_JOB, Analyses, cost_of
+from service.application.analysis import (
+    ANALYSIS_JOB,
+    Analyses,
+    PendingAnalyses,
+    cost_of,
+    pending_weight,
+)
 from service.application.forks import ForkRefused, fork
 from service.application.game_types import SeatPlan
 from service.application.quotas import GameQuotaExceeded
@@ -29,7 +42,7 @@ from service.http.api.lobby import game_creators, summary
 from service.http.problems import ApiProblem
 from service.http.ratelimit import Check
 from service.http.schemas import SeatRequest, WholeNumber
-from workers.queues import EXPORTS_QUEUE, escaped_game_id, queue
+from workers.queues import ANALYSES_QUEUE, escaped_game_id, queue
 
 bp = Blueprint("analysis", __name__, url_prefix="/v1/games")
 
@@ -60,9 +73,13 @@ def start_analysis(game: str) -> Response:
     kept = _analyses()
     found = kept.read(gid, depth, head)
     if found is None or found["status"] == "failed":
+        pending = PendingAnalyses(services().redis, kept.keys)
+        _bound(pending, depth)
         _charge(depth)
-        kept.queued(gid, depth, head)
-        _enqueue(gid, depth, head)
+        job = f"analysis-{escaped_game_id(gid)}-{depth}-{head[:16]}-{time.time_ns():x}"
+        kept.queued(gid, depth, head, job)
+        pending.add(client_address(), gid, depth, head)
+        _enqueue(gid, depth, head, job)
         found = kept.read(gid, depth, head)
     assert found is not None
     return reply(found, 200 if found["status"] == "done" else 202)
@@ -143,15 +160,31 @@ def _charge(depth: int) -> None:
         raise ApiProblem(429, "costly_rate_limited", detail, headers={"Retry-After": retry_after})
 
 
-def _enqueue(gid: str, depth: int, head: str) -> None:
+def _bound(pending: PendingAnalyses, depth: int) -> None:
+    """429 ``analyses_pending`` when the address's queued and running analyses would
+    weigh more than ``RISK_ANALYSES_PENDING`` with this one (issue 54)."""
+    bound = services().settings.analyses_pending
+    if not bound:
+        return
+    weight = pending.weight(client_address())
+    if weight and weight + pending_weight(depth) > bound:
+        detail = (
+            f"this address's analyses still queued or running weigh {weight} (their depths);"
+            f" at most {bound} at once: retry once one is done"
+        )
+        raise ApiProblem(429, "analyses_pending", detail, headers={"Retry-After": "30"})
+
+
+def _enqueue(gid: str, depth: int, head: str, job: str) -> None:
     risk = services()
     with contextlib.suppress(DuplicateJobError):
-        queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE).enqueue(
+        queue(risk.queue_redis, risk.games.keys, ANALYSES_QUEUE).enqueue(
             ANALYSIS_JOB,
             gid,
             depth,
             head,
-            job_id=f"analysis-{escaped_game_id(gid)}-{depth}-{head[:16]}",
+            job,
+            job_id=job,
             unique=True,
             result_ttl=60,
             job_timeout=1800,
