@@ -20,13 +20,13 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from riskcli.costly_workers import CostlyChildren, costly_nice, costly_workers
 from service import logs
 from service.settings import Settings
 from service.store.connections import queue_client, store_client
 from service.store.errors import REDIS_OUTAGES
 from service.store.keys import KeySpace
 from service.store.values import Client
-from riskcli.costly_workers import CostlyChildren, costly_nice, costly_workers
 from workers import jobs
 from workers.queues import COSTLY_QUEUES, GAMES_QUEUES, WORKER_QUEUES, queue
 from workers.relay import Relay
@@ -183,7 +183,9 @@ def worker(kind: str, relay: bool, fork: bool, burst: bool, log_level: str) -> N
     children = CostlyChildren(costly_workers() if kind == "all" else 0, log_level, burst)
     children.start()
     try:
-        _work_through_outages(worker_class, connections.worker, keys, burst, log_level, threads, names)
+        _work_through_outages(
+            worker_class, connections.worker, keys, burst, log_level, threads, names
+        )
     finally:
         children.stop()
         threads.join()
