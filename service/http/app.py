@@ -47,6 +47,7 @@ from service.http.metrics import Metrics
 from service.http.problems import ApiProblem, register_error_handlers
 from service.http.ratelimit import Check, RateLimiter
 from service.http.request_cost import Progress
+from service.http.security_headers import secure
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.connections import queue_client, store_client
@@ -256,6 +257,7 @@ def _finish(response: Response) -> Response:
         response.headers.setdefault("Cache-Control", "private, no-cache")
         response.vary.add("Authorization")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    secure(response, request.path)
     route = request.url_rule.rule if request.url_rule else "unmatched"
     seconds = time.perf_counter() - g.get("started", time.perf_counter())
     risk.metrics.request(request.method, route, response.status_code, seconds)

@@ -36,8 +36,9 @@ from service.application.analysis import (
 )
 from service.application.forks import ForkRefused, fork
 from service.application.game_types import SeatPlan
-from service.application.quotas import GameQuotaExceeded
+from service.application.quotas import Creator, GameQuotaExceeded
 from service.http.api.common import body, client_address, game_id, games, query, reply, services
+from service.http.api.idempotent import once
 from service.http.api.lobby import game_creators, summary
 from service.http.problems import ApiProblem
 from service.http.ratelimit import Check
@@ -99,11 +100,17 @@ def get_analysis(game: str) -> Response:
 
 @bp.post("/<game>/fork")
 def fork_game(game: str) -> Response:
+    """Once per ``Idempotency-Key`` (``service.http.api.idempotent``)."""
     gid = game_id(game)
+    creators = game_creators()
+    return once(lambda: _fork(gid, creators))
+
+
+def _fork(gid: str, creators: list[Creator]) -> Response:
     data = body(_FORK)
     quotas = services().quotas
     try:
-        ticket = quotas.reserve(game_creators())
+        ticket = quotas.reserve(creators)
     except GameQuotaExceeded as error:
         raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
     try:

@@ -134,8 +134,13 @@ def _verify_with_parent(heads: list[str]) -> Response:
     record, parent = parts["record"], parts["parent"]
     if record is None:
         raise ApiProblem(400, "record_missing", "the multipart body needs a part 'record'")
-    data = record.read()
-    parent_data = parent.read() if parent is not None else b""
+    try:
+        data = record.read()
+        parent_data = parent.read() if parent is not None else b""
+    finally:  # the parts' spooled files, closed now rather than by the collector
+        for part in parts.values():
+            if part is not None:
+                part.close()
     task: dict[str, Any] = {"kind": "verify", "expect_heads": heads, "record_size": len(data)}
     if parent is None:
         task["fetch_parent"] = True

@@ -230,7 +230,7 @@ export function legend(box, map, shapes, styles, { tokens = false } = {}) {
   if (territories.some((t) => t.stronghold)) items.push(`<span><svg width="10" height="10" aria-hidden="true"><rect width="9" height="9" class="stronghold"/></svg> stronghold</span>`);
   if (territories.some((t) => t.site_of_power)) items.push(`<span><svg width="12" height="10" aria-hidden="true"><polygon points="0,10 5,1 10,10" class="site"/></svg> site of power</span>`);
   if (territories.some((t) => t.harbour)) items.push("<span>⚓ harbour</span>");
-  if (tokens) items.push(`<span>♚ leader · <span style="color:#8a6100">◎</span> the Fellowship</span>`);
+  if (tokens) items.push(`<span>♚ leader · <span class="fellowship-mark">◎</span> the Fellowship</span>`);
   box.innerHTML = items.join("");
 }
 
