@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 __all__ = ["CostlyChildren", "costly_nice", "costly_workers"]
@@ -89,21 +90,36 @@ class CostlyChildren:
                     if not self._stop.is_set():
                         self._children[index] = self._spawn()
 
-    def stop(self, timeout: float = 20.0) -> None:
-        """SIGTERM every child (each finishes its job in hand first, up to ``timeout``)."""
+    def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM every child: it finishes its job in hand if it can within ``grace``
+        seconds; then a second SIGTERM (RQ's cold shutdown: the job is stopped and an
+        analysis reported failed, ``workers.analysis``), then SIGKILL."""
         self._stop.set()
         with self._lock:
             children = list(self._children)
+        self._signal(children, signal.SIGTERM)
+        if self._waited(children, grace):
+            return
+        self._signal(children, signal.SIGTERM)
+        if not self._waited(children, 3.0):
+            self._signal(children, signal.SIGKILL)
+            self._waited(children, 5.0)
+
+    @staticmethod
+    def _signal(children: list[subprocess.Popen[bytes]], signum: int) -> None:
         for child in children:
             if child.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
-                    child.send_signal(signal.SIGTERM)
+                    child.send_signal(signum)
+
+    @staticmethod
+    def _waited(children: list[subprocess.Popen[bytes]], seconds: float) -> bool:
+        """Whether every child exited within ``seconds`` (all of them together)."""
+        deadline = time.monotonic() + seconds
         for child in children:
-            try:
-                child.wait(timeout)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(max(0.0, deadline - time.monotonic()))
+        return all(child.poll() is not None for child in children)
 
 
 def _stop_with_parent(parent: int) -> Callable[[], None] | None:

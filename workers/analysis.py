@@ -9,7 +9,8 @@ asked for again since (another attempt's job id) is left alone. Progress and
 the report are written where ``service.application.analysis`` reads them.
 
 Issue 54: a heartbeat thread renews the analysis's lease while the job runs,
-so a job whose worker died is seen as lost within ``RUNNING_LEASE_MS``; and the
+so a job whose worker died is seen as lost within its lease (``RISK_ANALYSIS_LEASE``,
+30 s); and the
 job has a hard time budget (``RISK_ANALYSIS_BUDGET``, 600 s): past it, the
 analysis stops at its next unit of work and is reported failed with how far
 it got (``budget_exceeded``), instead of holding a worker for as long as it likes.
@@ -29,6 +30,7 @@ from workers.jobs import _service, _store
 
 log = logging.getLogger(__name__)
 DEFAULT_BUDGET_S = 600.0
+WORKER_STOPPED = "worker_stopped: the worker was stopped during this analysis; POST again"
 
 
 class BudgetExceeded(Exception):
@@ -38,6 +40,12 @@ class BudgetExceeded(Exception):
 def budget_seconds() -> float:
     """The hard time budget of one analysis (``RISK_ANALYSIS_BUDGET``, seconds)."""
     return float(os.environ.get("RISK_ANALYSIS_BUDGET", DEFAULT_BUDGET_S))
+
+
+def lease_ms() -> int:
+    """A running analysis's lease (``RISK_ANALYSIS_LEASE``, seconds; 30 by default):
+    how soon a job whose worker died reads as failed."""
+    return int(1000 * float(os.environ.get("RISK_ANALYSIS_LEASE", RUNNING_LEASE_MS / 1000)))
 
 
 def analyse_game(game_id: str, depth: int, head: str, job: str = "") -> str:
@@ -72,6 +80,9 @@ def analyse_game(game_id: str, depth: int, head: str, job: str = "") -> str:
                     f"budget_exceeded: stopped after {budget:g} s at {error} units of work "
                     "(RISK_ANALYSIS_BUDGET); a smaller depth finishes sooner"
                 )
+            except (SystemExit, KeyboardInterrupt):  # the worker's cold shutdown
+                kept.failed(game_id, depth, WORKER_STOPPED)
+                raise
         if failure is not None:
             kept.failed(game_id, depth, failure)
             log.warning("analyse_game: depth %d failed: %s", depth, failure)
@@ -86,7 +97,8 @@ class _Heartbeat:
     one unit of work may take longer than a lease)."""
 
     def __init__(self, kept: Analyses, game_id: str, depth: int) -> None:
-        self._renew = lambda: kept.renew(game_id, depth)
+        self._lease = lease_ms()
+        self._renew = lambda: kept.renew(game_id, depth, self._lease)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="analysis-lease", daemon=True)
 
@@ -100,7 +112,7 @@ class _Heartbeat:
         self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        while not self._stop.wait(RUNNING_LEASE_MS / 3000):
+        while not self._stop.wait(self._lease / 3000):
             try:
                 self._renew()
             except Exception:  # Redis away for a moment: the next beat tries again

@@ -124,12 +124,12 @@ class Analyses:
         mapping = {"status": "running", "done": done, "total": total}
         self._client.hset(self.key(game_id, depth), mapping=mapping)
 
-    def renew(self, game_id: str, depth: int) -> None:
+    def renew(self, game_id: str, depth: int, lease_ms: int = RUNNING_LEASE_MS) -> None:
         """The running job's heartbeat: its lease, and the status's life, extended."""
         key = self.key(game_id, depth)
         pipe = self._client.pipeline(transaction=True)
-        pipe.hset(key, mapping={"status": "running", "lease": _now_ms() + RUNNING_LEASE_MS})
-        pipe.expire(key, RUNNING_LEASE_MS // 1000 + LOST_KEPT_SECONDS)
+        pipe.hset(key, mapping={"status": "running", "lease": _now_ms() + lease_ms})
+        pipe.expire(key, lease_ms // 1000 + LOST_KEPT_SECONDS)
         pipe.execute()
 
     def finished(self, game_id: str, depth: int, report: dict[str, Any]) -> None:
