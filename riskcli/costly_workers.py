@@ -9,6 +9,10 @@ at a lower CPU priority (``RISK_COSTLY_NICE``, default 10, as the API's
 verification helper has): the games worker keeps its queues to itself, and the
 kernel gives it the CPU first on a busy machine.
 
+The analysis job's own settings are read where it runs (``workers.analysis``):
+``RISK_ANALYSIS_BUDGET`` (600 s, its hard time budget) and ``RISK_ANALYSIS_LEASE``
+(30 s, how soon a job whose worker died reads as failed).
+
 A child that dies (killed, out of memory) is started again after a short
 pause; the job it held is reported failed when its lease runs out
 (``service.application.analysis``). Each child is told by the kernel to stop
