@@ -23,7 +23,7 @@ from rq.scheduler import RQScheduler
 from service.store.keys import KeySpace
 from service.store.values import Client
 
-QUEUES = ("games", "clocks", "continued", "exports")  # workers.queues names them
+QUEUES = ("games", "clocks", "continued", "exports", "analyses")  # workers.queues names them
 RELAY_ALIVE_SECONDS = 10  # a relay beats about every second
 OVERDUE_SECONDS = 5  # a scheduler moves a due job within ~1.5 s
 
