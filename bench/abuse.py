@@ -15,9 +15,13 @@ fsync always, in a temporary directory), and prints one JSON document:
 * ``tournament``: one POST of 16 random bots, 960 games: the answer, and
   Redis's memory after 20 s;
 * ``redis_restart``: Redis killed with -9 while a worker plays all-bot games,
-  restarted 2 s later: seconds until every game moves again, worker alive.
+  restarted 2 s later: seconds until every game moves again, worker alive;
+* ``analyses`` (issue 54): a person's game against two bots (bot reply p50, p99,
+  max) and two games on 2 s clocks (deadline lateness), for ``--seconds`` with no
+  analysis, then again while three depth-64 analyses of six-player games run on
+  the costly workers (``risk worker``'s children), in the same stack.
 
-    python bench/abuse.py [--seconds 20] [--only costly,flood]
+    python bench/abuse.py [--seconds 20] [--only costly,flood,analyses]
 
 The tests (tests/e2e/test_load_and_abuse.py) run the same cases scaled down.
 """
@@ -56,6 +60,19 @@ from service.store.values import Head
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "bench"
+
+
+def _game_probes() -> Any:
+    """bench/game_probes.py, loaded from its file (as the e2e test loads it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_game_probes", ROOT / "bench" / "game_probes.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def free_port() -> int:
@@ -423,12 +440,40 @@ def redis_restart() -> dict[str, Any]:
         }
 
 
+def analyses(seconds: float) -> dict[str, Any]:
+    """Bot replies and clock lateness without analyses, then with three deep ones running."""
+    from service.application.games import GameService
+
+    probes = _game_probes()
+    limits = {"RISK_RATE_IP": "off", "RISK_COSTLY_IP": "off", "RISK_ANALYSES_PENDING": "0"}
+    with stack(limits, worker=True) as (url, store, _):
+        service = GameService(redis.Redis.from_url(store.url), KeySpace(PREFIX))
+        big = probes.finished_games(service, 3, players=6, min_events=3000)
+        without = probes.measure(url, service, seconds)
+        answers = probes.start_analyses(url, big, 64)
+        time.sleep(2)
+        running = [probes.analysis(url, g, 64)["status"] for g in big]
+        with_analyses = probes.measure(url, service, seconds)
+        after = [probes.analysis(url, g, 64) for g in big]
+        return {
+            "seconds": seconds,
+            "without_analyses": without,
+            "with_analyses": with_analyses,
+            "analyses": {
+                "answers": answers,
+                "status_at_start": running,
+                "progress_at_end": [f"{a['status']} {a['done']}/{a['total']}" for a in after],
+            },
+        }
+
+
 CASES: dict[str, Callable[[float], dict[str, Any]]] = {
     "costly": costly,
     "slow_readers": lambda _: slow_readers(),
     "flood": flood,
     "tournament": lambda _: tournament(),
     "redis_restart": lambda _: redis_restart(),
+    "analyses": analyses,
 }
 
 

@@ -20,6 +20,7 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from riskcli.costly_workers import CostlyChildren, costly_nice, costly_workers
 from service import logs
 from service.settings import Settings
 from service.store.connections import queue_client, store_client
@@ -27,7 +28,7 @@ from service.store.errors import REDIS_OUTAGES
 from service.store.keys import KeySpace
 from service.store.values import Client
 from workers import jobs
-from workers.queues import WORKER_QUEUES, queue
+from workers.queues import COSTLY_QUEUES, GAMES_QUEUES, WORKER_QUEUES, queue
 from workers.relay import Relay
 from workers.scheduler import DeadlineScheduler
 
@@ -141,30 +142,52 @@ class _ForkingWorker(_PromptStop, Worker):
     """Each job in a forked process (``--fork``)."""
 
 
+# What each ``--kind`` takes (issue 54): ``all`` is a games worker with costly children.
+KIND_QUEUES = {"all": GAMES_QUEUES, "games": GAMES_QUEUES, "costly": COSTLY_QUEUES}
+
+
 @click.command()
+@click.option(
+    "--kind",
+    type=click.Choice(["all", "games", "costly", "both"]),
+    default="all",
+    show_default=True,
+    help="games: bot turns and clocks; costly: records and analyses (niced); all: a games "
+    "worker plus RISK_COSTLY_WORKERS costly child processes; both: every queue in one process.",
+)
 @click.option("--relay/--no-relay", default=True, show_default=True, help="Run a relay thread too.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked process (slower, isolated).")
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
 @click.option("--log-level", default="INFO", show_default=True)
-def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
-    """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay.
+def worker(kind: str, relay: bool, fork: bool, burst: bool, log_level: str) -> None:
+    """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay,
+    and its costly children for records and analyses (``--kind``).
 
     Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
-    Settings: REDIS_URL, RISK_REDIS_CLUSTER, RISK_QUEUE_URL, RISK_KEY_PREFIX.
+    Settings: REDIS_URL, RISK_REDIS_CLUSTER, RISK_QUEUE_URL, RISK_KEY_PREFIX,
+    RISK_COSTLY_WORKERS (1), RISK_COSTLY_NICE (10).
     """
     logs.configure(log_level, json_lines=_json_logs())
+    if kind == "costly":
+        os.nice(costly_nice())  # games workers and the API go first for the CPU
     connections, keys = _connections(), _keys()
     jobs.use_store(connections.store)
     worker_class = _ForkingWorker if fork else _SimpleWorker
+    names = KIND_QUEUES.get(kind, WORKER_QUEUES)
     threads = _Threads()
-    if relay:
+    if relay and kind != "costly":
         relay_queue = queue(connections.helpers, keys)
         threads.start("relay", Relay(connections.store, keys, relay_queue).run)
-    scheduled = [queue(connections.helpers, keys, name) for name in WORKER_QUEUES]
+    scheduled = [queue(connections.helpers, keys, name) for name in names]
     threads.start("scheduler", DeadlineScheduler(connections.helpers, scheduled).run)
+    children = CostlyChildren(costly_workers() if kind == "all" else 0, log_level, burst)
+    children.start()
     try:
-        _work_through_outages(worker_class, connections.worker, keys, burst, log_level, threads)
+        _work_through_outages(
+            worker_class, connections.worker, keys, burst, log_level, threads, names
+        )
     finally:
+        children.stop()
         threads.join()
 
 
@@ -175,6 +198,7 @@ def _work_through_outages(
     burst: bool,
     log_level: str,
     threads: _Threads,
+    names: tuple[str, ...] = WORKER_QUEUES,
 ) -> None:
     """RQ's work loop, started again whenever Redis went away under it (issue 36, item 4).
 
@@ -191,7 +215,7 @@ def _work_through_outages(
     delay = 0.5
     while True:
         rq_worker = worker_class(
-            [queue(connection, keys, name) for name in WORKER_QUEUES],
+            [queue(connection, keys, name) for name in names],
             connection=connection,
             serializer=JSONSerializer,
         )

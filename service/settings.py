@@ -19,6 +19,10 @@ directly instead of patching the environment::
     RISK_RATE_IP           1200/60         requests per window per client address
     RISK_COSTLY_IP         60/60           large summaries, records and verifications built
                                            per window per address (a kept one is free)
+    RISK_ANALYSES_PENDING  64              summed depth of the analyses one address may have
+                                           queued or running at once (0: no bound)
+    RISK_TOKEN_GUESSES_GAME 60/60          wrong seat tokens per window per game; past it the
+                                           game's tokens answer 429 until the window ends
     RISK_OFFLOAD_WAITING   8               requests that may wait for a process's helper
                                            (service.application.offload); more get 503 + Retry-After
     RISK_OFFLOAD_NICE      10              niceness of that helper (0: the server's own): the
@@ -118,6 +122,8 @@ class Settings:
     rate_token: RateLimit = field(default_factory=lambda: RateLimit(600, 60))
     rate_ip: RateLimit = field(default_factory=lambda: RateLimit(1200, 60))
     costly_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
+    token_guesses_game: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
+    analyses_pending: int = 64
     offload_waiting: int = 8
     offload_nice: int = 10
     send_timeout_seconds: float = 30.0
@@ -182,6 +188,8 @@ class Settings:
             values["rate_ip"] = RateLimit.parse(env["RISK_RATE_IP"])
         if "RISK_COSTLY_IP" in env:
             values["costly_ip"] = RateLimit.parse(env["RISK_COSTLY_IP"])
+        if "RISK_TOKEN_GUESSES_GAME" in env:
+            values["token_guesses_game"] = RateLimit.parse(env["RISK_TOKEN_GUESSES_GAME"])
         for name, variable, kind in _NUMBERS:
             if variable in env:
                 values[name] = _number(kind, variable, env[variable])
@@ -202,6 +210,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("max_body_bytes", "RISK_MAX_BODY_BYTES", int),
     ("max_record_bytes", "RISK_MAX_RECORD_BYTES", int),
     ("body_timeout_seconds", "RISK_BODY_TIMEOUT", float),
+    ("analyses_pending", "RISK_ANALYSES_PENDING", int),
     ("offload_waiting", "RISK_OFFLOAD_WAITING", int),
     ("offload_nice", "RISK_OFFLOAD_NICE", int),
     ("send_timeout_seconds", "RISK_SEND_TIMEOUT", float),

@@ -34,9 +34,9 @@ claim, and fails in RQ.
   finishes: it records the game and starts the tournament's next ones.
 * ``export_record(game_id)`` builds a finished game's record once, so its
   download (``service.application.records``) is instant even for a long game. It waits
-  in the ``exports`` queue, which workers take from last: building a record
-  costs about as much as playing the game did, and a download that comes
-  first builds the record itself.
+  in the ``exports`` queue, which only costly workers take (``workers.queues``,
+  issue 54): building a record costs about as much as playing the game did,
+  and a download that comes first builds the record itself.
 
 A bot that raises or picks an illegal command is logged, and the seat falls
 back to the random bot (or resigns, when the game's clock forfeits or the

@@ -88,8 +88,17 @@ def command_end(service: GameService, parent_id: str, version: int) -> int:
     """The last event of the command event ``version`` belongs to: a command's
     events are one step (a blitz's battles and its conquest), and the position
     inside them was never one a player decided in (a territory left empty
-    before its conqueror moves in)."""
+    before its conqueror moves in).
+
+    No command after ``version``: it is inside the final command, whose events
+    end with ``game_finished``, so the game is decided there; a fork of it played
+    on a won game (issue 54, item 3: the final occupation forked, the winner
+    already holding every territory). Refused as ``fork_at_end``."""
     for envelope in service.log.envelopes(parent_id, version + 1):
         if envelope.command is not None:
             return envelope.version - 1
-    return version
+    raise ForkRefused(
+        "fork_at_end",
+        f"version {version} is inside the game's final command: the game is decided there;"
+        " pick a version before that command",
+    )

@@ -49,7 +49,7 @@ from service.application.game_types import (
 from service.application.lobby import FINISHED as DONE
 from service.application.lobby import FINISHED_SECONDS, OPEN, RUNNING, GameInfo, Lobby, SeatInfo
 from service.application.seating import Seating, check_setup
-from service.store.analyses import Analyses
+from service.store.analyses import Analyses, PendingAnalyses
 from service.store.clocks import Clocks
 from service.store.computed import Computed
 from service.store.connections import url_clients
@@ -105,6 +105,7 @@ class GameService:
             self.lobby = ArchivingLobby(client, self.keys, finished_seconds, archived)
         self.log = GameLog(self.store, EventStore(blocking_client or client, self.keys))
         self.analyses = Analyses(client, self.keys)
+        self.pending_analyses = PendingAnalyses(client, self.keys)  # per address (issue 54)
         self.computed = Computed(client, self.keys)
         self.clocks = Clocks(client, self.keys)
         self._seating = Seating(

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from service.application.archived import ArchivedGames, archive_for
 from service.application.computed import Computed
-from service.application.costly import record_task, summary_task, verify_task
+from service.application.costly import parent_fetcher, record_task, summary_task, verify_task
 from service.application.errors import GameNotStarted
 from service.application.games import GameService
 from service.settings import Settings
@@ -80,7 +80,9 @@ def _read(source: IO[bytes], size: int) -> bytes:
 def _run(service: GameService, computed: Computed, task: dict[str, Any], payload: bytes) -> bytes:
     kind = task["kind"]
     if kind == "verify":
-        return verify_task(payload, task.get("expect_head"))
+        fetch = parent_fetcher(service) if task.get("fetch_parent") else None
+        heads = task.get("expect_heads") or []
+        return verify_task(payload, heads, task.get("record_size"), fetch)
     if kind == "summary":
         return summary_task(service, computed, task["game"])
     if kind == "record":

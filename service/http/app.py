@@ -45,9 +45,11 @@ from service.http.metrics import Metrics
 from service.http.problems import ApiProblem, register_error_handlers
 from service.http.ratelimit import Check, RateLimiter
 from service.http.request_cost import Progress
+from service.http.security_headers import secure
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.connections import queue_client, quick_retry, store_client
+from service.store.idempotency import CreationRecords
 from service.store.keys import KeySpace
 from service.store.queues import JobQueues
 
@@ -165,6 +167,7 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         storage,
         JobQueues(queues, keys),
         archive,
+        CreationRecords(client, keys),
     )
 
 
@@ -252,6 +255,7 @@ def _finish(response: Response) -> Response:
         response.headers.setdefault("Cache-Control", "private, no-cache")
         response.vary.add("Authorization")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    secure(response, request.path)
     route = request.url_rule.rule if request.url_rule else "unmatched"
     seconds = time.perf_counter() - g.get("started", time.perf_counter())
     risk.metrics.request(request.method, route, response.status_code, seconds)

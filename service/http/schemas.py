@@ -315,10 +315,17 @@ class StreamQuery(Schema):
     since = fields.Integer(validate=validate.Range(0, MAX_VERSION))
 
 
-class VerifyQuery(Schema):
-    """``expect_head``: a head hash (hex) the record must contain."""
+HEAD_HASH = re.compile(r"[0-9a-fA-F]{64}")
 
-    expect_head = fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{64}$"))
+
+class VerifyQuery(Schema):
+    """``expect_head``: a head hash (hex) the record must contain (repeatable: every
+    one is checked; ``service.http.api.records`` reads the list)."""
+
+    expect_head = fields.List(
+        fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{64}$")),
+        validate=validate.Length(max=64),
+    )
 
 
 class StateQuery(Schema):

@@ -18,10 +18,11 @@ from typing import Any
 
 import redis
 
-from service.store.errors import StoreError
+from service.store.errors import StoreError, door
+from service.store.keys import KeySpace
 from service.store.values import Client, NewEvent
 
-__all__ = ["PRIVATE_KEY", "batch_fingerprint", "private_key", "read_record"]
+__all__ = ["PRIVATE_KEY", "CreationRecords", "batch_fingerprint", "private_key", "read_record"]
 
 # An idempotency record, as append.lua writes it: the head hash after the append
 # (32 bytes), then b"<epoch> <first> <last> <request fingerprint>". Records
@@ -78,3 +79,51 @@ def read_record(client: Client, key: str, record: Any) -> tuple[bytes, ...] | No
 def batch_fingerprint(expected_version: int, events: Sequence[NewEvent]) -> bytes:
     """Digest of a batch: the last hash already commits to prev and every payload."""
     return hashlib.sha256(b"%d/%d/" % (expected_version, len(events)) + events[-1][1]).digest()
+
+
+@door
+class CreationRecords:
+    """Idempotency for creating a game or a fork (issue 54, item 6), as for commands.
+
+    A retried ``POST /v1/games`` (or ``.../fork``) after a lost answer made a
+    second game with new tokens. With an ``Idempotency-Key``, the first request
+    claims the key (``pending`` and its body's fingerprint) and then keeps its
+    response (status and document, tokens included: the key is scoped to the
+    caller, and lives ``KEEP_SECONDS``); the same key and body again gets that
+    response; another body with the key is refused, as on commands. ``caller``
+    is who sent the key (a token's digest or an address): one caller's key
+    never stands for another's.
+    """
+
+    KEEP_SECONDS = 24 * 3600
+    PENDING_SECONDS = 60  # a request that died mid-creation frees its key then
+
+    def __init__(self, client: Client, keys: KeySpace) -> None:
+        self._client = client
+        self._keys = keys
+
+    def claim(self, caller: str, key: str, fingerprint: str) -> tuple[str, bytes | None]:
+        """("new", None): this request creates; ("replay", response); ("busy", None):
+        the same request is being answered; ("mismatch", None): another body."""
+        stored = self._keys.creation_idempotency(caller, key)
+        pending = f"pending {fingerprint}".encode()
+        while not self._client.set(stored, pending, nx=True, ex=self.PENDING_SECONDS):
+            found = self._client.get(stored)
+            if found is None:  # expired between the two calls: claim it again
+                continue
+            state, _, rest = found.partition(b" ")
+            kept_fingerprint, _, response = rest.partition(b" ")
+            if kept_fingerprint.decode() != fingerprint:
+                return "mismatch", None
+            return ("busy", None) if state == b"pending" else ("replay", response)
+        return "new", None
+
+    def keep(self, caller: str, key: str, fingerprint: str, response: bytes) -> None:
+        """The creation succeeded: its response is what the key answers from now on."""
+        stored = self._keys.creation_idempotency(caller, key)
+        kept = b"done %s %s" % (fingerprint.encode(), response)
+        self._client.set(stored, kept, ex=self.KEEP_SECONDS)
+
+    def release(self, caller: str, key: str) -> None:
+        """The creation failed: the key may be used again (a retry creates)."""
+        self._client.delete(self._keys.creation_idempotency(caller, key))

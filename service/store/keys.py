@@ -67,6 +67,7 @@ shards. Changing it moves games between tags: only on an empty store.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from dataclasses import dataclass
@@ -302,6 +303,17 @@ class KeySpace:
         """String with a TTL: a result built at one version (``service.application.computed``);
         ``kind`` is ``summary``, ``record:<seat>`` or ``record:public``."""
         return f"{_game_base(self, game_id)}:computed:{kind}"
+
+    def creation_idempotency(self, caller: str, key: str) -> str:
+        """String with a TTL: a game creation's (or fork's) idempotency record, by the
+        caller (token or address) and its ``Idempotency-Key`` (``CreationRecords``)."""
+        digest = hashlib.sha256(f"{caller}\n{key}".encode()).hexdigest()[:32]
+        return f"{self.prefix}:idem:create:{digest}"
+
+    def analyses_pending(self, address: str) -> str:
+        """Sorted set: the analyses one address asked for that may still be queued or
+        running (``<game>|<depth>|<head>`` -> weight), bounded by their weight (issue 54)."""
+        return f"{self.prefix}:analyses:pending:{address}"
 
     def clock(self, game_id: str) -> str:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""

@@ -30,7 +30,7 @@ from service.store.values import Client
 
 __all__ = ["QUEUES", "WorkerHealth", "render", "worker_health"]
 
-QUEUES = WORKER_QUEUES
+QUEUES = WORKER_QUEUES  # the games workers' and the costly workers' (issue 54)
 RELAY_ALIVE_SECONDS = 10  # a relay beats about every second
 OVERDUE_SECONDS = 5  # a scheduler moves a due job within ~1.5 s
 

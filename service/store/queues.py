@@ -14,11 +14,17 @@ Every other job of the service goes through the outbox and the relay
 (``workers.relay``); the analysis of a finished game, asked for by a person
 and not by a game's progress, is the one the service enqueues itself, here
 (``JobQueues.analyse``).
+
+Issue 54: what a game waits for (bot turns, clocks: ``GAMES_QUEUES``) and what
+costs CPU for nobody waiting at a board (records, analyses: ``COSTLY_QUEUES``)
+are taken by different worker processes (``risk worker --kind``), so a costly
+job, once started, never holds the worker a bot turn or a deadline needs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 
 from redis import Redis
 from rq import Queue
@@ -29,11 +35,14 @@ from service.store.errors import translated
 from service.store.keys import KeySpace
 
 __all__ = [
+    "ANALYSES_QUEUE",
     "ANALYSIS_JOB",
     "CLOCKS_QUEUE",
     "CONTINUED_QUEUE",
+    "COSTLY_QUEUES",
     "EXPORTS_QUEUE",
     "GAMES_QUEUE",
+    "GAMES_QUEUES",
     "WORKER_QUEUES",
     "JobQueues",
     "analysis_job_id",
@@ -50,11 +59,16 @@ CLOCKS_QUEUE = "clocks"
 # from it only when the other two are empty, so a game a person just moved in, a
 # new game or a deadline never waits behind every all-bot game's next slice.
 CONTINUED_QUEUE = "continued"
-# Building finished games' records (``workers.jobs.export_record``) and analyses: last,
-# since a download builds a record that is not ready yet itself, while a game in play waits.
+# Building finished games' records (``workers.jobs.export_record``).
 EXPORTS_QUEUE = "exports"
-# The order a worker takes jobs in.
-WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE, EXPORTS_QUEUE)
+# Analyses of finished games (``workers.analysis``): seconds to minutes of CPU each.
+ANALYSES_QUEUE = "analyses"
+# The games workers' queues and the costly workers' (issue 54), each in the order
+# its kind takes them.
+GAMES_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE)
+COSTLY_QUEUES = (EXPORTS_QUEUE, ANALYSES_QUEUE)
+# Every queue, in the order a single worker of both kinds takes them (tests, --kind both).
+WORKER_QUEUES = GAMES_QUEUES + COSTLY_QUEUES
 
 # The job functions the service enqueues, by name: the service never imports workers.
 ANALYSIS_JOB = "workers.analysis.analyse_game"
@@ -73,17 +87,19 @@ class JobQueues:
         self._keys = keys
 
     @translated
-    def analyse(self, game_id: str, depth: int, head: str) -> None:
-        """Queue the analysis of ``game_id`` at ``depth`` for the game at ``head`` (hex);
-        asking again while that job waits makes no second job."""
-        jobs = queue(self._connection, self._keys, EXPORTS_QUEUE)
+    def analyse(self, game_id: str, depth: int, head: str, job: str) -> None:
+        """Queue the analysis of ``game_id`` at ``depth`` for the game at ``head`` (hex)
+        on the analyses queue, which only costly workers take, as the attempt ``job``
+        (``analysis_job_id``); the same attempt queued twice makes one job."""
+        jobs = queue(self._connection, self._keys, ANALYSES_QUEUE)
         with contextlib.suppress(DuplicateJobError):
             jobs.enqueue(
                 ANALYSIS_JOB,
                 game_id,
                 depth,
                 head,
-                job_id=analysis_job_id(game_id, depth, head),
+                job,
+                job_id=job,
                 unique=True,
                 result_ttl=60,
                 job_timeout=ANALYSIS_TIMEOUT_SECONDS,
@@ -96,8 +112,10 @@ def escaped_game_id(game_id: str) -> str:
 
 
 def analysis_job_id(game_id: str, depth: int, head: str) -> str:
-    """The job that analyses ``game_id`` at ``depth`` for its head ``head`` (hex)."""
-    return f"analysis-{_escaped(game_id)}-{depth}-{head[:16]}"
+    """A new attempt at analysing ``game_id`` at ``depth`` for its head ``head`` (hex):
+    fresh each time (issue 54), so asking again after a lost worker queues a new job,
+    and the analysis's status names the attempt whose job may run it."""
+    return f"analysis-{_escaped(game_id)}-{depth}-{head[:16]}-{time.time_ns():x}"
 
 
 def deadline_job_id(game_id: str, version: int, again_at_ms: int | None = None) -> str:

@@ -8,6 +8,12 @@ that continues the finished one after a chosen version (``service.application.fo
 Both refuse a running game (409 ``game_running``): an analysis during play
 would be an engine at a player's elbow, and a fork would give its hidden
 cards away.
+
+Issue 54: an analysis goes to the analyses queue, which only costly workers
+take; one whose worker died reads as failed once its lease runs out, and
+asking again starts it again (a new attempt, a new job id). The analyses an
+address has queued or running are bounded by their summed depth
+(``RISK_ANALYSES_PENDING``): past it, 429 ``analyses_pending`` with Retry-After.
 """
 
 from __future__ import annotations
@@ -17,15 +23,17 @@ from marshmallow import Schema, fields, validate
 
 from riskcore.analysis import DEFAULT_DEPTH, MAX_DEPTH
 from riskcore.model.state import FINISHED
-from service.application.analysis import Analyses, cost_of
+from service.application.analysis import Analyses, cost_of, pending_weight
 from service.application.forks import ForkRefused, fork
 from service.application.game_types import SeatPlan
-from service.application.quotas import GameQuotaExceeded
+from service.application.quotas import Creator, GameQuotaExceeded
 from service.http.api.common import body, client_address, game_id, games, query, reply, services
+from service.http.api.idempotent import once
 from service.http.api.lobby import game_creators, summary
 from service.http.problems import ApiProblem
 from service.http.ratelimit import Check
 from service.http.schemas import SeatRequest, WholeNumber
+from service.store.queues import analysis_job_id
 
 bp = Blueprint("analysis", __name__, url_prefix="/v1/games")
 
@@ -56,9 +64,13 @@ def start_analysis(game: str) -> Response:
     kept = _analyses()
     found = kept.read(gid, depth, head)
     if found is None or found["status"] == "failed":
+        _bound(depth)
         _charge(depth)
-        kept.queued(gid, depth, head)
-        services().jobs.analyse(gid, depth, head)
+        job = analysis_job_id(gid, depth, head)  # a new attempt: a new job
+        kept.queued(gid, depth, head, job)
+        pending = games().pending_analyses
+        pending.add(client_address(), gid, depth, head, pending_weight(depth))
+        services().jobs.analyse(gid, depth, head, job)
         found = kept.read(gid, depth, head)
     assert found is not None
     return reply(found, 200 if found["status"] == "done" else 202)
@@ -78,11 +90,17 @@ def get_analysis(game: str) -> Response:
 
 @bp.post("/<game>/fork")
 def fork_game(game: str) -> Response:
+    """Once per ``Idempotency-Key`` (``service.http.api.idempotent``)."""
     gid = game_id(game)
+    creators = game_creators()
+    return once(lambda: _fork(gid, creators))
+
+
+def _fork(gid: str, creators: list[Creator]) -> Response:
     data = body(_FORK)
     quotas = services().quotas
     try:
-        ticket = quotas.reserve(game_creators())
+        ticket = quotas.reserve(creators)
     except GameQuotaExceeded as error:
         raise ApiProblem(429, "game_quota_exceeded", str(error)) from None
     try:
@@ -136,3 +154,18 @@ def _charge(depth: int) -> None:
         retry_after = str(over[1])
         detail = f"too many analyses or other costly requests; retry after {retry_after} s"
         raise ApiProblem(429, "costly_rate_limited", detail, headers={"Retry-After": retry_after})
+
+
+def _bound(depth: int) -> None:
+    """429 ``analyses_pending`` when the address's queued and running analyses would
+    weigh more than ``RISK_ANALYSES_PENDING`` with this one (issue 54)."""
+    bound = services().settings.analyses_pending
+    if not bound:
+        return
+    weight = games().pending_analyses.weight(client_address())
+    if weight and weight + pending_weight(depth) > bound:
+        detail = (
+            f"this address's analyses still queued or running weigh {weight} (their depths);"
+            f" at most {bound} at once: retry once one is done"
+        )
+        raise ApiProblem(429, "analyses_pending", detail, headers={"Retry-After": "30"})

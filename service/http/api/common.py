@@ -23,6 +23,7 @@ from riskcore.protocol.codec import event_to_dict
 from riskcore.views.view import redact
 from service.application import auth
 from service.application.computed import Computed
+from service.application.errors import InvalidSeatToken
 from service.application.games import GameService
 from service.application.lobby import GameInfo, SeatInfo
 from service.application.offload import Offload
@@ -32,12 +33,13 @@ from service.application.storage import StorageBudget
 from service.application.tournaments import Tournaments
 from service.http.metrics import Metrics
 from service.http.problems import BEARER_CHALLENGE, ApiProblem
-from service.http.ratelimit import RateLimiter
+from service.http.ratelimit import Check, RateLimiter
 from service.http.request_cost import Progress
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.archive import Archive
 from service.store.errors import GameNotFound, InvalidName
+from service.store.idempotency import CreationRecords
 from service.store.keys import check_game_id
 from service.store.queues import JobQueues
 from service.store.values import Client
@@ -71,6 +73,7 @@ class Services:
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
     jobs: JobQueues  # the jobs the service enqueues itself (service.store.queues)
     archive: Archive  # finished games in SQL, history and export (issue 48)
+    creations: CreationRecords  # Idempotency-Key on game creation and forks (issue 54)
 
     @classmethod
     def of(cls, app: Flask) -> Services:
@@ -236,7 +239,29 @@ def token() -> str | None:
 def viewer(game: str) -> str | None:
     """The caller's seat in ``game``, or None for a spectator (no token)."""
     presented = token()
-    return None if presented is None else games().seat_for_token(game, presented)
+    return None if presented is None else _seat_for_token(game, presented)
+
+
+def _seat_for_token(game: str, presented: str) -> str:
+    """The token's seat, with guessing limited per game as well as per address
+    (issue 54, item 7: three addresses got 300 more tries each). Past
+    ``RISK_TOKEN_GUESSES_GAME`` wrong tokens in a window, the game's tokens
+    answer 429 ``token_guesses_exceeded`` until the window ends, right ones too:
+    otherwise the answer to a right guess would still tell it apart."""
+    risk = services()
+    guesses = [Check("guess", game, risk.settings.token_guesses_game)]
+    over = risk.limiter.over(guesses)
+    if over is not None:
+        retry_after = str(over[1])
+        detail = f"too many wrong seat tokens for this game; retry after {retry_after} s"
+        raise ApiProblem(
+            429, "token_guesses_exceeded", detail, headers={"Retry-After": retry_after}
+        )
+    try:
+        return games().seat_for_token(game, presented)
+    except InvalidSeatToken:
+        risk.limiter.hit(guesses)
+        raise
 
 
 def seat(game: str) -> str:

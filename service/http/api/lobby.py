@@ -27,6 +27,7 @@ from service.http.api.common import (
     token_required,
     viewer,
 )
+from service.http.api.idempotent import once
 from service.http.problems import ApiProblem
 from service.http.schemas import CreateGame, JoinGame, ListGamesQuery
 
@@ -36,8 +37,13 @@ _CREATE, _JOIN, _LIST = CreateGame(), JoinGame(), ListGamesQuery()
 
 @bp.post("")
 def create_game() -> Response:
-    """A new game, within its creator's quota of active games (``service.application.quotas``)."""
+    """A new game, within its creator's quota of active games (``service.application.quotas``);
+    once per ``Idempotency-Key`` (``service.http.api.idempotent``)."""
     creators = game_creators()  # 401/403 first when creation needs a token
+    return once(lambda: _create(creators))
+
+
+def _create(creators: list[Creator]) -> Response:
     data = body(_CREATE)
     quotas = services().quotas
     try:

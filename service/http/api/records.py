@@ -6,7 +6,14 @@ everyone. Verifying runs the same checks as ``risk verify`` offline, for
 clients that cannot run Python: the server checks the record given, not
 its own copy, so the verdict is only as trustworthy as running it yourself.
 ``expect_head`` names a head hash the client saw in command
-responses and event feeds: the record must contain it (docs/records.md).
+responses and event feeds: the record must contain it (docs/records.md);
+given several times, every one is checked (issue 54).
+
+A fork's record names its parent (game, version, head, the position there):
+the verdict's ``parent`` says whether that link was checked (issue 54). The
+parent's record is taken from a ``multipart/form-data`` body (parts ``record``
+and ``parent``), or from this server when it holds the parent game finished;
+without either, ``parent`` is ``unchecked`` and says so.
 
 What is large is never built in the request's own process (issue 36):
 summaries and records past ``INLINE_EVENTS`` events, and records to verify
@@ -32,21 +39,22 @@ from service.application.archived import record_text as archived_text
 from service.application.costly import (
     INLINE_EVENTS,
     INLINE_RECORD_BYTES,
+    is_fork,
     record_kind,
     summary_task,
     verify_task,
 )
 from service.application.offload import Busy, Payload, TaskFailed
 from service.application.records import record_text
-from service.http.api.common import client_address, game_id, games, query, services, viewer
+from service.http.api.common import client_address, game_id, games, services, viewer
 from service.http.problems import ApiProblem
 from service.http.ratelimit import Check
-from service.http.schemas import VerifyQuery
+from service.http.schemas import HEAD_HASH
 from service.store.errors import GameNotFound, StoreUnavailable
 
 bp = Blueprint("records", __name__)
 RECORD_TYPE = "application/x-ndjson"
-_VERIFY = VerifyQuery()
+MAX_EXPECTED_HEADS = 64
 RECORDS_VERIFY = "/v1/records/verify"  # takes bodies up to max_record_bytes (service.http.bodies)
 
 
@@ -98,18 +106,60 @@ def game_summary(game: str) -> Response:
 @bp.post(RECORDS_VERIFY)
 def verify_record() -> Response:
     request.max_content_length = services().settings.max_record_bytes
+    heads = _expected_heads()
+    if request.mimetype == "multipart/form-data":
+        return _verify_with_parent(heads)
     if request.mimetype not in (RECORD_TYPE, "application/jsonl", "text/plain"):
         raise ApiProblem(
-            415, "unsupported_media_type", f"send the record as {RECORD_TYPE} (JSON Lines)"
+            415,
+            "unsupported_media_type",
+            f"send the record as {RECORD_TYPE} (JSON Lines), or as multipart/form-data"
+            " with the parts 'record' and 'parent'",
         )
-    head = query(_VERIFY).get("expect_head")
     size = request.content_length or 0
     if size <= INLINE_RECORD_BYTES:
-        return _json(verify_task(request.get_data(cache=False), head))
+        data = request.get_data(cache=False)
+        text = data.decode("utf-8", errors="replace")
+        if not is_fork(text):
+            return _json(verify_task(data, heads))
+        task = {"kind": "verify", "expect_heads": heads, "fetch_parent": True}
+        return _json(_offloaded(task, None, data))  # the parent's record is read there
     # The helper reads the body from its spooled file in chunks (service.http.bodies):
     # never the whole record in this process's memory.
-    task = {"kind": "verify", "expect_head": head}
+    task = {"kind": "verify", "expect_heads": heads, "fetch_parent": True}
     return _json(_offloaded(task, None, Payload(request.stream, size)))
+
+
+def _verify_with_parent(heads: list[str]) -> Response:
+    """The record and its parent's as the parts ``record`` and ``parent``."""
+    parts = {name: request.files.get(name) for name in ("record", "parent")}
+    record, parent = parts["record"], parts["parent"]
+    if record is None:
+        raise ApiProblem(400, "record_missing", "the multipart body needs a part 'record'")
+    try:
+        data = record.read()
+        parent_data = parent.read() if parent is not None else b""
+    finally:  # the parts' spooled files, closed now rather than by the collector
+        for part in parts.values():
+            if part is not None:
+                part.close()
+    task: dict[str, Any] = {"kind": "verify", "expect_heads": heads, "record_size": len(data)}
+    if parent is None:
+        task["fetch_parent"] = True
+    return _json(_offloaded(task, None, data + parent_data))
+
+
+def _expected_heads() -> list[str]:
+    """Every ``expect_head`` of the query (each is checked: issue 54, item 5)."""
+    heads = request.args.getlist("expect_head")
+    if len(heads) > MAX_EXPECTED_HEADS:
+        detail = f"at most {MAX_EXPECTED_HEADS} expect_head values"
+        raise ApiProblem(400, "invalid_query", detail)
+    for head in heads:
+        if not HEAD_HASH.fullmatch(head):
+            detail = "expect_head must be a head hash: 64 hex digits"
+            raise ApiProblem(400, "invalid_query", detail)
+    return [head.lower() for head in heads]
 
 
 # -- helpers --------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from service.http.api.analysis import AnalysisRequest, ForkRequest
 from tests.service.api_helpers import SPEC, ApiClient, problem
 from tests.service.http.test_api_schemas import _check_schema
 from workers import jobs
-from workers.queues import EXPORTS_QUEUE, queue
+from workers.queues import ANALYSES_QUEUE, queue
 
 SEATS = [{"kind": "human", "seed": f"{n:02x}" * 16} for n in range(3)]
 
@@ -53,7 +53,7 @@ def run_jobs(app: Flask, redis: redis_lib.Redis) -> None:
     risk = app.extensions["risk"]
     jobs.use_store(redis)
     try:
-        analyses = queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE)
+        analyses = queue(risk.queue_redis, risk.games.keys, ANALYSES_QUEUE)
         worker = SimpleWorker([analyses], connection=risk.queue_redis, serializer=JSONSerializer)
         worker.work(burst=True, logging_level="WARNING")
     finally:
@@ -86,7 +86,7 @@ def test_an_analysis_is_queued_once_run_by_a_worker_and_kept(
     assert first.status_code == again.status_code == 202
     assert first.json["status"] == "queued" and first.json["head"] == again.json["head"]
     risk = app.extensions["risk"]
-    assert queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE).count == 1  # one job
+    assert queue(risk.queue_redis, risk.games.keys, ANALYSES_QUEUE).count == 1  # one job
     run_jobs(app, redis)
     done = api.get(path, query_string={"depth": 1})
     assert done.status_code == 200 and done.json["status"] == "done"
@@ -99,7 +99,7 @@ def test_an_analysis_is_queued_once_run_by_a_worker_and_kept(
     assert done.json["report"] == analyse(envelopes, depth=1, head=str(head))
     kept = api.post(path, json={"depth": 1})
     assert kept.status_code == 200 and kept.json["report"] == done.json["report"]
-    assert queue(risk.queue_redis, risk.games.keys, EXPORTS_QUEUE).count == 0
+    assert queue(risk.queue_redis, risk.games.keys, ANALYSES_QUEUE).count == 0
 
 
 def test_a_fork_continues_the_position_and_verifies_with_its_parent(
