@@ -63,7 +63,8 @@ def live_game(fuzzed_app: Flask) -> Iterator[str]:
 
 # A schema-valid request may still be refused by the game: 422 for a rule
 # violation, 409 for a stale version or a lobby, and (creating a game) 400 for
-# rule options that do not fit together, which JSON Schema cannot express.
+# rule options that do not fit together, which JSON Schema cannot express; and
+# (creating a game, issue 54) 409 for an Idempotency-Key used before with another body.
 PLAYING = ["2xx", "304", "401", "403", "404", "409", "422"]
 CONFIG = SchemathesisConfig.from_dict(
     {
@@ -71,7 +72,9 @@ CONFIG = SchemathesisConfig.from_dict(
         "operations": [
             {
                 "include-operation-id": "createGame",
-                "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400"]}},
+                "checks": {
+                    "positive_data_acceptance": {"expected-statuses": ["2xx", "400", "409"]}
+                },
             },
             # Likewise a fork's seats (bot and level names) and the version it continues after.
             {
