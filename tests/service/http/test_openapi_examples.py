@@ -5,6 +5,7 @@ Swagger UI's "Try it out" sends."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -16,6 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
 
 import riskcore.modes  # noqa: F401  (registers every mode's commands and events)
 from riskcore.protocol.codec import event_from_dict
@@ -190,10 +193,15 @@ def server(redis_url: str, key_prefix: str, redis: Any, tmp_path: Path) -> Itera
 def send(
     stack: Stack, method: str, path: str, body: Any = None, media: str = "", token: str = ""
 ) -> tuple[int, Any]:
-    """(status, JSON body or bytes) of one request; a body of text is sent as it is."""
+    """(status, JSON body or bytes) of one request; a body of text is sent as it is, a
+    multipart one as its parts (issue 54: a record and its parent's to verify)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     data = None
-    if body is not None:
+    if body is not None and media == "multipart/form-data":
+        files = {k: FileStorage(io.BytesIO(v.encode()), f"{k}.jsonl") for k, v in body.items()}
+        boundary, data = encode_multipart(files)
+        headers["Content-Type"] = f"{media}; boundary={boundary}"
+    elif body is not None:
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         headers["Content-Type"] = media or "application/json"
     request = urllib.request.Request(stack.url + path, data, headers, method=method.upper())
