@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from werkzeug.test import encode_multipart
 
 import riskcore.modes  # noqa: F401  (registers every mode's commands and events)
 from riskcore.protocol.codec import event_from_dict
@@ -193,7 +194,10 @@ def send(
     """(status, JSON body or bytes) of one request; a body of text is sent as it is."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     data = None
-    if body is not None:
+    if body is not None and media == "multipart/form-data":  # parts as fields (issue 54)
+        boundary, data = encode_multipart(body)
+        headers["Content-Type"] = f"{media}; boundary={boundary}"
+    elif body is not None:
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         headers["Content-Type"] = media or "application/json"
     request = urllib.request.Request(stack.url + path, data, headers, method=method.upper())
