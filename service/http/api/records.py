@@ -131,22 +131,26 @@ def verify_record() -> Response:
 
 
 def _verify_with_parent(heads: list[str]) -> Response:
-    """The record and its parent's as the parts ``record`` and ``parent``."""
-    parts = {name: request.files.get(name) for name in ("record", "parent")}
-    record, parent = parts["record"], parts["parent"]
-    if record is None:
+    """The record and its parent's as the parts ``record`` and ``parent`` (files, as
+    ``curl -F record=@fork.jsonl`` sends them, or plain fields)."""
+    data, parent = _part("record"), _part("parent")
+    if data is None:
         raise ApiProblem(400, "record_missing", "the multipart body needs a part 'record'")
-    try:
-        data = record.read()
-        parent_data = parent.read() if parent is not None else b""
-    finally:  # the parts' spooled files, closed now rather than by the collector
-        for part in parts.values():
-            if part is not None:
-                part.close()
     task: dict[str, Any] = {"kind": "verify", "expect_heads": heads, "record_size": len(data)}
     if parent is None:
         task["fetch_parent"] = True
-    return _json(_offloaded(task, None, data + parent_data))
+    return _json(_offloaded(task, None, data + (parent or b"")))
+
+
+def _part(name: str) -> bytes | None:
+    upload = request.files.get(name)
+    if upload is None:
+        field = request.form.get(name)
+        return None if field is None else field.encode()
+    try:
+        return upload.read()
+    finally:  # its spooled file, closed now rather than by the collector
+        upload.close()
 
 
 def _expected_heads() -> list[str]:

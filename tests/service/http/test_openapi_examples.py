@@ -5,7 +5,6 @@ Swagger UI's "Try it out" sends."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -17,7 +16,6 @@ from typing import Any
 
 import pytest
 import yaml
-from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
 import riskcore.modes  # noqa: F401  (registers every mode's commands and events)
@@ -197,9 +195,8 @@ def send(
     multipart one as its parts (issue 54: a record and its parent's to verify)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     data = None
-    if body is not None and media == "multipart/form-data":
-        files = {k: FileStorage(io.BytesIO(v.encode()), f"{k}.jsonl") for k, v in body.items()}
-        boundary, data = encode_multipart(files)
+    if body is not None and media == "multipart/form-data":  # parts as fields (issue 54)
+        boundary, data = encode_multipart(body)
         headers["Content-Type"] = f"{media}; boundary={boundary}"
     elif body is not None:
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
