@@ -21,8 +21,9 @@ from redis.retry import Retry
 from riskcore.engine.legal import legal_actions
 from riskcore.simulate import acting_seat
 from service.application.games import GameService, SeatPlan
-from service.store.analyses import Analyses
+from service.store.analyses import Analyses, PendingAnalyses
 from service.store.errors import StoreUnavailable
+from service.store.idempotency import CreationRecords
 from service.store.keys import KeySpace
 from service.store.lobby_index import Lobby
 from service.store.quotas import ActiveGames
@@ -41,6 +42,8 @@ def test_a_redis_outage_comes_out_of_every_door_as_the_stores_own_error() -> Non
     calls = [
         lambda: Lobby(away, keys).get("g1"),
         lambda: Analyses(away, keys).read("g1", 8, "00"),
+        lambda: PendingAnalyses(away, keys).weight("1.2.3.4"),  # issue 54
+        lambda: CreationRecords(away, keys).claim("1.2.3.4", "key-1", "f" * 64),  # issue 54
         lambda: ActiveGames(away, keys).members(keys.game_quota("ip", "1.2.3.4")),
         lambda: TournamentRecords(away, keys).status("t0123456789abcdef"),
     ]
