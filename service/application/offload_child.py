@@ -37,7 +37,7 @@ def main(config: str) -> None:
     client = store_client(settings, socket_timeout=30, socket_connect_timeout=5)
     keys = KeySpace(settings.key_prefix)
     service = GameService(client, keys, cache_games=16)
-    computed = Computed(client, keys)
+    computed = service.computed
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     while True:
         line = source.readline()
