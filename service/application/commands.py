@@ -147,19 +147,15 @@ class Commands:
                         return self._refuse(game_id, command.TYPE, error, key, fingerprint)
                     loaded, fresh = self._states.load(game_id), True
                     continue
-                batch = _sealed(
-                    envelopes(
-                        events,
-                        first_version=loaded.version + 1,
-                        time_ms=self._now_ms(),
-                        actor=actor or seat,
-                        command=request,
-                        bot=bot,
-                    ),
-                    game_id,
-                    loaded,
-                    state,
+                wrapped = envelopes(
+                    events,
+                    first_version=loaded.version + 1,
+                    time_ms=self._now_ms(),
+                    actor=actor or seat,
+                    command=request,
+                    bot=bot,
                 )
+                batch = _sealed(wrapped, game_id, loaded, state)
                 try:
                     result = self._log.append(
                         game_id,

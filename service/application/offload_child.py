@@ -39,7 +39,7 @@ def main(config: str) -> None:
     keys = KeySpace(settings.key_prefix)
     archived = ArchivedGames(archive_for(settings, pool_size=1), size=4)
     service = GameService(client, keys, cache_games=16, archived=archived)
-    computed = Computed(client, keys)
+    computed = service.computed
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     while True:
         line = source.readline()
