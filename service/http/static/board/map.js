@@ -259,7 +259,7 @@ function escape(value) {
 export function drawMoment(map, moment, styles) {
   const layer = map.overlay;
   layer.replaceChildren();
-  for (const node of Object.values(map.nodes)) node.group.classList.remove("moved-from", "moved-to", "conquered", "placed");
+  for (const node of Object.values(map.nodes)) node.group.classList.remove("moved-from", "moved-to", "conquered", "placed", "carded");
   map.root.dataset.moment = moment ? moment.kind : "";
   if (!moment) return;
   const colour = styles[moment.seat]?.colour || "#333";
@@ -283,6 +283,12 @@ export function drawMoment(map, moment, styles) {
     to.group.classList.add("conquered");
     const [x, y] = to.at;
     layer.append(callout(map, x, y - BADGE - 12, moment.count ? `Conquered · ${moment.count} move in` : "Conquered!", "conquest"));
+  }
+  const played = map.nodes[moment.cardAt];
+  if (moment.card !== undefined && played) {
+    const name = map.board.adventures?.[moment.card] ?? "adventure card";
+    played.group.classList.add("carded");
+    layer.append(callout(map, played.at[0], played.at[1] + BADGE + 24, `♦ ${name}`, "adventure"));
   }
   if (moment.eliminated?.length) {
     const names = moment.eliminated.map((s) => seatName(styles, s)).join(" and ");
