@@ -348,7 +348,7 @@ function renderPlayers(view) {
       el("td", { text: String(seat.armies) }),
       el("td", { text: String(seat.card_count), "data-cards": seat.id }),
       el("td", { text: String(seat.reserve) }),
-      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : "out", title: seat.status }));
+      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : seat.status === "resigned" ? "resigned" : "out", title: seat.status }));
   });
   $("players").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
 }

@@ -327,7 +327,7 @@ function dicePanel(map, moment, styles, from, to) {
     const cells = [...dice].sort((a, b) => b - a).map((value, i) => die(x + NAME + i * (size + gap), top, size, value, side));
     const who = `${styles[seat]?.label ?? ""} ${seatName(styles, seat)}`.trim();
     return [
-      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, svg("title", {}, text(who)), text(who.length > 23 ? `${who.slice(0, 22)}…` : who)),
+      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, svg("title", {}, text(who)), text(who.length > 21 ? `${who.slice(0, 20)}…` : who)),
       ...cells,
       svg("text", { x: x + NAME + columns * (size + gap) + 2, y: top + 13, class: lost ? "dice-loss" : "dice-none" }, text(lost ? `−${lost}` : "0")),
     ];
