@@ -614,6 +614,7 @@ function choose(territory, event) {
   const plan = clickPlan(territory, {
     actions, pick: page.pick, phase: page.view?.phase, settings: page.settings, shift: Boolean(event?.shiftKey),
     amount: page.amount, dice: page.remembered.dice, occupation: page.view?.occupation, occupyCount: page.occupyCount,
+    reserve: page.view?.seats?.find((s) => s.id === mine.seat)?.reserve,
   });
   if (plan.pick[0] !== page.pick[0]) page.amount = null; // a new source: its own amount
   page.pick = plan.pick;
