@@ -202,8 +202,13 @@ def test_the_end_of_a_game_says_who_won_and_why(board_stack: Stack, browser: Any
         name[view["winner"]],
         next(n for s, n in name.items() if s not in ("p1", view["winner"])),
     )
-    # p1 resigned: not a conquest (docs/rules.md), and each player out is named.
-    why = f"{winner} won as the last player left: Ada resigned; {other} was eliminated by {winner}."
+    # The engine's reason in words: a conquest where the resigned seat's armies were
+    # beaten too, else the last player left, with each player out named (docs/rules.md).
+    why = {
+        "conquest": f"{winner} won by conquest: every other player was eliminated.",
+        "resignation": f"{winner} won as the last player left: Ada resigned; {other} was"
+        f" eliminated by {winner}.",
+    }[view["finish_reason"]]
     assert why in panel()
     assert "You finished 3rd of 3." in panel() and f"{view['turn']} turns" in panel()
     # The analysis came without a reload; the fork starts where a player decided.
