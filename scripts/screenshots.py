@@ -107,7 +107,7 @@ def _photograph(url: str) -> None:
         _shot(browser, f"{url}/games/{lotr}#v={battle}", "middle-earth.png", 1280, 900)
         _shot(browser, f"{url}/games/{active}#v=300", "active-neutrals.png", 1280, 900)
         _shot(browser, f"{url}/games/{team}#v=300", "team.png", 1280, 900)
-        _shot(browser, f"{url}/games/{seat[0]}", "phone.png", 390, 844)
+        _shot(browser, f"{url}/games/{seat[0]}", "phone.png", 390, 844, then=PICK_SOURCE)
     finally:
         browser.quit()
 
@@ -170,8 +170,25 @@ def _browser() -> Any:
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def _shot(browser: Any, address: str, name: str, width: int, height: int) -> None:
-    browser.set_window_size(width, height)
+# The phone's picture: the seat's strongest territory picked, as a tap would (the sheet
+# at the bottom then shows what a tap on a target does).
+PICK_SOURCE = """
+const open = [...document.querySelectorAll('.territory.choosable')];
+const best = open.sort((a, b) => Number(b.dataset.armies) - Number(a.dataset.armies))[0];
+if (best) best.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+"""
+
+
+def _shot(browser: Any, address: str, name: str, width: int, height: int, then: str = "") -> None:
+    """A picture of ``address`` at ``width`` x ``height`` CSS pixels (below 500 wide, as a
+    phone: its viewport exactly, twice the pixels), after the script ``then``."""
+    phone = width < 500
+    if phone:
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True}
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    else:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.set_window_size(width, height)
     browser.get(address)
     drawn = "return !document.querySelector('#map') || Boolean(document.querySelector('#map')"
     drawn += ".dataset.version && (!location.hash || document.querySelector('.chart')))"
@@ -179,6 +196,9 @@ def _shot(browser: Any, address: str, name: str, width: int, height: int) -> Non
     while time.monotonic() < deadline and not browser.execute_script(drawn):
         time.sleep(0.2)
     time.sleep(1.5)  # a few live updates
+    if then:
+        browser.execute_script(then)
+        time.sleep(0.5)
     browser.save_screenshot(str(OUT / name))
     print(f"docs/img/{name}")
 

@@ -79,13 +79,13 @@ def test_setup_places_several_armies_per_click(board_stack: Stack, browser: Any)
     assert console_errors(browser) == []
 
 
-def phone() -> Any:
-    """Chromium as a phone: 390 x 844 CSS pixels, a touch screen."""
+def phone(width: int = 390, height: int = 844) -> Any:
+    """Chromium as a phone (or a tablet): ``width`` x ``height`` CSS pixels, a touch screen."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in FLAGS:
         options.add_argument(flag)
-    metrics = {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}
+    metrics = {"width": width, "height": height, "pixelRatio": 2.0, "touch": True}
     options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(DRIVER), options=options)
@@ -99,17 +99,20 @@ return buttons.length > 0 && buttons.every((b) => inside(b.getBoundingClientRect
 """
 
 
-def test_a_phone_plays_two_turns_without_scrolling_to_an_action(board_stack: Stack) -> None:
-    """Issue 51: at 390 x 844 the page is no wider than the screen, and after a tap on a
-    territory the seat's buttons are on screen (a sheet at the bottom), wherever the page
-    is scrolled: two turns are played so."""
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (768, 1024)])
+def test_a_phone_plays_two_turns_without_scrolling_to_an_action(
+    board_stack: Stack, width: int, height: int
+) -> None:
+    """Issue 51: on a phone (390 x 844) and a tablet upright (768 x 1024) the page is no
+    wider than the screen, and after a tap on a territory the seat's buttons are on screen
+    (a sheet at the bottom), wherever the page is scrolled: two turns are played so."""
     created = create(
         board_stack,
         [{"kind": "human", "name": "Ada"}, FAST, FAST],
         rules={"setup": "deal", "starting_armies": 14},
     )
     game, token = created["game"]["game_id"], created["tokens"]["p1"]
-    driver = phone()
+    driver = phone(width, height)
     try:
         open_seat(driver, board_stack, game, "p1", token)
         me = Clicker(board_stack, driver, game, token)
@@ -117,8 +120,7 @@ def test_a_phone_plays_two_turns_without_scrolling_to_an_action(board_stack: Sta
         while turns < 2:
             actions = me.ready(timeout=30)
             assert actions is not None
-            width = driver.execute_script("return document.documentElement.scrollWidth")
-            assert width <= 390, width
+            assert driver.execute_script("return document.documentElement.scrollWidth") <= width
             kinds = {a["command"]["type"] for a in actions}
             if "place_armies" in kinds:
                 where = placement(me, actions)
@@ -127,7 +129,7 @@ def test_a_phone_plays_two_turns_without_scrolling_to_an_action(board_stack: Sta
                 attack = next(a["command"] for a in actions if a["command"]["type"] == "attack")
                 me.pick(attack["source"])
                 assert driver.execute_script(BUTTONS_IN_VIEW)
-                driver.save_screenshot(str(board_stack.logs / f"phone-turn-{turns}.png"))
+                driver.save_screenshot(str(board_stack.logs / f"phone-{width}-turn-{turns}.png"))
                 me.moved(lambda a=attack: me.territory(a["target"]), "the attack")
             elif "occupy" in kinds:
                 assert driver.execute_script(BUTTONS_IN_VIEW)
@@ -200,8 +202,13 @@ def test_the_end_of_a_game_says_who_won_and_why(board_stack: Stack, browser: Any
         name[view["winner"]],
         next(n for s, n in name.items() if s not in ("p1", view["winner"])),
     )
-    # p1 resigned: not a conquest (docs/rules.md), and each player out is named.
-    why = f"{winner} won as the last player left: Ada resigned; {other} was eliminated by {winner}."
+    # The engine's reason in words: a conquest where the resigned seat's armies were
+    # beaten too, else the last player left, with each player out named (docs/rules.md).
+    why = {
+        "conquest": f"{winner} won by conquest: every other player was eliminated.",
+        "resignation": f"{winner} won as the last player left: Ada resigned; {other} was"
+        f" eliminated by {winner}.",
+    }[view["finish_reason"]]
     assert why in panel()
     assert "You finished 3rd of 3." in panel() and f"{view['turn']} turns" in panel()
     # The analysis came without a reload; the fork starts where a player decided.

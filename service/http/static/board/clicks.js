@@ -42,7 +42,7 @@ export function wanted(settings, phase, shift) {
  * A click's meaning: {pick, send, queue}. ``pick``: the territories picked after it;
  * ``send``: a command to send now, or null; ``queue``: {territory, left} armies to place
  * on later setup turns. ``ctx``: {actions, pick, phase, settings, shift, amount, dice,
- * occupyCount}.
+ * occupation, occupyCount, reserve (the seat's armies still to place)}.
  */
 export function clickPlan(territory, ctx) {
   const { actions, pick, phase, settings } = ctx;
@@ -62,7 +62,8 @@ export function clickPlan(territory, ctx) {
     const [low, high] = place.bounds.count;
     const asked = wanted(settings, phase, ctx.shift);
     const count = within(asked === Infinity ? high : asked, [low, high]);
-    const rest = phase === "setup_place" && asked > count ? asked - count : 0;
+    const left = Math.min(asked, ctx.reserve ?? asked); // "all": what the seat has left
+    const rest = phase === "setup_place" && left > count && Number.isFinite(left) ? left - count : 0;
     return plan([], { ...place.command, count }, rest ? { territory, left: rest } : null);
   }
   if (first && first !== territory) {

@@ -105,6 +105,19 @@ function dice(list) {
   return (list || []).join(" ");
 }
 
+/** A Lord of the Rings adventure card by name (``board.adventures``, set from a view's catalogue). */
+export function card(board, number) {
+  const name = board.adventures?.[number];
+  return name ? `“${name}”` : "an adventure card";
+}
+
+/** Keep the adventure cards' names on the board, for the log and the map (a view has them). */
+export function nameAdventures(board, view) {
+  const catalogue = view?.mode_state?.adventure?.catalogue;
+  if (!catalogue || board.adventures) return;
+  board.adventures = Object.fromEntries(Object.entries(catalogue).map(([n, c]) => [n, c?.name]));
+}
+
 /** One event as a sentence ("Ada attacks Kamchatka from Alaska: 6 5 3 vs 4 2 — defender loses 2"). */
 export function eventText(event, styles, board) {
   const who = (seat) => seatName(styles, seat);
@@ -150,6 +163,9 @@ export function eventText(event, styles, board) {
       if (!where) return `The Fellowship leaves the Dead Marshes${roll}: the game is scored`;
       return event.moved ? `The Fellowship moves on to ${where}${roll}` : `The Fellowship stays in ${where}${roll}`;
     }
+    case "adventure_played": return `${who(event.seat)} plays ${card(board, event.adventure)}${event.target ? ` on ${at(event.target)}` : ""}${event.source && event.target ? ` from ${at(event.source)}` : ""}`;
+    case "adventure_mission_claimed": return `${who(event.seat)} fulfils the mission ${card(board, event.adventure)} at ${at(event.territory)}`;
+    case "adventure_uprising_revealed": return `${who(event.seat)}'s uprising (${card(board, event.adventure)}): ${event.armies} armies rise in ${at(event.territory)}`;
     case "score_tie_rolled": return `Level on the score: dice decide for ${who(event.winner)}`;
     default: return `${event.type.replaceAll("_", " ")}${event.seat ? ` (${who(event.seat)})` : ""}`;
   }

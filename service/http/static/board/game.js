@@ -1,6 +1,6 @@
 // A game's page: watch it live over SSE, replay any version, and play a seat.
 // Holds no rules: the map is the API's view, the choices are /legal-actions.
-import { ApiError, api, el, eventText, loadBoard, seatName, seatStyles, svg } from "/board/common.js";
+import { ApiError, api, el, eventText, loadBoard, nameAdventures, seatName, seatStyles, svg } from "/board/common.js";
 import { boardLayout, drawMap, drawMoment, legend, loadShapes, paintMap, placeTokens } from "/board/map.js";
 import { PACES, Playback, momentAt, nextStep } from "/board/playback.js";
 import { actionForm, moveDefault } from "/board/forms.js";
@@ -47,10 +47,12 @@ async function start() {
     } else if (failure instanceof ApiError && failure.status === 404) {
       setConnection("no such game", "ended");
       $("page-error").replaceChildren(`There is no game “${gid}” on this server. `, el("a", { href: "/", text: "Back to the lobby" }));
+      document.querySelector("main.game").hidden = true; // no replay controls nor charts of nothing
       return;
     } else throw failure;
   }
   page.board = await loadBoard(first.board);
+  nameAdventures(page.board, first);
   const [layout, shapes] = await Promise.all([boardLayout(page.board), loadShapes(page.board)]);
   page.map = drawMap($("map"), page.board, layout, shapes, mine ? choose : null);
   page.styles = seatStyles(first.seats);
@@ -94,6 +96,7 @@ function versionFromHash() {
     history.replaceState(null, "", location.pathname);
     return null;
   }
+  if ($("page-error").textContent.startsWith("“#v=")) $("page-error").textContent = ""; // a good one now
   return Number(value);
 }
 
@@ -107,7 +110,12 @@ function showSeat(view) {
   if (!linkShown(gid)) {
     const link = seatLink(gid, mine.seat, mine.token);
     const field = el("input", { type: "text", readonly: true, value: link, id: "seat-link", "aria-label": "your seat link", size: 30 });
-    const copy = el("button", { type: "button", text: "Copy", onclick: () => { field.select(); navigator.clipboard?.writeText(link).catch(() => {}); } });
+    const copy = el("button", { type: "button", text: "Copy", onclick: () => {
+      field.select();
+      const said = () => { copy.textContent = "Copied ✓"; };
+      if (navigator.clipboard) navigator.clipboard.writeText(link).then(said, () => { copy.textContent = "Selected: copy it"; });
+      else said();
+    } });
     const close = el("button", { type: "button", text: "Done", onclick: () => $("seat-link-box").replaceChildren() });
     $("seat-link-box").replaceChildren(el("div", { class: "seat-link", role: "note" },
       el("p", { text: "Your seat link opens this seat in any tab or on any device. It is shown once: keep it, and share it with nobody." }),
@@ -118,7 +126,7 @@ function showSeat(view) {
 
 /** A seat's name said once: without the seat when the name holds it already, "you" as the seat. */
 function ownName(name, seat) {
-  if (/^you$/i.test(name)) return `seat ${seat}`;
+  if (/^you$/i.test(name)) return `seat ${seat}`; // ("You play seat p1", not "You play You (p1)")
   return name.includes(`(${seat})`) ? name : `${name} (${seat})`;
 }
 
@@ -342,7 +350,7 @@ function renderPlayers(view) {
       el("td", { text: String(seat.armies) }),
       el("td", { text: String(seat.card_count), "data-cards": seat.id }),
       el("td", { text: String(seat.reserve) }),
-      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : "out", title: seat.status }));
+      el("td", { text: seat.status === "playing" ? (seat.id === view.current ? "▶" : "") : seat.status === "resigned" ? "resigned" : "out", title: seat.status }));
   });
   $("players").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
 }
@@ -608,6 +616,7 @@ function choose(territory, event) {
   const plan = clickPlan(territory, {
     actions, pick: page.pick, phase: page.view?.phase, settings: page.settings, shift: Boolean(event?.shiftKey),
     amount: page.amount, dice: page.remembered.dice, occupation: page.view?.occupation, occupyCount: page.occupyCount,
+    reserve: page.view?.seats?.find((s) => s.id === mine.seat)?.reserve,
   });
   if (plan.pick[0] !== page.pick[0]) page.amount = null; // a new source: its own amount
   page.pick = plan.pick;
@@ -796,8 +805,8 @@ function hintWords(view, from, actions) {
   const name = (id) => page.board.names[id] ?? id;
   const phase = (view?.phase || "").replaceAll("_", " ");
   const types = new Set(actions.map((a) => a.command.type));
-  if (from && types.has("fortify")) return `From ${name(from)}: click a destination (outlined in red) to move armies there; click ${name(from)} again to let go.`;
-  if (from && (types.has("attack") || types.has("blitz"))) return `From ${name(from)}: click a neighbour outlined in red to attack it (again to attack again); click ${name(from)} again to let go.`;
+  if (from && types.has("fortify")) return `From ${name(from)}: click a destination outlined in red to move armies there; ${name(from)} to let go.`;
+  if (from && (types.has("attack") || types.has("blitz"))) return `From ${name(from)}: click an enemy outlined in red to attack it, again to attack again; ${name(from)} to let go.`;
   if (from) return `From ${name(from)}: pick a target (outlined in red).`;
   if (view?.must_trade && types.has("trade_cards")) return "Trade a set of cards first: pick three in your hand.";
   if (types.has("occupy") && view?.occupation) {

@@ -196,6 +196,13 @@ function seatsText(game) {
   return game.seats.map((s) => (s.kind === "open" ? "open seat" : s.name || (s.bot ? `${s.bot} bot` : s.seat))).join(", ");
 }
 
+/** A game's mode in words ("Lord of the Rings Risk (2002)"), with its board when not the mode's own. */
+function gameWords(game) {
+  const mode = modes?.modes.find((m) => m.name === game.mode);
+  if (!mode) return `${titles[game.board] || game.board} · ${game.mode}`;
+  return game.board === mode.board ? mode.title : `${mode.title} on ${titles[game.board] || game.board}`;
+}
+
 async function refresh() {
   const box = document.getElementById("games");
   const error = document.getElementById("games-error");
@@ -211,13 +218,13 @@ async function refresh() {
       const games = lists[index].games;
       const rows = games.map((game) => el("tr", { "data-game": game.game_id, class: held.has(game.game_id) ? "mine" : null },
         el("td", {}, el("a", { href: `/games/${game.game_id}`, text: game.game_id })),
-        el("td", { text: `${game.board} · ${game.mode}` }),
+        el("td", { text: gameWords(game), "data-mode": game.mode }),
         el("td", { text: seatsText(game) }),
         el("td", { text: String(game.version) }),
         el("td", {}, action(game, status))));
       return el("section", { class: `games ${status}`, "data-status": status },
         el("h3", { text: `${title} (${games.length})` }),
-        games.length ? el("table", {}, el("thead", {}, el("tr", {}, ...["game", "board · mode", "seats", "version", ""].map((h) => el("th", { text: h })))), el("tbody", {}, rows)) : el("p", { class: "empty", text: "none" }));
+        games.length ? el("table", {}, el("thead", {}, el("tr", {}, ...["game", "mode", "seats", "version", ""].map((h) => el("th", { text: h })))), el("tbody", {}, rows)) : el("p", { class: "empty", text: "none" }));
     }));
     error.textContent = "";
   } catch (failure) {

@@ -259,7 +259,7 @@ function escape(value) {
 export function drawMoment(map, moment, styles) {
   const layer = map.overlay;
   layer.replaceChildren();
-  for (const node of Object.values(map.nodes)) node.group.classList.remove("moved-from", "moved-to", "conquered", "placed");
+  for (const node of Object.values(map.nodes)) node.group.classList.remove("moved-from", "moved-to", "conquered", "placed", "carded");
   map.root.dataset.moment = moment ? moment.kind : "";
   if (!moment) return;
   const colour = styles[moment.seat]?.colour || "#333";
@@ -283,6 +283,12 @@ export function drawMoment(map, moment, styles) {
     to.group.classList.add("conquered");
     const [x, y] = to.at;
     layer.append(callout(map, x, y - BADGE - 12, moment.count ? `Conquered · ${moment.count} move in` : "Conquered!", "conquest"));
+  }
+  const played = map.nodes[moment.cardAt];
+  if (moment.card !== undefined && played) {
+    const name = map.board.adventures?.[moment.card] ?? "adventure card";
+    played.group.classList.add("carded");
+    layer.append(callout(map, played.at[0], played.at[1] + BADGE + 24, `♦ ${name}`, "adventure"));
   }
   if (moment.eliminated?.length) {
     const names = moment.eliminated.map((s) => seatName(styles, s)).join(" and ");
@@ -321,7 +327,7 @@ function dicePanel(map, moment, styles, from, to) {
     const cells = [...dice].sort((a, b) => b - a).map((value, i) => die(x + NAME + i * (size + gap), top, size, value, side));
     const who = `${styles[seat]?.label ?? ""} ${seatName(styles, seat)}`.trim();
     return [
-      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, svg("title", {}, text(who)), text(who.length > 23 ? `${who.slice(0, 22)}…` : who)),
+      svg("text", { x: x + 6, y: top + 13, class: "dice-who" }, svg("title", {}, text(who)), text(who.length > 21 ? `${who.slice(0, 20)}…` : who)),
       ...cells,
       svg("text", { x: x + NAME + columns * (size + gap) + 2, y: top + 13, class: lost ? "dice-loss" : "dice-none" }, text(lost ? `−${lost}` : "0")),
     ];

@@ -7,6 +7,7 @@ const SHOWN = new Set([
   "territory_claimed", "armies_placed", "cards_traded", "battle_resolved", "territory_conquered",
   "territory_occupied", "fortified", "player_eliminated", "neutral_bribed", "leader_placed",
   "leader_moved", "leader_lost", "fellowship_moved", "game_finished", "player_resigned",
+  "adventure_played", "adventure_mission_claimed", "adventure_uprising_revealed",
 ]);
 // Events that belong to the step before them (the same command's consequences).
 const FOLLOW_UP = new Set(["territory_conquered", "player_eliminated", "leader_moved", "leader_lost", "game_finished", "card_drawn"]);
@@ -82,6 +83,10 @@ function apply(moment, e) {
       placed[e.territory] = (placed[e.territory] || 0) + (e.count ?? 1);
       return { ...m, kind: m.kind || "place", seat: e.seat, placed };
     }
+    case "adventure_played": // a Lord of the Rings card: where it acted, by name on the map
+    case "adventure_mission_claimed":
+    case "adventure_uprising_revealed":
+      return { ...m, kind: m.kind || "adventure", seat: e.seat, card: e.adventure, cardAt: e.target ?? e.territory ?? e.source ?? null };
     case "cards_traded":
       if (!e.bonus_territory) return m.kind ? m : { ...m, kind: "trade", seat: e.seat };
       return { ...m, kind: m.kind || "place", seat: e.seat, placed: { ...(m.placed || {}), [e.bonus_territory]: e.bonus_armies } };
