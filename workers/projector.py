@@ -321,9 +321,10 @@ class Projector:
         self.redis.zadd(beats, {self.consumer: now})
         self.redis.zremrangebyscore(beats, 0, now - 3_600_000)
 
-    def run(self, stop: threading.Event, block_ms: int = 200) -> None:
+    def run(self, stop: threading.Event, block_ms: int = 200, *, records: bool = True) -> None:
         """Loop until ``stop``: read and project; every few seconds take over what a dead
-        consumer left. An outage of Redis or of the database is waited out."""
+        consumer left. An outage of Redis or of the database is waited out.
+        ``records=False``: the records are another process's (``run_records``)."""
         groups_missing = True
         rounds = 0
         while not stop.is_set():
@@ -333,7 +334,8 @@ class Projector:
                     groups_missing = False
                 self.beat()
                 read = self.run_once(block_ms)
-                self.archive_records(0.2 if read else 1.0)
+                if records:
+                    self.archive_records(0.2 if read else 1.0)
                 rounds += 1
                 if rounds % 25 == 0:
                     self.reclaim()
@@ -349,6 +351,19 @@ class Projector:
                 self.stats.regrouped += 1
                 groups_missing = True
                 self._last_beat_ms = 0
+
+    def run_records(self, stop: threading.Event) -> None:
+        """Loop until ``stop``: archive the records the archive lacks (``risk projector``
+        runs this in a process of its own, so that verifying records, the costly part,
+        takes no time from the summaries). Outages are waited out."""
+        while not stop.is_set():
+            try:
+                if not self.archive_records(budget_seconds=2.0):
+                    stop.wait(0.2)
+            except (ArchiveUnavailable, StoreUnavailable) as error:
+                self._wait(stop, "projector's records: %s; retrying", error)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                self._wait(stop, "projector's records lost Redis: %s; retrying", error)
 
     def _wait(self, stop: threading.Event, message: str, error: Exception) -> None:
         """What was read stays pending: read again (from ``0``) once this is over."""
