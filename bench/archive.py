@@ -15,7 +15,8 @@ Prints one JSON object with three parts:
   each: an export reads and sends bytes, it does not look at them), served by
   ``risk serve``. History: ``--queries`` (600) ``GET /v1/games`` pages over HTTP,
   mixed filters (none, a player, a player and result, a mode, a board, a time
-  window, the next page by cursor), p50/p99 ms. Export: ``GET /v1/games/export``
+  window, the next page by cursor), p50/p99 ms, beside ``GET /healthz``'s in the
+  same run (the machine's load moves both). Export: ``GET /v1/games/export``
   of every record, records/s, sent as stored (``Accept-Encoding: gzip``) and,
   as the same run's baseline, decompressed (a client without gzip); the ratio is
   the first over the second.
@@ -102,7 +103,11 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
         projector_cpu = bench.cpu_seconds(projector.pid)
     finally:
         projector.terminate()
-        projector.wait(20)
+        try:
+            projector.wait(60)
+        except subprocess.TimeoutExpired:
+            projector.kill()
+            projector.wait(10)
         stack.stop()
         for key in store.scan_iter(f"{prefix}*", count=1000):
             store.delete(key)
@@ -123,6 +128,7 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
         "lag_p99_ms": stats.get("lag_p99_ms"),
         "lag_max_ms": stats.get("lag_max_ms"),
         "records_archived": count,
+        "records_archived_by_the_projector": stats.get("records", 0),
         "archive_bytes_per_event": round(size / events, 1) if events else None,
         "redis_bytes_per_event": REDIS_BYTES_PER_EVENT,
         "projector_cpu_seconds": round(projector_cpu, 1),
@@ -249,12 +255,26 @@ def history(base: str, names: list[str], queries: int) -> dict[str, Any]:
             times.append((time.perf_counter() - started) * 1000)
         cursor = body["next_cursor"] or cursor
     times.sort()
+    bare = _bare(base, len(times))
     return {
         "queries": len(times),
         "p50_ms": round(statistics.median(times), 2),
         "p99_ms": round(times[int(0.99 * len(times)) - 1], 2),
+        "baseline_healthz_p50_ms": round(statistics.median(bare), 2),
+        "baseline_healthz_p99_ms": round(bare[int(0.99 * len(bare)) - 1], 2),
         "target_p99_ms": 50,
     }
+
+
+def _bare(base: str, count: int) -> list[float]:
+    """The same run's baseline: ``GET /healthz``, the server's cheapest answer."""
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        with urllib.request.urlopen(f"{base}/healthz", timeout=30) as response:
+            response.read()
+        times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)
 
 
 def export(base: str, records: int) -> dict[str, Any]:
