@@ -38,6 +38,7 @@ from http import HTTPStatus
 from typing import Any
 
 import redis
+import sqlalchemy.exc
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
@@ -222,6 +223,13 @@ def _from_redis(error: redis.RedisError) -> Response:
     return _from_unavailable(wrapped)
 
 
+def _from_database(error: Exception) -> Response:
+    """The SQL database (accounts, ratings) unreachable, or not migrated yet: retry."""
+    log.warning("database unavailable: %s", str(error).splitlines()[0])
+    detail = "the database is unavailable; retry later"
+    return problem_response(503, "database_unavailable", detail, {"Retry-After": "5"})
+
+
 def _from_bug(error: Exception) -> Response:
     log.exception("unhandled error", exc_info=error)
     return problem_response(500, "internal_error", "an unexpected error occurred; it was logged")
@@ -242,4 +250,5 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(StoreUnavailable, _from_unavailable)
     for failure in (*REDIS_OUTAGES, redis.exceptions.OutOfMemoryError):
         app.register_error_handler(failure, _from_redis)
+    app.register_error_handler(sqlalchemy.exc.OperationalError, _from_database)
     app.register_error_handler(Exception, _from_bug)

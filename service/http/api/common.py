@@ -18,15 +18,19 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError
 from redis import Redis
+from sqlalchemy.engine import Engine
 
 from riskcore.audit.record import Envelope
 from riskcore.protocol.codec import event_to_dict
 from riskcore.views.view import redact
 from service.application import auth
+from service.application.accounts import Accounts
 from service.application.computed import Computed
 from service.application.games import GameService
 from service.application.lobby import GameInfo, SeatInfo
 from service.application.offload import Offload
+from service.application.oidc import Oidc
+from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.seating import seat_teams
 from service.application.storage import StorageBudget
@@ -65,6 +69,10 @@ class Services:
     offload: Offload  # the helper process for what costs CPU (service.application.offload)
     computed: Computed  # summaries and records kept at a game's version
     storage: StorageBudget  # games a creator may keep stored; Redis's high-water mark
+    accounts: Accounts  # accounts and their tokens, in the SQL database (issue 49)
+    ratings: PlayerRatings  # players' ratings per mode (issue 49)
+    oidc: Oidc | None  # bearer JWTs of the deployment's own login (RISK_OIDC_ISSUER)
+    database: Engine  # the SQL database (RISK_DATABASE_URL): disposed with the app
 
     @classmethod
     def of(cls, app: Flask) -> Services:
@@ -228,15 +236,23 @@ def token() -> str | None:
 
 
 def viewer(game: str) -> str | None:
-    """The caller's seat in ``game``, or None for a spectator (no token)."""
+    """The caller's seat in ``game``, or None for a spectator (no token, or an account
+    with no seat in it)."""
+    from service.http.api.guard import principal
+
+    account = principal()
+    if account is not None:
+        return games().seat_for_account(game, account.account_id)
     presented = token()
     return None if presented is None else games().seat_for_token(game, presented)
 
 
 def seat(game: str) -> str:
-    """The caller's seat; 401 without a token."""
+    """The caller's seat; 401 without a token, 403 for an account not seated here."""
     found = viewer(game)
     if found is None:
+        if token() is not None:
+            raise ApiProblem(403, "not_seated", "this account has no seat in this game")
         raise token_required()
     return found
 
