@@ -48,7 +48,7 @@ from service.store.values import Client
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
 MAX_IDEMPOTENCY_KEY = 200
-MAX_TOKEN = 200
+MAX_TOKEN = 4096  # a JWT of a deployment's login (issue 49) is a few hundred bytes to ~2 KB
 _IDEMPOTENCY_KEY = re.compile(rf"[ -~]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 
 
