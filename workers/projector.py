@@ -11,11 +11,14 @@ archive rows. Each round:
   record is not archived yet, its record, verified as ``risk verify`` would
   and compressed (``checked_record``);
 * writes the lot in one transaction (``Archive.write``: idempotent upserts,
-  an older version never overwrites a newer one), then acknowledges the
-  entries. A crash before the commit leaves them pending, to be read again
-  (``XREADGROUP`` from ``0`` for its own, ``XAUTOCLAIM`` for another consumer's
-  after ``claim_idle_ms``); a crash after the commit and before the
-  acknowledgement makes a repeat that changes nothing. So kill -9 at any
+  an older version never overwrites a newer one), rates the rated games that
+  finished (``PlayerRatings.rate``, issue 49: idempotent per game, in the
+  order they finished), then acknowledges the entries. A crash before the
+  commit leaves them pending, to be read again (``XREADGROUP`` from ``0``
+  for its own, ``XAUTOCLAIM`` for another consumer's after
+  ``claim_idle_ms``); a crash after the commit and before the
+  acknowledgement makes a repeat that changes nothing (nor does a repeated
+  rating). So kill -9 at any
   point loses nothing and doubles nothing;
 * the database away (``ArchiveUnavailable``) or Redis away: the entries stay
   pending, the projector waits a second and reads them again: it catches up
@@ -46,6 +49,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.application.errors import GameNotStarted
 from service.application.games import GameService
+from service.application.player_ratings import PlayerRatings, result_from_row
 from service.store.archive import Archive, ArchiveUnavailable, GameRow, RecordRow
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.values import Client, Notification
@@ -119,16 +123,19 @@ class Projector:
         count: int = 500,
         claim_idle_ms: int = 10_000,
         archive_days: float = 0.0,
+        ratings: PlayerRatings | None = None,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         """``consumer`` defaults to the host's name, so a restarted projector reads
         what it had read and not acknowledged first, without waiting.
         ``archive_days`` (RISK_ARCHIVE_DAYS): games finished longer ago are dropped
-        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever."""
+        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever.
+        ``ratings``: the players' ratings (issue 49) that rated games change."""
         self.redis = connection
         self.service = service
         self.keys = service.keys
         self.archive = archive
+        self.ratings = ratings
         self.consumer = consumer or f"{socket.gethostname()}-projector"
         self.count = count
         self.claim_idle_ms = claim_idle_ms
@@ -178,6 +185,7 @@ class Projector:
             notes.setdefault(game_id, []).append(entry)
         games, records, refused = self._rows(list(notes))
         self.archive.write(games, records, self.now_ms())
+        self._rate(games)
         for game_id, reason in refused:
             self._dead_letter(notes[game_id][-1], reason)
         self._acknowledge(entries)
@@ -189,6 +197,16 @@ class Projector:
         self.stats.records += len(records)
         self.stats.batches += 1
         self._publish()
+
+    def _rate(self, games: Sequence[GameRow]) -> None:
+        """Rated games that finished change their accounts' ratings, oldest first. After
+        the archive's commit and before the acknowledgement: a crash in between makes a
+        repeat, which ``rate`` ignores (a game is rated once)."""
+        if self.ratings is None:
+            return
+        results = [r for r in map(result_from_row, games) if r is not None]
+        for result in sorted(results, key=lambda r: (r.finished_ms, r.game_id)):
+            self.ratings.rate(result)
 
     def _rows(
         self, game_ids: list[str]
@@ -307,7 +325,7 @@ class Projector:
                 if rounds % 25 == 0:
                     self.reclaim()
                     self.prune()
-            except (ArchiveUnavailable, StoreUnavailable) as error:
+            except (ArchiveUnavailable, StoreUnavailable) as error:  # DatabaseUnavailable too
                 self._wait(stop, "projector: %s; retrying", error)
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 self._wait(stop, "projector lost Redis: %s; retrying", error)
