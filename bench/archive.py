@@ -102,7 +102,11 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
         projector_cpu = bench.cpu_seconds(projector.pid)
     finally:
         projector.terminate()
-        projector.wait(20)
+        try:
+            projector.wait(60)
+        except subprocess.TimeoutExpired:
+            projector.kill()
+            projector.wait(10)
         stack.stop()
         for key in store.scan_iter(f"{prefix}*", count=1000):
             store.delete(key)
@@ -123,6 +127,7 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
         "lag_p99_ms": stats.get("lag_p99_ms"),
         "lag_max_ms": stats.get("lag_max_ms"),
         "records_archived": count,
+        "records_archived_by_the_projector": stats.get("records", 0),
         "archive_bytes_per_event": round(size / events, 1) if events else None,
         "redis_bytes_per_event": REDIS_BYTES_PER_EVENT,
         "projector_cpu_seconds": round(projector_cpu, 1),

@@ -1,14 +1,19 @@
-"""``risk projector``: the outbox into the SQL archive, as a process of its own (issue 48).
+"""``risk projector``: the outbox into the SQL archive, as processes of its own (issue 48).
 
-Its own process, not a thread of ``risk worker``: projecting (building and
-verifying finished games' records) is CPU work that would otherwise wait
-behind bot turns for the interpreter, and the archive's lag is what it is
-measured by (``workers.projector``). Imported only when the command runs.
+Its own processes, not a thread of ``risk worker``: the archive's lag is what
+the projector is measured by (``workers.projector``), and it would otherwise
+wait behind bot turns for the interpreter. Two processes: this one projects
+the summaries; a child (forked at start, before any connection is made)
+builds, verifies and stores finished games' records, the costly part, so
+that a record's verification never delays a summary. Either dying stops
+both (the supervisor restarts them). Imported only when the command runs.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import threading
@@ -38,16 +43,35 @@ def projector(consumer: str | None, count: int, log_level: str) -> None:
     logs.configure(log_level, json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
     settings = Settings.from_env()
     migrate(settings.database_url)
+    records = multiprocessing.get_context("fork").Process(
+        target=_records, args=(settings, log_level), name="projector-records", daemon=True
+    )
+    records.start()
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    worker = _projector(settings, consumer, count)
+    threading.Thread(target=_watch, args=(records, stop), daemon=True).start()
+    log.info("projector %s started", worker.consumer)
+    try:
+        worker.run(stop, records=False)
+    finally:
+        worker.archive.engine.dispose()
+        if records.is_alive():
+            records.terminate()
+        records.join(30)
+    if records.exitcode not in (0, -signal.SIGTERM):
+        raise SystemExit(1)
+
+
+def _projector(settings: Settings, consumer: str | None, count: int) -> Projector:
     client = store_client(settings, socket_timeout=10, health_check_interval=30)
     keys = KeySpace(settings.key_prefix)
     service = GameService(client, keys, cache_games=256)
     archive = archive_for(settings, pool_size=2)
     # Rated games that finish change their accounts' ratings here (issue 49).
     ratings = PlayerRatings(RatingStore(archive.engine), FinishedQueue(client, keys), service)
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    worker = Projector(
+    return Projector(
         client,
         service,
         archive,
@@ -56,8 +80,24 @@ def projector(consumer: str | None, count: int, log_level: str) -> None:
         archive_days=settings.archive_days,
         ratings=ratings,
     )
-    log.info("projector %s started", worker.consumer)
+
+
+def _records(settings: Settings, log_level: str) -> None:
+    """The child: records of finished games, until SIGTERM."""
+    logs.configure(log_level, json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it
+    worker = _projector(settings, None, 1)
     try:
-        worker.run(stop)
+        worker.run_records(stop)
     finally:
-        archive.engine.dispose()
+        worker.archive.engine.dispose()
+
+
+def _watch(child: multiprocessing.process.BaseProcess, stop: threading.Event) -> None:
+    """Stop the projector if its records' process died."""
+    while not stop.wait(1.0):
+        if not child.is_alive():
+            log.critical("the projector's records process died (%s); stopping", child.exitcode)
+            stop.set()

@@ -7,18 +7,19 @@ archive rows. Each round:
 * reads up to ``count`` notifications at once (``XREADGROUP COUNT``), and
   coalesces those of one game: a busy game's hundred appends make one row;
 * builds each game's summary row from Redis as it is now
-  (``workers.archiving.summary``) and, for a game that has finished and whose
-  record is not archived yet, its record, verified as ``risk verify`` would
-  and compressed (``checked_record``);
-* writes the lot in one transaction (``Archive.write``: idempotent upserts,
-  an older version never overwrites a newer one), rates the rated games that
-  finished (``PlayerRatings.rate``, issue 49: idempotent per game, in the
-  order they finished), then acknowledges the entries. A crash before the
-  commit leaves them pending, to be read again (``XREADGROUP`` from ``0``
-  for its own, ``XAUTOCLAIM`` for another consumer's after
-  ``claim_idle_ms``); a crash after the commit and before the
-  acknowledgement makes a repeat that changes nothing (nor does a repeated
-  rating). So kill -9 at any
+  (``workers.archiving.summary``), writes the lot in one transaction
+  (``Archive.write``: idempotent upserts, an older version never overwrites a
+  newer one), rates the rated games that finished (``PlayerRatings.rate``,
+  issue 49: idempotent per game, oldest first), then acknowledges the entries;
+* then, with what time is left in the round, archives the records of the
+  finished games whose row has no record yet (``archive_records``): each
+  verified as ``risk verify`` would and compressed (``checked_record``). What
+  is left to do is read from the archive itself, so it survives any crash,
+  and a record's verification (the costly part) never holds up the summaries;
+* a crash before a summary's commit leaves its entries pending, to be read
+  again (``XREADGROUP`` from ``0`` for its own, ``XAUTOCLAIM`` for another
+  consumer's after ``claim_idle_ms``); a crash after the commit and before the
+  acknowledgement makes a repeat that changes nothing. So kill -9 at any
   point loses nothing and doubles nothing;
 * the database away (``ArchiveUnavailable``) or Redis away: the entries stay
   pending, the projector waits a second and reads them again: it catches up
@@ -26,10 +27,11 @@ archive rows. Each round:
   its groups again, from the start of each outbox.
 
 A record that does not verify is never archived: its game's row is, and the
-notification goes to a dead-letter stream with the reason. Its lag (the age
-of each notification when its rows were committed) is kept as percentiles
-since it started in ``KeySpace.projector_stats``; ``/metrics`` and ``/readyz`` also show the
-age of the oldest notification not yet projected (``service.http.archive_health``).
+game goes to a dead-letter stream with the reason. The lag (the age of each
+notification when its summary was committed) is kept as percentiles since
+the projector started in ``KeySpace.projector_stats``; ``/metrics`` and
+``/readyz`` also show the age of the oldest notification not yet projected
+(``service.http.archive_health``).
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ class Projector:
         self.stats = ProjectorStats()
         self._streams = self.keys.outboxes()
         self._own_pending = True  # first read this consumer's unacknowledged entries
+        self._set_aside: set[str] = set()  # finished games whose record cannot be archived
         self._last_beat_ms = 0
 
     def ensure_groups(self) -> None:
@@ -176,25 +179,24 @@ class Projector:
         return len(entries)
 
     def project(self, entries: Sequence[Entry]) -> None:
-        """Archive the games ``entries`` name, in one transaction; then acknowledge them."""
-        notes: dict[str, list[Entry]] = {}
-        for entry in entries:
-            if not entry.fields:  # trimmed from the outbox meanwhile: nothing to project
-                continue
-            game_id = Notification.from_entry(entry.entry_id.encode(), entry.fields).game_id
-            notes.setdefault(game_id, []).append(entry)
-        games, records, refused = self._rows(list(notes))
-        self.archive.write(games, records, self.now_ms())
+        """Archive the summaries of the games ``entries`` name, in one transaction; then
+        acknowledge them. Finished games' records follow (``archive_records``)."""
+        game_ids = list(
+            dict.fromkeys(
+                Notification.from_entry(entry.entry_id.encode(), entry.fields).game_id
+                for entry in entries
+                if entry.fields  # an entry trimmed from the outbox meanwhile has none
+            )
+        )
+        games = self._summaries(game_ids)
+        self.archive.write(games, [], self.now_ms())
         self._rate(games)
-        for game_id, reason in refused:
-            self._dead_letter(notes[game_id][-1], reason)
         self._acknowledge(entries)
         now = self.now_ms()
         for entry in entries:
             self.stats.lags.add(now - entry.ms)
         self.stats.notifications += len(entries)
         self.stats.games += len(games)
-        self.stats.records += len(records)
         self.stats.batches += 1
         self._publish()
 
@@ -208,29 +210,59 @@ class Projector:
         for result in sorted(results, key=lambda r: (r.finished_ms, r.game_id)):
             self.ratings.rate(result)
 
-    def _rows(
-        self, game_ids: list[str]
-    ) -> tuple[list[GameRow], list[RecordRow], list[tuple[str, str]]]:
-        recorded = self.archive.recorded(game_ids)
+    def _summaries(self, game_ids: list[str]) -> list[GameRow]:
         games: list[GameRow] = []
-        records: list[RecordRow] = []
-        refused: list[tuple[str, str]] = []
         for game_id in game_ids:
             try:
-                row = summary(self.service, game_id)
+                games.append(summary(self.service, game_id))
             except (GameNotFound, GameNotStarted, LookupError):
                 self.stats.gone += 1
-                continue
-            games.append(row)
-            if row.finished_ms is None or game_id in recorded:
-                continue
-            try:
-                records.append(checked_record(self.service, game_id))
-            except RecordRefused as error:
-                log.error("%s", error)
-                self.stats.refused += 1
-                refused.append((game_id, error.reason))
-        return games, records, refused
+        return games
+
+    def archive_records(self, budget_seconds: float = 0.5, batch: int = 16) -> int:
+        """Build, verify and archive the records of finished games whose summary is
+        archived and record is not, for up to ``budget_seconds``; how many.
+
+        What is left to do is read from the archive itself (finished rows without
+        a record), so it survives any crash; a record that does not verify, or a
+        game Redis no longer has, is set aside for this process's life (and the
+        former dead-lettered): ``risk archive backfill`` tries again.
+        """
+        started = time.monotonic()
+        done = 0
+        while time.monotonic() - started < budget_seconds:
+            waiting = [
+                g
+                for g in self.archive.unrecorded(batch + len(self._set_aside))
+                if g not in self._set_aside
+            ]
+            if not waiting:
+                break
+            for game_id in waiting[:batch]:
+                record = self._record(game_id)
+                if record is not None:
+                    self.archive.write([], [record], self.now_ms())
+                    done += 1
+                    self.stats.records += 1
+                if time.monotonic() - started >= budget_seconds:
+                    break
+        if done:
+            self._publish()
+        return done
+
+    def _record(self, game_id: str) -> RecordRow | None:
+        try:
+            return checked_record(self.service, game_id)
+        except RecordRefused as error:
+            log.error("%s", error)
+            self.stats.refused += 1
+            self._set_aside.add(game_id)
+            dead = {"game": game_id, "error": error.reason}
+            self.redis.xadd(self.keys.projector_dead_letters(), dead, maxlen=10_000)
+        except (GameNotFound, GameNotStarted):
+            log.warning("projector: game %s finished but is gone from Redis: no record", game_id)
+            self._set_aside.add(game_id)
+        return None
 
     def _read(self, block_ms: int) -> list[Entry]:
         """This consumer's pending entries first (after a restart or an outage), then
@@ -267,11 +299,6 @@ class Projector:
             pipe.xack(stream, GROUP, *ids)
         pipe.execute()
 
-    def _dead_letter(self, entry: Entry, reason: str) -> None:
-        dead = {b"stream": entry.stream.encode(), b"entry": entry.entry_id.encode()}
-        dead[b"error"] = reason.encode()
-        self.redis.xadd(self.keys.projector_dead_letters(), {**entry.fields, **dead}, maxlen=10_000)
-
     def _publish(self) -> None:
         """The lag percentiles and counts, for ``bench/archive.py`` and operators."""
         stats = self.stats
@@ -284,6 +311,7 @@ class Projector:
             "records": stats.records,
             "batches": stats.batches,
             "refused": stats.refused,
+            "gone": stats.gone,
         }
         self.redis.hset(self.keys.projector_stats(), mapping=figures)
 
@@ -309,9 +337,10 @@ class Projector:
         self.redis.zadd(beats, {self.consumer: now})
         self.redis.zremrangebyscore(beats, 0, now - 3_600_000)
 
-    def run(self, stop: threading.Event, block_ms: int = 200) -> None:
+    def run(self, stop: threading.Event, block_ms: int = 200, *, records: bool = True) -> None:
         """Loop until ``stop``: read and project; every few seconds take over what a dead
-        consumer left. An outage of Redis or of the database is waited out."""
+        consumer left. An outage of Redis or of the database is waited out.
+        ``records=False``: the records are another process's (``run_records``)."""
         groups_missing = True
         rounds = 0
         while not stop.is_set():
@@ -320,7 +349,9 @@ class Projector:
                     self.ensure_groups()
                     groups_missing = False
                 self.beat()
-                self.run_once(block_ms)
+                read = self.run_once(block_ms)
+                if records:
+                    self.archive_records(0.2 if read else 1.0)
                 rounds += 1
                 if rounds % 25 == 0:
                     self.reclaim()
@@ -336,6 +367,19 @@ class Projector:
                 self.stats.regrouped += 1
                 groups_missing = True
                 self._last_beat_ms = 0
+
+    def run_records(self, stop: threading.Event) -> None:
+        """Loop until ``stop``: archive the records the archive lacks (``risk projector``
+        runs this in a process of its own, so that verifying records, the costly part,
+        takes no time from the summaries). Outages are waited out."""
+        while not stop.is_set():
+            try:
+                if not self.archive_records(budget_seconds=2.0):
+                    stop.wait(0.2)
+            except (ArchiveUnavailable, StoreUnavailable) as error:
+                self._wait(stop, "projector's records: %s; retrying", error)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                self._wait(stop, "projector's records lost Redis: %s; retrying", error)
 
     def _wait(self, stop: threading.Event, message: str, error: Exception) -> None:
         """What was read stays pending: read again (from ``0``) once this is over."""

@@ -224,6 +224,20 @@ class Archive:
             return set(connection.execute(query).scalars())
 
     @_translated
+    def unrecorded(self, limit: int) -> list[str]:
+        """Finished games whose record is not archived yet, oldest end first."""
+        games, records = archived_games.c, archived_records.c
+        query = (
+            sa.select(games.game_id)
+            .outerjoin(archived_records, records.game_id == games.game_id)
+            .where(games.status == "finished", records.game_id.is_(None))
+            .order_by(games.finished_ms)
+            .limit(limit)
+        )
+        with self.engine.connect() as connection:
+            return list(connection.execute(query).scalars())
+
+    @_translated
     def get(self, game_id: str) -> ArchivedGame | None:
         """One game with its seats and record; None if it is not archived."""
         query = (

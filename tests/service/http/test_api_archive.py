@@ -45,6 +45,8 @@ def project(app: Flask) -> None:
     worker.ensure_groups()
     while worker.run_once(block_ms=10):
         pass
+    while worker.archive_records(budget_seconds=5):
+        pass
     engine.dispose()
 
 
