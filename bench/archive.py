@@ -15,7 +15,8 @@ Prints one JSON object with three parts:
   each: an export reads and sends bytes, it does not look at them), served by
   ``risk serve``. History: ``--queries`` (600) ``GET /v1/games`` pages over HTTP,
   mixed filters (none, a player, a player and result, a mode, a board, a time
-  window, the next page by cursor), p50/p99 ms. Export: ``GET /v1/games/export``
+  window, the next page by cursor), p50/p99 ms, beside ``GET /healthz``'s in the
+  same run (the machine's load moves both). Export: ``GET /v1/games/export``
   of every record, records/s, sent as stored (``Accept-Encoding: gzip``) and,
   as the same run's baseline, decompressed (a client without gzip); the ratio is
   the first over the second.
@@ -254,12 +255,26 @@ def history(base: str, names: list[str], queries: int) -> dict[str, Any]:
             times.append((time.perf_counter() - started) * 1000)
         cursor = body["next_cursor"] or cursor
     times.sort()
+    bare = _bare(base, len(times))
     return {
         "queries": len(times),
         "p50_ms": round(statistics.median(times), 2),
         "p99_ms": round(times[int(0.99 * len(times)) - 1], 2),
+        "baseline_healthz_p50_ms": round(statistics.median(bare), 2),
+        "baseline_healthz_p99_ms": round(bare[int(0.99 * len(bare)) - 1], 2),
         "target_p99_ms": 50,
     }
+
+
+def _bare(base: str, count: int) -> list[float]:
+    """The same run's baseline: ``GET /healthz``, the server's cheapest answer."""
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        with urllib.request.urlopen(f"{base}/healthz", timeout=30) as response:
+            response.read()
+        times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)
 
 
 def export(base: str, records: int) -> dict[str, Any]:
