@@ -16,6 +16,11 @@ refuse), then in one run:
   commands off the clock and checks each answer's version, see ``Player``):
   commands/s, p50, p99, and the ratio to each bare endpoint (target: at
   least 0.5);
+* ``account_commands`` (issue 49): the same, each seat played with the token
+  of an account that joined it instead of a seat token (an extra ``GET`` of
+  the revocation counter per request, token lookups cached): the ratio of
+  commands/s with account tokens to commands/s with seat tokens, same run
+  (target: at least 0.9);
 * ``long_game``: one client plays one game to ``--long-game`` versions,
   then sends ``--window`` commands to it, each paired with one to a young
   game (versions 10 to 60): p50/p99 of both and the ratio of the p99s
@@ -45,6 +50,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Any
@@ -58,6 +64,7 @@ from riskcore.protocol.codec import event_from_dict
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.simulate import acting_seat
+from service.store.database import migrate
 
 RISK = [sys.executable, "-m", "riskcli"]
 SEATS = {"seats": [{"kind": "human"}] * 3, "rules": {"setup": "deal"}}
@@ -99,12 +106,15 @@ class Player:
 
     PLAN_AHEAD = 600  # a run of 2 s takes ~300 a connection; more are planned if needed
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, accounts: bool = False) -> None:
         self.connection = connection
-        status, created, _ = connection.call("POST", "/v1/games", SEATS)
-        assert status == 201, created
-        self.game = created["game"]["game_id"]
-        self.tokens: dict[str, str] = created["tokens"]
+        if accounts:
+            self.game, self.tokens = _account_game(connection)
+        else:
+            status, created, _ = connection.call("POST", "/v1/games", SEATS)
+            assert status == 201, created
+            self.game = created["game"]["game_id"]
+            self.tokens = created["tokens"]
         _, page, _ = connection.call("GET", f"/v1/games/{self.game}/events?since=0")
         self.state: State = fold(event_from_dict(e["event"]) for e in page["events"])
         self.version = self.state.version
@@ -146,6 +156,25 @@ class Player:
         return {"type": "end_phase"}
 
 
+def _account_game(connection: Connection) -> tuple[str, dict[str, str]]:
+    """A game whose three seats are three new accounts' (issue 49): the first creates
+    it, the others join; each seat's token is its account's."""
+    tokens = []
+    for _ in range(3):
+        name = f"bench-{secrets.token_hex(6)}"
+        status, made, _ = connection.call("POST", "/v1/accounts", {"name": name})
+        assert status == 201, made
+        tokens.append(made["token"])
+    open_seats = {**SEATS, "seats": [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]}
+    status, created, _ = connection.call("POST", "/v1/games", open_seats, tokens[0])
+    assert status == 201, created
+    game = created["game"]["game_id"]
+    for token in tokens[1:]:
+        status, joined, _ = connection.call("POST", f"/v1/games/{game}/join", {}, token)
+        assert status == 200, joined
+    return game, dict(zip(("p1", "p2", "p3"), tokens, strict=True))
+
+
 def _client_process(
     port: int, kind: str, threads: int, seconds: float, queue: Any, start: Any
 ) -> None:
@@ -155,7 +184,9 @@ def _client_process(
 
     def loop(index: int) -> None:
         connection = Connection(port)
-        player = Player(connection) if kind == "commands" else None
+        player = None
+        if kind in ("commands", "account_commands"):
+            player = Player(connection, accounts=kind == "account_commands")
         start.wait()  # games created and planned everywhere: nothing but requests from here
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
@@ -251,7 +282,7 @@ def server_counters(port: int) -> dict[str, float]:
 
 
 def start_server(
-    url: str, prefix: str, workers: int, threads: int
+    url: str, prefix: str, workers: int, threads: int, database: str
 ) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -259,6 +290,7 @@ def start_server(
     env = os.environ | {
         "REDIS_URL": url,
         "RISK_KEY_PREFIX": prefix,
+        "RISK_DATABASE_URL": database,  # accounts (issue 49), migrated by ``main``
         "RISK_RATE_TOKEN": "1000000/1",
         "RISK_RATE_IP": "1000000/1",
         "RISK_GAMES_PER_ADDRESS": "0",  # one address creates every game here
@@ -281,7 +313,12 @@ def start_server(
 def rounds(args: argparse.Namespace, port: int) -> dict[str, dict[str, Any]]:
     """Each kind of load ``--rounds`` times, interleaved, so that a change in the
     machine's background load hits every kind alike; medians over the rounds."""
-    kinds = {"bare_healthz": "/healthz", "bare_v1_maps": "/v1/maps", "commands": "commands"}
+    kinds = {
+        "bare_healthz": "/healthz",
+        "bare_v1_maps": "/v1/maps",
+        "commands": "commands",
+        "account_commands": "account_commands",
+    }
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in kinds}
     for _ in range(args.rounds):
         for name, kind in kinds.items():
@@ -325,8 +362,14 @@ def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
         # Ratios within each round (same background load), then their median.
         "commands_vs_healthz": _ratio(commands, healthz),
         "commands_vs_v1_maps": _ratio(commands, maps),
+        "account_commands": measured["account_commands"],
+        "account_vs_seat_commands": _ratio(measured["account_commands"], commands),
         "long_game": long,
-        "targets": {"throughput_ratio_at_least": 0.5, "p99_growth_at_most": 2.0},
+        "targets": {
+            "throughput_ratio_at_least": 0.5,
+            "p99_growth_at_most": 2.0,
+            "account_vs_seat_at_least": 0.9,
+        },
     }
 
 
@@ -343,7 +386,10 @@ def main() -> None:
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     prefix = f"bench-api-{secrets.token_hex(4)}"
-    server, port = start_server(url, prefix, args.workers, args.threads)
+    folder = tempfile.TemporaryDirectory(prefix="bench-api-")
+    database = f"sqlite:///{folder.name}/risk.db"
+    migrate(database)
+    server, port = start_server(url, prefix, args.workers, args.threads, database)
     try:
         print(json.dumps(run(args, port), indent=2))
     finally:
@@ -352,6 +398,7 @@ def main() -> None:
         client = redis.Redis.from_url(url)
         for key in client.scan_iter(f"{prefix}:*", count=1000):
             client.delete(key)
+        folder.cleanup()
 
 
 if __name__ == "__main__":

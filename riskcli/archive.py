@@ -91,3 +91,13 @@ def _shown(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)
+
+
+def _add_ratings() -> None:
+    """``risk archive ratings`` (issue 49) lives in its own module."""
+    from riskcli.ratings import ratings_command
+
+    archive.add_command(ratings_command)
+
+
+_add_ratings()

@@ -23,10 +23,12 @@ import click
 from service import logs
 from service.application.archived import archive_for
 from service.application.games import GameService
+from service.application.player_ratings import PlayerRatings
 from service.settings import Settings
 from service.store.connections import store_client
 from service.store.database import migrate
 from service.store.keys import KeySpace
+from service.store.ratings import FinishedQueue, RatingStore
 from workers.projector import Projector
 
 log = logging.getLogger(__name__)
@@ -64,10 +66,19 @@ def projector(consumer: str | None, count: int, log_level: str) -> None:
 
 def _projector(settings: Settings, consumer: str | None, count: int) -> Projector:
     client = store_client(settings, socket_timeout=10, health_check_interval=30)
-    service = GameService(client, KeySpace(settings.key_prefix), cache_games=256)
+    keys = KeySpace(settings.key_prefix)
+    service = GameService(client, keys, cache_games=256)
     archive = archive_for(settings, pool_size=2)
+    # Rated games that finish change their accounts' ratings here (issue 49).
+    ratings = PlayerRatings(RatingStore(archive.engine), FinishedQueue(client, keys), service)
     return Projector(
-        client, service, archive, consumer=consumer, count=count, archive_days=settings.archive_days
+        client,
+        service,
+        archive,
+        consumer=consumer,
+        count=count,
+        archive_days=settings.archive_days,
+        ratings=ratings,
     )
 
 

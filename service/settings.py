@@ -14,6 +14,11 @@ directly instead of patching the environment::
     RISK_ARCHIVE_DAYS      0               archived games older than this are dropped by
                                            `risk archive prune` and the projector (0: for ever)
     RISK_ADMIN_TOKEN       unset: no operator endpoints
+    RISK_RATE_GUESS        30/60           unknown account tokens per window per address (issue 49)
+    RISK_OIDC_ISSUER       unset: no JWTs  bearer JWTs from this issuer act for an account
+    RISK_OIDC_AUDIENCE     unset           the audience those JWTs must name
+    RISK_OIDC_JWKS         ISSUER/.well-known/jwks.json   the issuer's key set: a URL, or
+                                           the JSON key set itself
     RISK_CORS_ORIGINS      unset: no CORS headers; "*" or a comma-separated list
     RISK_RATE_TOKEN        600/60          requests per window per seat token ("off" to disable)
     RISK_RATE_IP           1200/60         requests per window per client address
@@ -124,6 +129,10 @@ class Settings:
     costly_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
     token_guesses_game: RateLimit = field(default_factory=lambda: RateLimit(60, 60))
     analyses_pending: int = 64
+    rate_guess: RateLimit = field(default_factory=lambda: RateLimit(30, 60))
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_jwks: str | None = None
     offload_waiting: int = 8
     offload_nice: int = 10
     send_timeout_seconds: float = 30.0
@@ -181,11 +190,16 @@ class Settings:
             "create_token": env.get("RISK_CREATE_TOKEN") or None,
             "cors_origins": _origins(env.get("RISK_CORS_ORIGINS", "")),
             "bind": env.get("RISK_BIND", base.bind),
+            "oidc_issuer": env.get("RISK_OIDC_ISSUER") or None,
+            "oidc_audience": env.get("RISK_OIDC_AUDIENCE") or None,
+            "oidc_jwks": env.get("RISK_OIDC_JWKS") or None,
         }
         if "RISK_RATE_TOKEN" in env:
             values["rate_token"] = RateLimit.parse(env["RISK_RATE_TOKEN"])
         if "RISK_RATE_IP" in env:
             values["rate_ip"] = RateLimit.parse(env["RISK_RATE_IP"])
+        if "RISK_RATE_GUESS" in env:
+            values["rate_guess"] = RateLimit.parse(env["RISK_RATE_GUESS"])
         if "RISK_COSTLY_IP" in env:
             values["costly_ip"] = RateLimit.parse(env["RISK_COSTLY_IP"])
         if "RISK_TOKEN_GUESSES_GAME" in env:

@@ -65,6 +65,7 @@ def summary(service: GameService, game_id: str) -> GameRow:
             name=s.shown_name,
             bot=s.bot,
             level=s.level,
+            account_id=s.account,  # issue 49: the account the seat is bound to
             result=(("won" if s.seat in winners else "lost") if finished else None),
         )
         for s in info.seats

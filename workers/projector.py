@@ -9,7 +9,8 @@ archive rows. Each round:
 * builds each game's summary row from Redis as it is now
   (``workers.archiving.summary``), writes the lot in one transaction
   (``Archive.write``: idempotent upserts, an older version never overwrites a
-  newer one), then acknowledges the entries;
+  newer one), rates the rated games that finished (``PlayerRatings.rate``,
+  issue 49: idempotent per game, oldest first), then acknowledges the entries;
 * then, with what time is left in the round, archives the records of the
   finished games whose row has no record yet (``archive_records``): each
   verified as ``risk verify`` would and compressed (``checked_record``). What
@@ -50,6 +51,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.application.errors import GameNotStarted
 from service.application.games import GameService
+from service.application.player_ratings import PlayerRatings, result_from_row
 from service.store.archive import Archive, ArchiveUnavailable, GameRow, RecordRow
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.values import Client, Notification
@@ -123,16 +125,19 @@ class Projector:
         count: int = 500,
         claim_idle_ms: int = 10_000,
         archive_days: float = 0.0,
+        ratings: PlayerRatings | None = None,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         """``consumer`` defaults to the host's name, so a restarted projector reads
         what it had read and not acknowledged first, without waiting.
         ``archive_days`` (RISK_ARCHIVE_DAYS): games finished longer ago are dropped
-        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever."""
+        from the archive, once every ``PRUNE_MS``; 0 keeps them for ever.
+        ``ratings``: the players' ratings (issue 49) that rated games change."""
         self.redis = connection
         self.service = service
         self.keys = service.keys
         self.archive = archive
+        self.ratings = ratings
         self.consumer = consumer or f"{socket.gethostname()}-projector"
         self.count = count
         self.claim_idle_ms = claim_idle_ms
@@ -185,6 +190,7 @@ class Projector:
         )
         games = self._summaries(game_ids)
         self.archive.write(games, [], self.now_ms())
+        self._rate(games)
         self._acknowledge(entries)
         now = self.now_ms()
         for entry in entries:
@@ -193,6 +199,16 @@ class Projector:
         self.stats.games += len(games)
         self.stats.batches += 1
         self._publish()
+
+    def _rate(self, games: Sequence[GameRow]) -> None:
+        """Rated games that finished change their accounts' ratings, oldest first. After
+        the archive's commit and before the acknowledgement: a crash in between makes a
+        repeat, which ``rate`` ignores (a game is rated once)."""
+        if self.ratings is None:
+            return
+        results = [r for r in map(result_from_row, games) if r is not None]
+        for result in sorted(results, key=lambda r: (r.finished_ms, r.game_id)):
+            self.ratings.rate(result)
 
     def _summaries(self, game_ids: list[str]) -> list[GameRow]:
         games: list[GameRow] = []
@@ -339,7 +355,7 @@ class Projector:
                 if rounds % 25 == 0:
                     self.reclaim()
                     self.prune()
-            except (ArchiveUnavailable, StoreUnavailable) as error:
+            except (ArchiveUnavailable, StoreUnavailable) as error:  # DatabaseUnavailable too
                 self._wait(stop, "projector: %s; retrying", error)
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 self._wait(stop, "projector lost Redis: %s; retrying", error)

@@ -151,6 +151,7 @@ def info_json(info: GameInfo) -> str:
         "created_ms": info.created_ms,
         "seed_commitment": info.seed_commitment,
         "tournament": info.tournament,
+        "rated": info.rated,
         "seats": [[s.seat, json.loads(s.record())] for s in info.seats],
     }
     return json.dumps(data, sort_keys=True)
@@ -168,6 +169,7 @@ def info_from_json(game_id: str, text: str, version: int) -> GameInfo:
             record["token"],
             record.get("level"),
             record.get("entrant"),
+            record.get("account"),
         )
         for seat, record in data["seats"]
     )
@@ -183,6 +185,7 @@ def info_from_json(game_id: str, text: str, version: int) -> GameInfo:
         seed_commitment=data["seed_commitment"],
         mode=data["mode"],
         tournament=data["tournament"],
+        rated=data.get("rated", False),  # archived before issue 49: not rated
     )
 
 

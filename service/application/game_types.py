@@ -69,6 +69,7 @@ class SeatPlan:
     # entrant's own token, which then acts for this seat: no seat token is made.
     entrant: str | None = None
     token_hash: str | None = None
+    account: str | None = None  # the account the seat is bound to (issue 49)
 
 
 class Planned(NamedTuple):

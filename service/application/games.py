@@ -147,6 +147,7 @@ class GameService:
         seed: bytes | None = None,
         game_id: str | None = None,
         opening: Opening | None = None,
+        rated: bool = False,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
@@ -157,7 +158,7 @@ class GameService:
         ``opening`` makes its opening events instead of the mode's (a fork's).
         """
         info, tokens = self._seating.open(
-            seats, board, mode, rules, clock, tournament, seed, game_id
+            seats, board, mode, rules, clock, tournament, seed, game_id, rated
         )
         return Created(self.commands.start_if_full(info, opening), tokens)
 
@@ -176,10 +177,13 @@ class GameService:
         name: str | None = None,
         seed: str | None = None,
         team: str | None = None,
+        account: str | None = None,
     ) -> Joined:
-        """Claim ``seat`` (or the first open one, of ``team`` if named) for a new human;
-        the token is shown once."""
-        claimed, token = self._seating.join(game_id, seat=seat, name=name, seed=seed, team=team)
+        """Claim ``seat`` (or the first open one, of ``team`` if named) for a new human,
+        bound to ``account`` if given; the token is shown once."""
+        claimed, token = self._seating.join(
+            game_id, seat=seat, name=name, seed=seed, team=team, account=account
+        )
         info = self.commands.start_if_full(self.lobby.get(game_id))
         return Joined(info, claimed, token)
 
@@ -207,6 +211,10 @@ class GameService:
     def seat_for_token(self, game_id: str, token: str) -> str:
         """The seat ``token`` acts for in ``game_id``; InvalidSeatToken if none."""
         return self._seating.seat_for_token(game_id, token)
+
+    def seat_for_account(self, game_id: str, account_id: str) -> str | None:
+        """The seat of ``game_id`` bound to the account, if any (issue 49)."""
+        return self._seating.seat_for_account(game_id, account_id)
 
     def list_games(
         self, status: str | None, limit: int, cursor: str | None

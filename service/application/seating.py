@@ -75,6 +75,7 @@ class Seating:
         tournament: str | None = None,
         seed: bytes | None = None,
         game_id: str | None = None,
+        rated: bool = False,
     ) -> tuple[GameInfo, dict[str, str]]:
         """A new lobby and the tokens of its human seats (seat id → token).
 
@@ -105,6 +106,7 @@ class Seating:
             seats=tuple(_seat(f"p{i}", plan, tokens) for i, plan in enumerate(seats, 1)),
             seed_commitment=commitment(seed),
             tournament=tournament,
+            rated=rated,
         )
         self._lobby.create(info, seed)
         return info, tokens
@@ -117,6 +119,7 @@ class Seating:
         name: str | None,
         seed: str | None,
         team: str | None = None,
+        account: str | None = None,
     ) -> tuple[str, str]:
         """Claim ``seat`` (or the first open one, of ``team`` if named) for a new
         human: (the seat, its token)."""
@@ -137,7 +140,9 @@ class Seating:
                 raise TeamFull(game_id, team)
         token = auth.new_token()
         for candidate in candidates:
-            claimed = SeatInfo(candidate, "human", name, None, seed, auth.hash_token(token))
+            claimed = SeatInfo(
+                candidate, "human", name, None, seed, auth.hash_token(token), account=account
+            )
             if info.version == 0 and self._lobby.claim(game_id, claimed):
                 return candidate, token
         if seat is not None:
@@ -163,6 +168,11 @@ class Seating:
         if found is None:
             raise InvalidSeatToken(game_id)
         return found
+
+    def seat_for_account(self, game_id: str, account_id: str) -> str | None:
+        """The seat of ``game_id`` bound to the account (its first), if any."""
+        seats = self.seated(game_id).seats
+        return next((s.seat for s in seats if s.account == account_id), None)
 
     def server_seed(self, game_id: str) -> bytes:
         """The seed committed to at creation; a new one if another request started the
@@ -284,5 +294,13 @@ def _seat(seat: str, plan: SeatPlan, tokens: Mapping[str, str]) -> SeatInfo:
     token = tokens.get(seat)
     token_hash = auth.hash_token(token) if token else plan.token_hash
     return SeatInfo(
-        seat, plan.kind, plan.name, plan.bot, plan.seed, token_hash, plan.level, plan.entrant
+        seat,
+        plan.kind,
+        plan.name,
+        plan.bot,
+        plan.seed,
+        token_hash,
+        plan.level,
+        plan.entrant,
+        plan.account,
     )

@@ -30,15 +30,19 @@ from flask import Flask, Response, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import logs
+from service.application.accounts import Accounts
 from service.application.archived import ArchivedGames, archive_for
 from service.application.auth import hash_token
 from service.application.games import GameService
 from service.application.offload import Offload
+from service.application.oidc import Oidc
+from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.storage import StorageBudget
 from service.application.tournaments import Tournaments
 from service.http import api
 from service.http.api.common import Services, bearer_token, client_address, services
+from service.http.api.guard import check_scope
 from service.http.api.records import RECORDS_VERIFY
 from service.http.bodies import SPOOLED, BodyGuard
 from service.http.metrics import Metrics
@@ -48,10 +52,13 @@ from service.http.request_cost import Progress
 from service.http.security_headers import secure
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
+from service.store.accounts import AccountStore
 from service.store.connections import queue_client, quick_retry, store_client
 from service.store.idempotency import CreationRecords
 from service.store.keys import KeySpace
 from service.store.queues import JobQueues
+from service.store.ratings import FinishedQueue, RatingStore
+from service.store.tokens import RevocationCounter, TokenStore
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -79,6 +86,7 @@ def create_app(
     register_error_handlers(app)
     app.before_request(_start)
     app.before_request(_rate_limit)
+    app.before_request(check_scope)
     app.after_request(_finish)
     app.teardown_request(_forget)
     api.register(app)
@@ -151,6 +159,21 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         horizon_seconds=settings.retention_horizon_seconds,
         memory_percent=settings.create_memory_percent,
     )
+    # Accounts, tokens and ratings (issue 49) share the archive's database and engine.
+    engine, migrate_first = archive.engine, archive.migrated_now
+    accounts = Accounts(
+        AccountStore(engine, migrate_first=migrate_first),
+        TokenStore(engine, migrate_first=migrate_first),
+        RevocationCounter(client, keys),
+    )
+    ratings = PlayerRatings(
+        RatingStore(engine, migrate_first=migrate_first), FinishedQueue(client, keys), games
+    )
+    oidc = (
+        Oidc(accounts, settings.oidc_issuer, settings.oidc_audience, settings.oidc_jwks)
+        if settings.oidc_issuer
+        else None
+    )
     return Services(
         settings,
         games,
@@ -168,6 +191,9 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         JobQueues(queues, keys),
         archive,
         CreationRecords(client, keys),
+        accounts,
+        ratings,
+        oidc,
     )
 
 

@@ -60,6 +60,7 @@ from service.application.errors import (
 from service.store.errors import (
     REDIS_FULL,
     REDIS_OUTAGES,
+    DatabaseUnavailable,
     GameNotFound,
     IdempotencyMismatch,
     StoreFull,
@@ -222,6 +223,14 @@ def _from_redis(error: Exception) -> Response:
     return _from_unavailable(wrapped)
 
 
+def _from_database(error: DatabaseUnavailable) -> Response:
+    """The SQL database (accounts, ratings) unreachable, or not migrated yet: retry.
+    Its door (``service.store.database.sql_door``) translated the driver's error."""
+    log.warning("database unavailable: %s", error)
+    detail = "the database is unavailable; retry later"
+    return problem_response(503, "database_unavailable", detail, {"Retry-After": "5"})
+
+
 def _from_bug(error: Exception) -> Response:
     log.exception("unhandled error", exc_info=error)
     return problem_response(500, "internal_error", "an unexpected error occurred; it was logged")
@@ -242,4 +251,5 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(StoreUnavailable, _from_unavailable)
     for failure in (*REDIS_OUTAGES, REDIS_FULL):
         app.register_error_handler(failure, _from_redis)
+    app.register_error_handler(DatabaseUnavailable, _from_database)
     app.register_error_handler(Exception, _from_bug)

@@ -430,6 +430,7 @@ class Problem(Schema):
     detail = fields.String(required=True)
     code = fields.String(required=True)
     current_version = fields.Integer()
+    scope = fields.String()  # missing_scope (issue 49)
     errors = fields.Dict()
 
 

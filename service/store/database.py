@@ -13,6 +13,10 @@ the projector share one file. PostgreSQL gets a small pool per process,
 pre-pinged so a database that restarted is reconnected instead of failing
 the next request.
 
+The stores on this database (accounts, tokens, ratings) are ``sql_door``
+classes: what the layers above meet is ``DatabaseUnavailable``, never a
+driver's error (the archive translates its own: ``ArchiveUnavailable``).
+
 ``migrate(url)`` brings the schema to the newest Alembic revision
 (``service/store/migrations``, shipped with the package). It is safe to run
 from several processes at once: PostgreSQL serialises it with an advisory
@@ -23,9 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -34,7 +39,21 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine, make_url
 
-__all__ = ["MIGRATIONS", "create_engine", "current_revision", "migrate", "newest_revision"]
+from service.store.errors import DatabaseUnavailable
+
+__all__ = [
+    "MIGRATIONS",
+    "SQL_FAILURES",
+    "create_engine",
+    "current_revision",
+    "migrate",
+    "newest_revision",
+    "sql_door",
+]
+T = TypeVar("T")
+# What the driver raises while the database is away, or before it is migrated
+# (no such table): retrying later can succeed.
+SQL_FAILURES = (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.InterfaceError)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 # Every migration runs under this PostgreSQL advisory lock (any constant of our own).
@@ -120,3 +139,35 @@ def _migration_lock(engine: Engine) -> Iterator[None]:
     with open(f"{database}.migrate.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+def sql_door(cls: type[T]) -> type[T]:
+    """The door of a store on the SQL database: every public method raises
+    ``DatabaseUnavailable`` for the driver's failures. A store whose
+    ``migrate_first`` (a callable, or None) migrates the embedded SQLite file
+    once (``Archive.migrated_now``) retries its method after that migration."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and callable(member) and not isinstance(member, type):
+            setattr(cls, name, _sql_translated(member))
+    return cls
+
+
+def _sql_translated(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(store: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(store, *args, **kwargs)
+        except SQL_FAILURES as error:
+            migrate_first = getattr(store, "migrate_first", None)
+            if migrate_first is None or not migrate_first():
+                raise DatabaseUnavailable(f"database unavailable: {_first_line(error)}") from error
+        try:  # the embedded database, migrated just now: once more
+            return method(store, *args, **kwargs)
+        except SQL_FAILURES as error:
+            raise DatabaseUnavailable(f"database unavailable: {_first_line(error)}") from error
+
+    return wrapper
+
+
+def _first_line(error: sa.exc.DBAPIError) -> str:
+    return str(error.orig).strip().splitlines()[0] if error.orig else str(error)

@@ -13,6 +13,7 @@ the API maps to a problem type, and a message naming the offending value::
     │   └── IdempotencyMismatch           .key: the key was used for another request
     ├── GameNotFound                      .game_id
     └── StoreUnavailable                  Redis unreachable or full
+        ├── DatabaseUnavailable           the SQL database (accounts) unreachable
         ├── StoreFull                     maxmemory reached: nothing was written
         └── AppendOutcomeUnknown          .idempotency_key: retry with it to find out
 
@@ -37,6 +38,7 @@ __all__ = [
     "AppendOutcomeUnknown",
     "AppendRejected",
     "ChainMismatch",
+    "DatabaseUnavailable",
     "GameNotFound",
     "IdempotencyMismatch",
     "InvalidArgument",
@@ -139,6 +141,14 @@ class StoreUnavailable(StoreError):
     """Redis could not be reached (after the client's own retries) or refused writes."""
 
     code = "store_unavailable"
+
+
+class DatabaseUnavailable(StoreUnavailable):
+    """The SQL database (accounts, tokens, ratings: issue 49) could not be reached, or
+    has no tables yet (not migrated); its doors (``service.store.database.sql_door``)
+    raise it in place of the driver's errors."""
+
+    code = "database_unavailable"
 
 
 class StoreFull(StoreUnavailable):

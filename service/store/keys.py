@@ -319,6 +319,18 @@ class KeySpace:
         """Hash of a game's turn clock: deadline (unix ms), version and turn it applies to."""
         return f"{_game_base(self, game_id)}:clock"
 
+    # -- players (issue 49) ----------------------------------------------------
+
+    def tokens_version(self) -> str:
+        """Counter raised by every token revocation or account deletion: each API process
+        reads it per request and empties its cache of token lookups when it moved."""
+        return f"{self.prefix}:accounts:tokens-version"
+
+    def rated_finished(self) -> str:
+        """List of rated games that finished and wait to be rated
+        (``service.application.player_ratings``)."""
+        return f"{self.prefix}:accounts:rated-finished"
+
     def rq_prefix(self) -> str:
         """Queue names of this deployment's RQ queues start with this."""
         return f"{self.prefix}."

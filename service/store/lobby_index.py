@@ -51,6 +51,8 @@ class SeatInfo:
 
     A bot seat may play at a ``level`` (``riskcore.bots.levels``); ``bot`` is
     then the level's bot. ``entrant`` is the tournament entrant a seat is, if any.
+    ``account`` is the account the seat is bound to (issue 49): that account's
+    tokens act for the seat, and its rating changes with the result.
     """
 
     seat: str
@@ -61,6 +63,7 @@ class SeatInfo:
     token_hash: str | None = field(default=None, repr=False)
     level: str | None = None
     entrant: str | None = None
+    account: str | None = None
 
     def record(self) -> str:
         data = {"kind": self.kind, "name": self.name, "bot": self.bot}
@@ -69,6 +72,8 @@ class SeatInfo:
             data["level"] = self.level
         if self.entrant is not None:
             data["entrant"] = self.entrant
+        if self.account is not None:
+            data["account"] = self.account
         return json.dumps(data, sort_keys=True)
 
     @classmethod
@@ -84,6 +89,7 @@ class SeatInfo:
             data["token"],
             data.get("level"),
             data.get("entrant"),
+            data.get("account"),
         )
 
     @property
@@ -118,6 +124,7 @@ class GameInfo:
     tournament: str | None = (
         None  # the tournament it is a game of (service.application.tournaments)
     )
+    rated: bool = False  # its result changes its accounts' ratings (issue 49)
 
     @property
     def open_seats(self) -> list[str]:
@@ -167,6 +174,8 @@ class Lobby:
         }
         if info.tournament:
             fields["tournament"] = info.tournament
+        if info.rated:
+            fields["rated"] = 1
         filled: dict[Any, Any] = {s.seat: s.record() for s in info.seats if s.kind != "open"}
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(self.keys.game_info(game_id), mapping=fields)
@@ -211,6 +220,10 @@ class Lobby:
         if status == FINISHED and self.finished_seconds > 0:
             for key in self.keys.retained(info.game_id):
                 pipe.expire(key, self.finished_seconds)
+        if status == FINISHED and info.rated and info.status != FINISHED:
+            # Rated by ``service.application.player_ratings`` (idempotent: a game is
+            # rated once, however often it is listed here).
+            pipe.rpush(self.keys.rated_finished(), info.game_id)
         pipe.execute()
 
     def abandon(self, info: GameInfo) -> None:
@@ -312,4 +325,5 @@ def _info(
         version=version,
         seed_commitment=fields.get(b"commitment", b"").decode(),
         tournament=fields[b"tournament"].decode() if b"tournament" in fields else None,
+        rated=b"rated" in fields,
     )

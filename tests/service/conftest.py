@@ -41,6 +41,7 @@ def app(settings: Settings, redis: redis_lib.Redis) -> Iterator[Flask]:
     risk = app.extensions["risk"]
     risk.offload.close()
     risk.redis.close()
+    risk.archive.engine.dispose()
 
 
 @pytest.fixture

@@ -7,8 +7,10 @@ from __future__ import annotations
 from flask import Flask
 
 from service.http.api import (
+    accounts,
     analysis,
     board,
+    challenges,
     events,
     history,
     lobby,
@@ -28,3 +30,5 @@ def register(app: Flask) -> None:
     for module in (lobby, play, events, records, reference, ops, board, swagger, tournaments):
         app.register_blueprint(module.bp)
     app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games
+    app.register_blueprint(accounts.bp)  # issue 49: players
+    app.register_blueprint(challenges.bp)

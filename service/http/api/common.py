@@ -22,11 +22,14 @@ from riskcore.audit.record import Envelope
 from riskcore.protocol.codec import event_to_dict
 from riskcore.views.view import redact
 from service.application import auth
+from service.application.accounts import Accounts
 from service.application.computed import Computed
 from service.application.errors import InvalidSeatToken
 from service.application.games import GameService
 from service.application.lobby import GameInfo, SeatInfo
 from service.application.offload import Offload
+from service.application.oidc import Oidc
+from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.seating import seat_teams
 from service.application.storage import StorageBudget
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["Services", "bearer_token", "body", "query", "reply", "seat", "services", "viewer"]
 
 MAX_IDEMPOTENCY_KEY = 200
-MAX_TOKEN = 200
+MAX_TOKEN = 4096  # a JWT of a deployment's login (issue 49) is a few hundred bytes to ~2 KB
 _IDEMPOTENCY_KEY = re.compile(rf"[ -~]{{1,{MAX_IDEMPOTENCY_KEY}}}")
 
 
@@ -74,6 +77,11 @@ class Services:
     jobs: JobQueues  # the jobs the service enqueues itself (service.store.queues)
     archive: Archive  # finished games in SQL, history and export (issue 48)
     creations: CreationRecords  # Idempotency-Key on game creation and forks (issue 54)
+    archive: Archive  # finished games in SQL, history and export (issue 48); its engine
+    # is the SQL database's (RISK_DATABASE_URL), disposed with the app
+    accounts: Accounts  # accounts and their tokens, in the SQL database (issue 49)
+    ratings: PlayerRatings  # players' ratings per mode (issue 49)
+    oidc: Oidc | None  # bearer JWTs of the deployment's own login (RISK_OIDC_ISSUER)
 
     @classmethod
     def of(cls, app: Flask) -> Services:
@@ -237,7 +245,13 @@ def token() -> str | None:
 
 
 def viewer(game: str) -> str | None:
-    """The caller's seat in ``game``, or None for a spectator (no token)."""
+    """The caller's seat in ``game``, or None for a spectator (no token, or an account
+    with no seat in it)."""
+    from service.http.api.guard import principal
+
+    account = principal()
+    if account is not None:
+        return games().seat_for_account(game, account.account_id)
     presented = token()
     return None if presented is None else _seat_for_token(game, presented)
 
@@ -265,9 +279,11 @@ def _seat_for_token(game: str, presented: str) -> str:
 
 
 def seat(game: str) -> str:
-    """The caller's seat; 401 without a token."""
+    """The caller's seat; 401 without a token, 403 for an account not seated here."""
     found = viewer(game)
     if found is None:
+        if token() is not None:
+            raise ApiProblem(403, "not_seated", "this account has no seat in this game")
         raise token_required()
     return found
 

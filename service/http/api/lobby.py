@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Blueprint, Response, request
 
 from riskcore.model.state import FINISHED
@@ -28,6 +30,7 @@ from service.http.api.common import (
     viewer,
 )
 from service.http.api.idempotent import once
+from service.http.api.guard import principal
 from service.http.problems import ApiProblem
 from service.http.schemas import CreateGame, JoinGame, ListGamesQuery
 
@@ -57,7 +60,7 @@ def _create(creators: list[Creator]) -> Response:
         raise
     try:
         created = games().create(
-            seats=[SeatPlan(**seat) for seat in data["seats"]],
+            seats=bound_seats([SeatPlan(**seat) for seat in data["seats"]]),
             board=data["board"],
             mode=data["mode"],
             rules=data["rules"],
@@ -74,11 +77,27 @@ def _create(creators: list[Creator]) -> Response:
     return reply(document, 201, version=info.version, headers=location)
 
 
-def creation_allowed() -> None:
+def bound_seats(seats: list[SeatPlan]) -> list[SeatPlan]:
+    """With an account token, the first human seat is the account's (issue 49)."""
+    caller = principal()
+    if caller is None:
+        return seats
+    for index, plan in enumerate(seats):
+        if plan.kind == "human":
+            name = plan.name or caller.account.name
+            seats[index] = replace(plan, account=caller.account_id, name=name)
+            break
+    return seats
+
+
+def creation_allowed(*, accounts: bool = True) -> None:
     """With ``RISK_CREATE_TOKEN`` set, only that token (or the admin token) may create
-    games, and tournaments."""
+    games, tournaments and accounts; an account's token with ``game:create`` may
+    create games too (``accounts``)."""
     settings = services().settings
     presented = token()
+    if accounts and principal() is not None:
+        return  # its scope was checked (service.http.api.guard)
     if settings.create_token is not None:
         if presented is None:
             raise token_required()
@@ -126,7 +145,12 @@ def list_games() -> Response:
 
 @bp.post("/<game>/join")
 def join_game(game: str) -> Response:
-    joined = games().join(game_id(game), **body(_JOIN))
+    data = body(_JOIN)
+    caller = principal()
+    if caller is not None:  # the seat is the account's (issue 49)
+        data.setdefault("name", caller.account.name)
+        data["account"] = caller.account_id
+    joined = games().join(game_id(game), **data)
     document = {"game": summary(joined.info), "seat": joined.seat, "token": joined.token}
     return reply(document, version=joined.info.version)
 

@@ -43,6 +43,8 @@ NO_RESPONSE_EXAMPLE = {
     "boardFile",
     "streamTournament",
     "deleteGame",
+    "deleteAccount",  # 204: no body (issue 49)
+    "revokeToken",
 }
 # Swagger UI's own file names: schemathesis sends a parameter's example, and Flask's
 # test client then leaves the file it served open (a ResourceWarning fails the fuzz).
@@ -166,10 +168,14 @@ def test_every_operation_has_examples_that_hold_to_their_schemas() -> None:
 
 
 @pytest.fixture
-def server(redis_url: str, key_prefix: str, redis: Any, tmp_path: Path) -> Iterator[Stack]:
-    """`risk serve` alone: no worker, so nothing moves a game but the requests sent here."""
+def server(
+    redis_url: str, key_prefix: str, redis: Any, tmp_path: Path, sqlite_url: str
+) -> Iterator[Stack]:
+    """`risk serve` alone: no worker, so nothing moves a game but the requests sent here;
+    a migrated SQL database of its own (accounts, issue 49)."""
     env = os.environ | {
         "REDIS_URL": redis_url,
+        "RISK_DATABASE_URL": sqlite_url,
         "RISK_KEY_PREFIX": key_prefix.replace("test:", "e2e-"),
         "RISK_RATE_TOKEN": "off",
         "RISK_RATE_IP": "off",
@@ -279,12 +285,25 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
         status, answer = send(server, "POST", f"/v1/games/{claiming}/commands", body, token=token)
         assert status in (200, 422), (name, status, answer)  # resign is legal at any time
 
+    # An account (issue 49): made by its example, it makes a token, revoked at the end.
+    [(_, _, account)] = body_examples(by_id["createAccount"][2])
+    status, answer = send(server, "POST", "/v1/accounts", account)
+    assert status == 201, answer
+    tokens["account"] = answer["token"]
+    [(_, _, scoped)] = body_examples(by_id["createToken"][2])
+    status, answer = send(server, "POST", "/v1/tokens", scoped, token=tokens["account"])
+    assert status == 201, answer
+    ids["token_id"] = answer["id"]
+
     done = {"createGame", "createTournament", "joinGame", "sendCommand", "deleteGame"}
+    done |= {"createAccount", "createToken", "deleteAccount"}
     done |= NO_PARAMETER_EXAMPLE
     for operation_id, (method, path, op_at) in by_id.items():
         if operation_id in done:
             continue
         token = tokens["p1"] if "{game_id}" in path else ""
+        if {"accountToken"} == {k for s in at(op_at).get("security", []) for k in s}:
+            token = tokens["account"]
         bodies = body_examples(op_at) or [("", "", None)]
         for media, name, body in bodies:
             status, answer = send(
@@ -298,6 +317,8 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
 
     method, path, op_at = by_id["deleteGame"]
     status, _ = send(server, method, url_of(path, op_at, ids), token=ADMIN)
+    assert status == 204
+    status, _ = send(server, "DELETE", "/v1/account", token=tokens["account"])
     assert status == 204
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
+import service.store.account_tables  # noqa: F401  (issue 49's tables, on the same metadata)
 from service.store.archive_tables import metadata
 from service.store.database import create_engine, current_revision, migrate, newest_revision
 
