@@ -27,7 +27,7 @@ from service.store.errors import REDIS_OUTAGES
 from service.store.keys import KeySpace
 from service.store.values import Client
 from workers import jobs
-from workers.queues import WORKER_QUEUES, queue
+from workers.queues import WEBHOOK_WORKER_QUEUES, WEBHOOKS_QUEUE, WORKER_QUEUES, queue
 from workers.relay import Relay
 from workers.scheduler import DeadlineScheduler
 
@@ -145,8 +145,13 @@ class _ForkingWorker(_PromptStop, Worker):
 @click.option("--relay/--no-relay", default=True, show_default=True, help="Run a relay thread too.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked process (slower, isolated).")
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
+@click.option(
+    "--webhooks",
+    is_flag=True,
+    help="Send webhooks only: the webhooks queue and the webhook feed, no games.",
+)
 @click.option("--log-level", default="INFO", show_default=True)
-def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
+def worker(relay: bool, fork: bool, burst: bool, webhooks: bool, log_level: str) -> None:
     """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay.
 
     Stops gracefully on SIGTERM or Ctrl-C: the job in hand finishes first.
@@ -157,6 +162,16 @@ def worker(relay: bool, fork: bool, burst: bool, log_level: str) -> None:
     jobs.use_store(connections.store)
     worker_class = _ForkingWorker if fork else _SimpleWorker
     threads = _Threads()
+    if webhooks:  # issue 50: a process of its own, so receivers never slow a game
+        threads.start("webhook-feed", _webhook_feed(connections, keys).run)
+        names: tuple[str, ...] = WEBHOOK_WORKER_QUEUES
+        try:
+            _work_through_outages(
+                worker_class, connections.worker, keys, burst, log_level, threads, names
+            )
+        finally:
+            threads.join()
+        return
     if relay:
         relay_queue = queue(connections.helpers, keys)
         threads.start("relay", Relay(connections.store, keys, relay_queue).run)
@@ -175,6 +190,7 @@ def _work_through_outages(
     burst: bool,
     log_level: str,
     threads: _Threads,
+    names: tuple[str, ...] = WORKER_QUEUES,
 ) -> None:
     """RQ's work loop, started again whenever Redis went away under it (issue 36, item 4).
 
@@ -191,7 +207,7 @@ def _work_through_outages(
     delay = 0.5
     while True:
         rq_worker = worker_class(
-            [queue(connection, keys, name) for name in WORKER_QUEUES],
+            [queue(connection, keys, name) for name in names],
             connection=connection,
             serializer=JSONSerializer,
         )
@@ -207,6 +223,19 @@ def _work_through_outages(
         if _stop_asked(rq_worker, threads):
             return
         delay = _wait_for_redis(connection, threads.stop, delay)
+
+
+def _webhook_feed(connections: _Connections, keys: KeySpace) -> Any:
+    """The webhook feed of a ``--webhooks`` worker, on the settings' database."""
+    from service.application.webhooks import Webhooks, WebhookSettings
+    from service.store.database import create_engine
+    from service.store.webhooks import WebhookStore
+    from workers.webhook_feed import WebhookFeed
+
+    store = WebhookStore(create_engine(Settings.from_env().database_url))
+    webhooks = Webhooks(store, WebhookSettings.from_env())
+    sends = queue(connections.helpers, keys, WEBHOOKS_QUEUE)
+    return WebhookFeed(connections.store, keys, sends, webhooks)
 
 
 def _stop_asked(rq_worker: Worker, threads: _Threads) -> bool:

@@ -26,6 +26,10 @@ CONTINUED_QUEUE = "continued"
 EXPORTS_QUEUE = "exports"
 # The order a worker takes jobs in.
 WORKER_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE, EXPORTS_QUEUE)
+# Webhook sends (``workers.webhooks``, issue 50): taken only by ``risk worker --webhooks``,
+# never by game workers, so a slow receiver never delays a bot turn or a clock.
+WEBHOOKS_QUEUE = "webhooks"
+WEBHOOK_WORKER_QUEUES = (WEBHOOKS_QUEUE,)
 
 
 def queue(connection: Redis, keys: KeySpace, name: str = GAMES_QUEUE) -> Queue:

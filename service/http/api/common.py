@@ -35,6 +35,7 @@ from service.application.quotas import GameQuota
 from service.application.seating import seat_teams
 from service.application.storage import StorageBudget
 from service.application.tournaments import Tournaments
+from service.application.webhooks import Webhooks
 from service.http.metrics import Metrics
 from service.http.problems import BEARER_CHALLENGE, ApiProblem
 from service.http.ratelimit import RateLimiter
@@ -73,6 +74,7 @@ class Services:
     ratings: PlayerRatings  # players' ratings per mode (issue 49)
     oidc: Oidc | None  # bearer JWTs of the deployment's own login (RISK_OIDC_ISSUER)
     database: Engine  # the SQL database (RISK_DATABASE_URL): disposed with the app
+    webhooks: Webhooks  # accounts' webhook endpoints and deliveries (issue 50)
 
     @classmethod
     def of(cls, app: Flask) -> Services:
