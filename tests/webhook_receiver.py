@@ -54,9 +54,9 @@ def receiver(*answers: tuple[int, dict[str, str], float]) -> Iterator[Receiver]:
             body = self.rfile.read(length).decode()
             headers = {k.lower(): v for k, v in self.headers.items()}
             status, extra, delay = state.next_answer()
-            time.sleep(delay)
-            with state.lock:
+            with state.lock:  # kept on arrival: an attempt whose sender died counts too
                 state.got.append(Received(headers, body, time.time()))
+            time.sleep(delay)
             self.send_response(status)
             for name, value in extra.items():
                 self.send_header(name, value)

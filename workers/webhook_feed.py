@@ -43,13 +43,12 @@ from service.application.webhooks import Webhooks
 from service.store.errors import GameNotFound
 from service.store.keys import KeySpace
 from service.store.values import Client, Notification
-from workers.webhooks import DELIVER
+from workers.webhooks import DELIVER, LEASE_MARGIN_S
 
 log = logging.getLogger(__name__)
 GROUP = "webhooks"
 SWEEP_S = 1.0
 SUBSCRIBED_S = 2.0  # how long the set of accounts with webhooks is cached
-ENQUEUED_MS = 30_000  # a delivery enqueued is not enqueued again for this long
 ACTING_TTL_S = 7 * 24 * 3600
 
 
@@ -122,12 +121,15 @@ class WebhookFeed:
     def sweep(self) -> int:
         """Enqueue the deliveries that are due and held by no sender."""
         now = int(time.time() * 1000)
-        return sum(self.enqueue(d) for d in self.webhooks.store.due(now))
+        return sum(self.enqueue(d, due) for d, due in self.webhooks.store.due(now))
 
-    def enqueue(self, delivery_id: str) -> bool:
-        """A send job for the delivery, unless one was enqueued in the last 30 s."""
-        marker = f"{self.keys.prefix}:webhooks:enqueued:{delivery_id}"
-        if not self.redis.set(marker, 1, nx=True, px=ENQUEUED_MS):
+    def enqueue(self, delivery_id: str, due_ms: int = 0) -> bool:
+        """A send job for the delivery's attempt due at ``due_ms``, unless one was
+        enqueued for it within a sender's lease (a job lost with its worker, or still
+        waiting in a long queue, gets a copy then; the lease makes copies harmless)."""
+        marker = f"{self.keys.prefix}:webhooks:enqueued:{delivery_id}:{due_ms}"
+        lease_ms = round((self.webhooks.settings.timeout_s + LEASE_MARGIN_S) * 1000)
+        if not self.redis.set(marker, 1, nx=True, px=lease_ms):
             return False
         self.queue.enqueue(
             DELIVER,
@@ -162,9 +164,9 @@ class WebhookFeed:
         if change is None:
             return []
         made = self.webhooks.emit(events_for(change))
-        for delivery_id in made:
-            self.enqueue(delivery_id)
-        return made
+        for delivery_id, due_ms in made:
+            self.enqueue(delivery_id, due_ms)
+        return [delivery_id for delivery_id, _ in made]
 
     def _change(self, note: Notification, seats: dict[str, str]) -> GameChange | None:
         try:

@@ -170,9 +170,10 @@ class Webhooks:
         assert again is not None
         return again
 
-    def emit(self, events: Iterable[WebhookEvent]) -> list[str]:
-        """Deliveries for the endpoints subscribed to ``events``: the new ones' ids."""
-        made: list[str] = []
+    def emit(self, events: Iterable[WebhookEvent]) -> list[tuple[str, int]]:
+        """Deliveries for the endpoints subscribed to ``events``: the new ones' ids, and
+        when they are due (now)."""
+        made: list[tuple[str, int]] = []
         now = self._now_ms()
         for event in events:
             for endpoint in self.store.subscribed([event.account_id], event.type):
@@ -184,5 +185,5 @@ class Webhooks:
                     created_ms=now,
                 )
                 if self.store.add_delivery(row):
-                    made.append(row.id)
+                    made.append((row.id, now))
         return made

@@ -244,10 +244,10 @@ class WebhookStore:
         with self._engine.begin() as connection:
             connection.execute(query)
 
-    def due(self, now_ms: int, limit: int = 100) -> list[str]:
-        """Pending deliveries due by ``now_ms`` that no live lease holds."""
+    def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
+        """Pending deliveries due by ``now_ms`` that no live lease holds: (id, when due)."""
         query = (
-            sa.select(deliveries.c.id)
+            sa.select(deliveries.c.id, deliveries.c.next_attempt_ms)
             .where(deliveries.c.status == PENDING)
             .where(deliveries.c.next_attempt_ms <= now_ms)
             .where(sa.or_(deliveries.c.lease_ms.is_(None), deliveries.c.lease_ms < now_ms))
@@ -255,7 +255,7 @@ class WebhookStore:
             .limit(limit)
         )
         with self._engine.connect() as connection:
-            return [row[0] for row in connection.execute(query)]
+            return [(row[0], row[1]) for row in connection.execute(query)]
 
 
 def _endpoint(row: RowMapping) -> EndpointRow:

@@ -60,7 +60,7 @@ def test_a_delivery_is_signed_and_verifies_with_the_library(engine: Engine, acco
     service = webhooks(engine)
     with receiver((200, {}, 0.0)) as hook:
         _, secret = service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         assert Courier(service).deliver(delivery) == "delivered"
         [got] = hook.wait_for(1)
     assert secret.startswith("whsec_")
@@ -82,7 +82,7 @@ def test_a_retry_carries_the_same_webhook_id(engine: Engine, account: str) -> No
     courier = Courier(service)
     with receiver((500, {}, 0.0), (200, {}, 0.0)) as hook:
         _, secret = service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         assert courier.deliver(delivery) == "retry"
         assert courier.deliver(delivery) == "delivered"
         first, second = hook.wait_for(2)
@@ -113,7 +113,7 @@ def test_429_waits_as_long_as_retry_after_asks(engine: Engine, account: str) -> 
     service = webhooks(engine)
     with receiver((429, {"Retry-After": "120"}, 0.0)) as hook:
         service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         before = int(time.time() * 1000)
         assert Courier(service).deliver(delivery) == "retry"
     row = service.store.delivery(delivery)
@@ -127,7 +127,7 @@ def test_a_rotated_secret_gives_two_signatures(engine: Engine, account: str) -> 
     with receiver((200, {}, 0.0)) as hook:
         endpoint, old = service.register(account, hook.url, [GAME_FINISHED], None)
         _, new, _ = service.rotate(account, endpoint.id)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         Courier(service).deliver(delivery)
         [got] = hook.wait_for(1)
     signatures = got.headers["webhook-signature"].split(" ")
@@ -140,7 +140,7 @@ def test_410_disables_the_endpoint(engine: Engine, account: str) -> None:
     service = webhooks(engine)
     with receiver((410, {}, 0.0)) as hook:
         endpoint, _ = service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         assert Courier(service).deliver(delivery) == "gone"
     found = service.owned(account, endpoint.id)
     assert found.disabled_ms is not None and "410" in (found.disabled_reason or "")
@@ -154,7 +154,7 @@ def test_an_endpoint_failing_for_days_is_disabled_with_a_reason(
     courier = Courier(service)
     with receiver((503, {}, 0.0)) as hook:
         endpoint, _ = service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         assert courier.deliver(delivery) == "retry"  # failing since now
         assert courier.deliver(delivery) == "retry"  # failing "for days": disabled
     found = service.owned(account, endpoint.id)
@@ -167,7 +167,7 @@ def test_a_redirect_is_not_followed(engine: Engine, account: str) -> None:
     service = webhooks(engine)
     with receiver((302, {"Location": "http://127.0.0.1:9/elsewhere"}, 0.0)) as hook:
         service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         assert Courier(service).deliver(delivery) == "retry"
         assert len(hook.wait_for(1)) == 1
     row = service.store.delivery(delivery)
@@ -180,7 +180,7 @@ def test_a_url_refused_at_send_time_is_not_called(engine: Engine, account: str) 
     with receiver((200, {}, 0.0)) as hook:
         webhooks(engine).register(account, hook.url, [GAME_FINISHED], None)
         strict = webhooks(engine, replace(FAST, allow_private=False))
-        [delivery] = strict.emit([finished(account)])
+        [(delivery, _)] = strict.emit([finished(account)])
         assert Courier(strict).deliver(delivery) == "retry"
         time.sleep(0.2)
         assert hook.got == []
@@ -192,7 +192,7 @@ def test_a_slow_receiver_costs_at_most_the_timeout(engine: Engine, account: str)
     service = webhooks(engine, replace(FAST, timeout_s=0.5))
     with receiver((200, {}, 2.0)) as hook:
         service.register(account, hook.url, [GAME_FINISHED], None)
-        [delivery] = service.emit([finished(account)])
+        [(delivery, _)] = service.emit([finished(account)])
         began = time.monotonic()
         assert Courier(service).deliver(delivery) == "retry"
         assert time.monotonic() - began < 1.5
@@ -203,7 +203,7 @@ def test_a_slow_receiver_costs_at_most_the_timeout(engine: Engine, account: str)
 def test_the_payload_is_small_json(engine: Engine, account: str) -> None:
     service = webhooks(engine)
     service.register(account, "http://127.0.0.1:9/hook", [GAME_FINISHED], None)
-    [delivery] = service.emit([finished(account)])
+    [(delivery, _)] = service.emit([finished(account)])
     row = service.store.delivery(delivery)
     assert row is not None and len(row.payload) < 300
     assert set(json.loads(row.payload)) == {"type", "timestamp", "data"}

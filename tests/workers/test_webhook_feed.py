@@ -83,7 +83,7 @@ def test_an_accounts_game_makes_its_events_once(
     assert all(t["data"]["seat"] == "p1" for t in turns)
     assert len(turns) <= 1  # once per coming to act, not per event
     assert len(sends.get_job_ids()) == len(found)  # each delivery has its send job
-    assert feed.sweep() == 0  # enqueued already: not again within 30 s
+    assert feed.sweep() == 0  # enqueued already: not again within a lease
 
 
 def test_games_of_accounts_without_webhooks_make_nothing(
