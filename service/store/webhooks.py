@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, RowMapping
 
+from service.store.account_tables import accounts
 from service.store.webhook_tables import deliveries, endpoints
 
 __all__ = ["DeliveryRow", "EndpointRow", "Outcome", "WebhookStore"]
@@ -131,8 +132,10 @@ class WebhookStore:
             return []
         query = (
             endpoints.select()
+            .join(accounts, accounts.c.id == endpoints.c.account_id)
             .where(endpoints.c.account_id.in_(wanted))
             .where(endpoints.c.disabled_ms.is_(None))
+            .where(accounts.c.deleted_ms.is_(None))  # a deleted account's endpoints are mute
         )
         with self._engine.connect() as connection:
             found = [_endpoint(r) for r in connection.execute(query).mappings()]
@@ -140,7 +143,12 @@ class WebhookStore:
 
     def accounts_subscribed(self) -> set[str]:
         """The accounts with an enabled endpoint (the fan-out skips every other game)."""
-        query = sa.select(endpoints.c.account_id).where(endpoints.c.disabled_ms.is_(None))
+        query = (
+            sa.select(endpoints.c.account_id)
+            .join(accounts, accounts.c.id == endpoints.c.account_id)
+            .where(endpoints.c.disabled_ms.is_(None))
+            .where(accounts.c.deleted_ms.is_(None))
+        )
         with self._engine.connect() as connection:
             return {row[0] for row in connection.execute(query.distinct())}
 

@@ -207,3 +207,11 @@ def test_the_payload_is_small_json(engine: Engine, account: str) -> None:
     row = service.store.delivery(delivery)
     assert row is not None and len(row.payload) < 300
     assert set(json.loads(row.payload)) == {"type", "timestamp", "data"}
+
+
+def test_a_deleted_accounts_endpoints_get_nothing(engine: Engine, account: str) -> None:
+    service = webhooks(engine)
+    service.register(account, "http://127.0.0.1:9/hook", [GAME_FINISHED], None)
+    AccountStore(engine).delete(account, "deleted-x", int(time.time() * 1000))
+    assert service.emit([finished(account)]) == []
+    assert service.store.accounts_subscribed() == set()
