@@ -27,6 +27,7 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from redis.cluster import RedisCluster
@@ -38,11 +39,13 @@ from rq import Queue
 from riskcore.model.state import FINISHED
 from service.application.clocks import deadline
 from service.application.games import GameService
+from service.application.lobby import GameInfo
 from service.application.webhook_events import GameChange, events_for
 from service.application.webhooks import Webhooks
 from service.store.errors import GameNotFound
 from service.store.keys import KeySpace
 from service.store.values import Client, Notification
+from service.store.webhook_version import WebhookVersion
 from workers.webhooks import DELIVER, LEASE_MARGIN_S
 
 log = logging.getLogger(__name__)
@@ -75,9 +78,11 @@ class WebhookFeed:
         self.claim_idle_ms = claim_idle_ms
         self.max_deliveries = max_deliveries
         self._streams = keys.outboxes()
-        self._seats: dict[str, dict[str, str]] = {}
+        self._games: dict[str, GameInfo | None] = {}
+        self._version = WebhookVersion(connection, keys)
         self._subscribed: set[str] = set()
         self._subscribed_at = 0.0
+        self._subscribed_version = -1
         self._swept_at = 0.0
 
     def ensure_groups(self) -> None:
@@ -157,22 +162,18 @@ class WebhookFeed:
 
     def handle(self, note: Notification) -> list[str]:
         """The deliveries ``note`` made (enqueued already)."""
-        seats = self._seated(note.game_id)
-        if not seats or not self._any_subscribed(seats.values()):
+        info = self._game(note.game_id)
+        seats = {} if info is None else {s.seat: s.account for s in info.seats if s.account}
+        if info is None or not self._any_subscribed(seats.values()):
             return []
-        change = self._change(note, seats)
-        if change is None:
-            return []
-        made = self.webhooks.emit(events_for(change))
+        change = self._change(note, info, seats)
+        wanted = [e for e in events_for(change) if e.account_id in self._subscribed]
+        made = self.webhooks.emit(wanted)
         for delivery_id, due_ms in made:
             self.enqueue(delivery_id, due_ms)
         return [delivery_id for delivery_id, _ in made]
 
-    def _change(self, note: Notification, seats: dict[str, str]) -> GameChange | None:
-        try:
-            info = self.games.lobby.get(note.game_id)
-        except GameNotFound:
-            return None
+    def _change(self, note: Notification, info: GameInfo, seats: dict[str, str]) -> GameChange:
         acting = note.kind or None
         key = f"{self.keys.prefix}:webhooks:acting:{note.game_id}"
         before = self.redis.set(key, note.kind, ex=ACTING_TTL_S, get=True)
@@ -196,23 +197,35 @@ class WebhookFeed:
             self.webhooks.settings.public_url,
         )
 
-    def _seated(self, game_id: str) -> dict[str, str]:
-        """The game's seats bound to accounts (fixed once it started: cached)."""
-        if game_id not in self._seats:
-            if len(self._seats) > 50_000:
-                self._seats.clear()
+    def _game(self, game_id: str) -> GameInfo | None:
+        """The game's setup and seats, if any seat is an account's (None: no such game,
+        or no account in it). Fixed once the game started, so cached."""
+        if game_id not in self._games:
+            if len(self._games) > 50_000:
+                self._games.clear()
             try:
-                info = self.games.lobby.get(game_id)
+                info: GameInfo | None = self.games.lobby.get(game_id)
             except GameNotFound:
-                return {}
-            self._seats[game_id] = {s.seat: s.account for s in info.seats if s.account}
-        return self._seats[game_id]
+                return None
+            if info is not None and not any(s.account for s in info.seats):
+                info = None
+            self._games[game_id] = info
+        return self._games[game_id]
 
-    def _any_subscribed(self, accounts: Any) -> bool:
-        if time.monotonic() - self._subscribed_at >= SUBSCRIBED_S:
+    def _any_subscribed(self, accounts: Iterable[str]) -> bool:
+        """Whether one of ``accounts`` has an enabled endpoint: the set is read again
+        every 2 s, and at once when an endpoint was registered since."""
+        wanted = list(accounts)
+        if not wanted:
+            return False
+        stale = time.monotonic() - self._subscribed_at >= SUBSCRIBED_S
+        if not stale and not any(a in self._subscribed for a in wanted):
+            stale = self._version.read() != self._subscribed_version
+        if stale:
+            self._subscribed_version = self._version.read()
             self._subscribed = self.webhooks.store.accounts_subscribed()
             self._subscribed_at = time.monotonic()
-        return any(a in self._subscribed for a in accounts)
+        return any(a in self._subscribed for a in wanted)
 
     def _read(self, block_ms: int, count: int) -> list[Any]:
         if not isinstance(self.redis, RedisCluster):

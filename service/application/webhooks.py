@@ -101,11 +101,15 @@ class Webhooks:
         *,
         resolver: Resolver = resolve,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        registered: Callable[[], None] = lambda: None,
     ) -> None:
+        """``registered`` is called after each new endpoint: the feed's cue to reload
+        the accounts with endpoints (``service.store.webhook_version``)."""
         self.store = store
         self.settings = settings
         self._resolver = resolver
         self._now_ms = now_ms
+        self._registered = registered
 
     def check(self, url: str) -> Target:
         """The URL's target; ``UnsafeWebhookUrl`` if webhooks may not go there."""
@@ -130,6 +134,7 @@ class Webhooks:
             created_ms=self._now_ms(),
         )
         self.store.add_endpoint(row)
+        self._registered()
         return row, secret
 
     def endpoints(self, account_id: str) -> list[EndpointRow]:

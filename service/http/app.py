@@ -60,6 +60,7 @@ from service.store.database import create_engine
 from service.store.keys import KeySpace
 from service.store.ratings import FinishedQueue, RatingStore
 from service.store.tokens import RevocationCounter, TokenStore
+from service.store.webhook_version import WebhookVersion
 from service.store.webhooks import WebhookStore
 
 __all__ = ["create_app"]
@@ -185,7 +186,11 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         ratings,
         oidc,
         engine,
-        Webhooks(WebhookStore(engine), WebhookSettings.from_env()),
+        Webhooks(
+            WebhookStore(engine),
+            WebhookSettings.from_env(),
+            registered=WebhookVersion(client, keys).bump,
+        ),
     )
 
 

@@ -22,6 +22,7 @@ from service.application.webhooks import Webhooks, WebhookSettings
 from service.store.accounts import AccountRow, AccountStore
 from service.store.database import create_engine
 from service.store.keys import KeySpace
+from service.store.webhook_version import WebhookVersion
 from service.store.webhooks import WebhookStore
 from workers.queues import WEBHOOKS_QUEUE, queue
 from workers.webhook_feed import WebhookFeed
@@ -97,3 +98,25 @@ def test_games_of_accounts_without_webhooks_make_nothing(
     GameService(redis, keys).create(seats=seats, mode="two_player")
     assert feed.run_once(block_ms=10) >= 1
     assert queue(redis, keys, WEBHOOKS_QUEUE).get_job_ids() == []
+
+
+def test_an_endpoint_registered_just_before_a_game_gets_its_events(
+    redis: redis_lib.Redis, key_prefix: str, engine: Engine
+) -> None:
+    """The feed caches the accounts with endpoints for 2 s; registering one raises a
+    counter the feed reads on meeting an account it does not know."""
+    keys = KeySpace(key_prefix)
+    version = WebhookVersion(redis, keys)
+    webhooks = Webhooks(WebhookStore(engine), SETTINGS, registered=version.bump)
+    feed = WebhookFeed(redis, keys, queue(redis, keys, WEBHOOKS_QUEUE), webhooks, consumer="f1")
+    feed.ensure_groups()
+    games = GameService(redis, keys)
+    early = [SeatPlan("human", name="Early", account=new_account(engine)), SeatPlan("human")]
+    games.create(seats=early, mode="two_player")
+    feed.run_once(block_ms=10)  # the feed now holds the (empty) set of accounts
+    ada = new_account(engine)
+    endpoint, _ = webhooks.register(ada, "http://127.0.0.1:9/h", ["game.started"], None)
+    seats = [SeatPlan("human", name="Ada", account=ada), SeatPlan("human")]
+    games.create(seats=seats, mode="two_player")
+    feed.run_once(block_ms=10)
+    assert [p["type"] for p in payloads(webhooks, endpoint.id)] == ["game.started"]
