@@ -28,7 +28,14 @@ from service.store.errors import REDIS_OUTAGES
 from service.store.keys import KeySpace
 from service.store.values import Client
 from workers import jobs
-from workers.queues import COSTLY_QUEUES, GAMES_QUEUES, WORKER_QUEUES, queue
+from workers.queues import (
+    COSTLY_QUEUES,
+    GAMES_QUEUES,
+    WEBHOOK_WORKER_QUEUES,
+    WEBHOOKS_QUEUE,
+    WORKER_QUEUES,
+    queue,
+)
 from workers.relay import Relay
 from workers.scheduler import DeadlineScheduler
 
@@ -158,8 +165,15 @@ KIND_QUEUES = {"all": GAMES_QUEUES, "games": GAMES_QUEUES, "costly": COSTLY_QUEU
 @click.option("--relay/--no-relay", default=True, show_default=True, help="Run a relay thread too.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked process (slower, isolated).")
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
+@click.option(
+    "--webhooks",
+    is_flag=True,
+    help="Send webhooks only: the webhooks queue and the webhook feed, no games.",
+)
 @click.option("--log-level", default="INFO", show_default=True)
-def worker(kind: str, relay: bool, fork: bool, burst: bool, log_level: str) -> None:
+def worker(
+    kind: str, relay: bool, fork: bool, burst: bool, webhooks: bool, log_level: str
+) -> None:
     """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay,
     and its costly children for records and analyses (``--kind``).
 
@@ -175,6 +189,16 @@ def worker(kind: str, relay: bool, fork: bool, burst: bool, log_level: str) -> N
     worker_class = _ForkingWorker if fork else _SimpleWorker
     names = KIND_QUEUES.get(kind, WORKER_QUEUES)
     threads = _Threads()
+    if webhooks:  # issue 50: a process of its own, so receivers never slow a game
+        threads.start("webhook-feed", _webhook_feed(connections, keys).run)
+        names: tuple[str, ...] = WEBHOOK_WORKER_QUEUES
+        try:
+            _work_through_outages(
+                worker_class, connections.worker, keys, burst, log_level, threads, names
+            )
+        finally:
+            threads.join()
+        return
     if relay and kind != "costly":
         relay_queue = queue(connections.helpers, keys)
         threads.start("relay", Relay(connections.store, keys, relay_queue).run)
@@ -231,6 +255,19 @@ def _work_through_outages(
         if _stop_asked(rq_worker, threads):
             return
         delay = _wait_for_redis(connection, threads.stop, delay)
+
+
+def _webhook_feed(connections: _Connections, keys: KeySpace) -> Any:
+    """The webhook feed of a ``--webhooks`` worker, on the settings' database."""
+    from service.application.webhooks import Webhooks, WebhookSettings
+    from service.store.database import create_engine
+    from service.store.webhooks import WebhookStore
+    from workers.webhook_feed import WebhookFeed
+
+    store = WebhookStore(create_engine(Settings.from_env().database_url))
+    webhooks = Webhooks(store, WebhookSettings.from_env())
+    sends = queue(connections.helpers, keys, WEBHOOKS_QUEUE)
+    return WebhookFeed(connections.store, keys, sends, webhooks)
 
 
 def _stop_asked(rq_worker: Worker, threads: _Threads) -> bool:

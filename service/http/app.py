@@ -40,6 +40,7 @@ from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.storage import StorageBudget
 from service.application.tournaments import Tournaments
+from service.application.webhooks import Webhooks, WebhookSettings
 from service.http import api
 from service.http.api.common import Services, bearer_token, client_address, services
 from service.http.api.guard import check_scope
@@ -59,6 +60,8 @@ from service.store.keys import KeySpace
 from service.store.queues import JobQueues
 from service.store.ratings import FinishedQueue, RatingStore
 from service.store.tokens import RevocationCounter, TokenStore
+from service.store.webhook_version import WebhookVersion
+from service.store.webhooks import WebhookStore
 
 __all__ = ["create_app"]
 access = logging.getLogger("service.access")
@@ -194,6 +197,11 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         accounts,
         ratings,
         oidc,
+        Webhooks(
+            WebhookStore(engine),
+            WebhookSettings.from_env(),
+            registered=WebhookVersion(client, keys).bump,
+        ),
     )
 
 

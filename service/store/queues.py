@@ -43,6 +43,8 @@ __all__ = [
     "EXPORTS_QUEUE",
     "GAMES_QUEUE",
     "GAMES_QUEUES",
+    "WEBHOOKS_QUEUE",
+    "WEBHOOK_WORKER_QUEUES",
     "WORKER_QUEUES",
     "JobQueues",
     "analysis_job_id",
@@ -69,6 +71,10 @@ GAMES_QUEUES = (GAMES_QUEUE, CLOCKS_QUEUE, CONTINUED_QUEUE)
 COSTLY_QUEUES = (EXPORTS_QUEUE, ANALYSES_QUEUE)
 # Every queue, in the order a single worker of both kinds takes them (tests, --kind both).
 WORKER_QUEUES = GAMES_QUEUES + COSTLY_QUEUES
+# Webhook sends (``workers.webhooks``, issue 50): taken only by ``risk worker --webhooks``,
+# never by games or costly workers, so a slow receiver never delays a bot turn or a clock.
+WEBHOOKS_QUEUE = "webhooks"
+WEBHOOK_WORKER_QUEUES = (WEBHOOKS_QUEUE,)
 
 # The job functions the service enqueues, by name: the service never imports workers.
 ANALYSIS_JOB = "workers.analysis.analyse_game"

@@ -20,6 +20,7 @@ from service.http.api import (
     reference,
     swagger,
     tournaments,
+    webhooks,
 )
 
 __all__ = ["register"]
@@ -32,3 +33,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games
     app.register_blueprint(accounts.bp)  # issue 49: players
     app.register_blueprint(challenges.bp)
+    app.register_blueprint(webhooks.bp)  # issue 50

@@ -6,6 +6,7 @@ from flask import Blueprint, Response
 
 from service.application.challenges import challenge_mode, challenge_seats
 from service.application.quotas import GameQuotaExceeded
+from service.application.webhook_events import challenge_events
 from service.http.account_schemas import CreateChallenge
 from service.http.api.common import body, games, reply, services, summary
 from service.http.api.guard import require_principal
@@ -44,6 +45,8 @@ def create_challenge() -> Response:
         raise
     info = created.info
     quotas.confirm(ticket, info.game_id, info.created_ms)
+    webhooks = services().webhooks  # issue 50: challenge.received, challenge.accepted
+    webhooks.emit(challenge_events(info, webhooks.settings.public_url))
     document = {"game": summary(info) | {"rated": info.rated}, "seat": "p1"}
     return reply(
         document, 201, version=info.version, headers={"Location": f"/v1/games/{info.game_id}"}

@@ -34,6 +34,7 @@ from service.application.quotas import GameQuota
 from service.application.seating import seat_teams
 from service.application.storage import StorageBudget
 from service.application.tournaments import Tournaments
+from service.application.webhooks import Webhooks
 from service.http.metrics import Metrics
 from service.http.problems import BEARER_CHALLENGE, ApiProblem
 from service.http.ratelimit import Check, RateLimiter
@@ -82,6 +83,7 @@ class Services:
     accounts: Accounts  # accounts and their tokens, in the SQL database (issue 49)
     ratings: PlayerRatings  # players' ratings per mode (issue 49)
     oidc: Oidc | None  # bearer JWTs of the deployment's own login (RISK_OIDC_ISSUER)
+    webhooks: Webhooks  # accounts' webhook endpoints and deliveries (issue 50)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

@@ -76,6 +76,13 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "accounts.revoke_token": MANAGE,
     "accounts.get_leaderboard": PUBLIC,
     "challenges.create_challenge": CREATE,
+    # webhooks (issue 50)
+    "webhooks.create_webhook": WEBHOOKS,
+    "webhooks.list_webhooks": WEBHOOKS,
+    "webhooks.delete_webhook": WEBHOOKS,
+    "webhooks.rotate_secret": WEBHOOKS,
+    "webhooks.list_deliveries": WEBHOOKS,
+    "webhooks.redeliver": WEBHOOKS,
 }
 
 

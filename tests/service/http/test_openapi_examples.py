@@ -45,6 +45,7 @@ NO_RESPONSE_EXAMPLE = {
     "deleteGame",
     "deleteAccount",  # 204: no body (issue 49)
     "revokeToken",
+    "deleteWebhook",  # 204 (issue 50)
 }
 # Swagger UI's own file names: schemathesis sends a parameter's example, and Flask's
 # test client then leaves the file it served open (a ResourceWarning fails the fuzz).
@@ -182,6 +183,7 @@ def server(
         "RISK_GAMES_PER_ADDRESS": "0",
         "RISK_ADMIN_TOKEN": ADMIN,
         "RISK_SSE_MAX_SECONDS": "1",  # the event streams end within the test
+        "RISK_WEBHOOK_ALLOW_PRIVATE": "1",  # the webhook example's URL is local (issue 50)
         "PYTHONUNBUFFERED": "1",
     }
     port = free_port()
@@ -295,8 +297,23 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
     assert status == 201, answer
     ids["token_id"] = answer["id"]
 
+    # A webhook (issue 50), whose challenge.accepted delivery the redelivery example sends
+    # again; the server allows the example's loopback URL (RISK_WEBHOOK_ALLOW_PRIVATE=1).
+    [(_, _, hook)] = body_examples(by_id["createWebhook"][2])
+    status, answer = send(server, "POST", "/v1/webhooks", hook, token=tokens["account"])
+    assert status == 201, answer
+    ids["webhook_id"] = answer["id"]
+    status, answer = send(
+        server, "POST", "/v1/challenges", {"bots": ["easy"]}, token=tokens["account"]
+    )
+    assert status == 201, answer
+    status, answer = send(
+        server, "GET", f"/v1/webhooks/{ids['webhook_id']}/deliveries", token=tokens["account"]
+    )
+    ids["delivery_id"] = answer["deliveries"][0]["id"]
+
     done = {"createGame", "createTournament", "joinGame", "sendCommand", "deleteGame"}
-    done |= {"createAccount", "createToken", "deleteAccount"}
+    done |= {"createAccount", "createToken", "deleteAccount", "createWebhook", "deleteWebhook"}
     done |= NO_PARAMETER_EXAMPLE
     for operation_id, (method, path, op_at) in by_id.items():
         if operation_id in done:
@@ -317,6 +334,9 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
 
     method, path, op_at = by_id["deleteGame"]
     status, _ = send(server, method, url_of(path, op_at, ids), token=ADMIN)
+    assert status == 204
+    method, path, op_at = by_id["deleteWebhook"]
+    status, _ = send(server, method, url_of(path, op_at, ids), token=tokens["account"])
     assert status == 204
     status, _ = send(server, "DELETE", "/v1/account", token=tokens["account"])
     assert status == 204
