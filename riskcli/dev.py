@@ -1,8 +1,9 @@
 """``risk dev``: the whole stack on one machine, with a game ready to play.
 
-Starts ``risk serve``, ``risk worker`` (which runs the relay too) and ``risk
+Starts ``risk serve``, ``risk worker`` (which runs the relay too), ``risk
 projector`` (finished games into the archive, a SQLite file under ``.data/``
-unless ``RISK_DATABASE_URL`` names another) as child processes, waits until
+unless ``RISK_DATABASE_URL`` names another) and ``risk worker --webhooks``
+(accounts' webhooks) as child processes, waits until
 the API is ready, creates a demo game with one seat for you against two bots,
 and prints the lobby URL first, then the docs URL, a link that opens your seat
 in a browser, your seat token and a ``curl`` line for your first move.
@@ -60,7 +61,7 @@ class _Stopped(BaseException):
 @click.option("--demo/--no-demo", default=True, show_default=True, help="Create a demo game.")
 @click.option("--bots", default="heuristic,random", show_default=True, help="The demo's bots.")
 def dev(port: int, host: str, demo: bool, bots: str) -> None:
-    """Run the API, the relay, a worker and the projector, and open a game against bots."""
+    """Run the API, the relay, the workers and the projector, and open a game against bots."""
     url = f"http://{host}:{port}"
     _check_port_free(host, port)
     children: list[subprocess.Popen[bytes]] = []
@@ -74,6 +75,7 @@ def dev(port: int, host: str, demo: bool, bots: str) -> None:
         children.append(_spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"))
         children.append(_spawn("worker", "--log-level", "WARNING"))
         children.append(_spawn("projector", "--log-level", "WARNING"))
+        children.append(_spawn("worker", "--webhooks", "--log-level", "WARNING"))
         _wait_ready(url, children)
         click.echo(f"Open the lobby in a browser: {url}/")
         click.echo(f"Risk server on {url}  (API docs: {url}/docs, spec: {url}/openapi.yaml)")

@@ -171,9 +171,7 @@ KIND_QUEUES = {"all": GAMES_QUEUES, "games": GAMES_QUEUES, "costly": COSTLY_QUEU
     help="Send webhooks only: the webhooks queue and the webhook feed, no games.",
 )
 @click.option("--log-level", default="INFO", show_default=True)
-def worker(
-    kind: str, relay: bool, fork: bool, burst: bool, webhooks: bool, log_level: str
-) -> None:
+def worker(kind: str, relay: bool, fork: bool, burst: bool, webhooks: bool, log_level: str) -> None:
     """An RQ worker for bot turns and clocks, with a deadline scheduler and the relay,
     and its costly children for records and analyses (``--kind``).
 

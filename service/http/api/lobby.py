@@ -29,8 +29,8 @@ from service.http.api.common import (
     token_required,
     viewer,
 )
-from service.http.api.idempotent import once
 from service.http.api.guard import principal
+from service.http.api.idempotent import once
 from service.http.problems import ApiProblem
 from service.http.schemas import CreateGame, JoinGame, ListGamesQuery
 
