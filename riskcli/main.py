@@ -83,7 +83,7 @@ SERVER_COMMANDS = {
     "dev": LazyCommand(
         "riskcli.dev",
         "dev",
-        "Run the API, the relay, a worker and the projector, and open a game against bots.",
+        "Run the API, the relay, the workers and the projector, and open a game against bots.",
     ),
     "projector": LazyCommand(
         "riskcli.projector",

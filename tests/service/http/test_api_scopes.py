@@ -18,6 +18,7 @@ from tests.service.api_helpers import SPEC, ApiClient
 # answers 404 (or 400) at once, never a stream that waits.
 VALUES = {"game": "g0000000000000000", "tournament": "t0000000000000000", "name": "nobody"}
 VALUES |= {"token_id": "t0", "mode": "classic", "path": "index.html", "filename": "x"}
+VALUES |= {"webhook_id": "wh0", "delivery_id": "d0"}
 
 
 def _routes(app: Flask) -> list[tuple[str, str, str]]:
