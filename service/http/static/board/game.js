@@ -644,7 +644,10 @@ function openWindow(view) {
 
 function showActions(actions) {
   // Redrawn only when something changed, so a number being typed survives other seats' moves.
-  const key = JSON.stringify([actions, page.pick, page.view?.version, [...page.cards], page.settings, page.queue, page.finished]);
+  // The legal actions' own version is part of it: two windows in a row offer the same pass,
+  // and a view that arrived first must not hide the second window's actions (the page
+  // would never pass it, and the game would wait on this seat).
+  const key = JSON.stringify([actions, page.legal?.version, page.pick, page.view?.version, [...page.cards], page.settings, page.queue, page.finished]);
   if (key === shownActions) return;
   shownActions = key;
   const box = $("actions");
