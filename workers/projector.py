@@ -56,6 +56,7 @@ from service.store.archive import Archive, ArchiveUnavailable, GameRow, RecordRo
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.values import Client, Notification
 from workers.archiving import RecordRefused, checked_record, summary
+from workers.outbox_groups import ensure_group, text
 
 log = logging.getLogger(__name__)
 GROUP = "projector"
@@ -152,12 +153,7 @@ class Projector:
 
     def ensure_groups(self) -> None:
         """The consumer group on every outbox, from the start of each stream."""
-        for stream in self._streams:
-            try:
-                self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-            except ResponseError as error:
-                if "BUSYGROUP" not in str(error):
-                    raise
+        ensure_group(self.redis, self._streams, GROUP, "0")
 
     def run_once(self, block_ms: int = 200) -> int:
         """Project one batch (blocking up to ``block_ms`` for it); how many notifications."""
@@ -288,7 +284,7 @@ class Projector:
             replies = (
                 self.redis.xreadgroup(GROUP, self.consumer, streams, self.count, block_ms) or []
             )
-        return [e for stream, found in replies for e in _entries(_text(stream), found)]
+        return [e for stream, found in replies for e in _entries(text(stream), found)]
 
     def _acknowledge(self, entries: Sequence[Entry]) -> None:
         by_stream: dict[str, list[str]] = {}
@@ -389,11 +385,7 @@ class Projector:
 
 def _entries(stream: str, found: Any) -> list[Entry]:
     return [
-        Entry(stream, _text(entry_id), fields or {})
+        Entry(stream, text(entry_id), fields or {})
         for entry_id, fields in found
         if entry_id is not None
     ]
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -44,12 +44,10 @@ import logging
 import os
 import socket
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -62,6 +60,7 @@ from service.store.keys import KeySpace
 from service.store.values import Client, Notification
 from workers import clock
 from workers.claims import Claims, new_job_id
+from workers.outbox_groups import ensure_group, read_group, text
 from workers.sweep import SWEEP_SECONDS
 
 log = logging.getLogger(__name__)
@@ -117,37 +116,19 @@ class Relay:
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every outbox (from the start of the stream)."""
-        for stream in self._streams:
-            try:
-                self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-            except ResponseError as error:
-                if "BUSYGROUP" not in str(error):
-                    raise
+        ensure_group(self.redis, self._streams, GROUP, "0")
 
     def run_once(self, block_ms: int = 1000, count: int = 100) -> int:
         """Handle what is waiting (blocking up to ``block_ms`` for it); return how many."""
         handled = 0
         for stream, entries in self._read(block_ms, count):
             for entry_id, fields in entries:
-                self._handle(_text(stream), entry_id, fields)
+                self._handle(text(stream), entry_id, fields)
                 handled += 1
         return handled
 
     def _read(self, block_ms: int, count: int) -> list[Any]:
-        """One blocking read of every outbox; on Redis Cluster (outboxes in different
-        slots, which one command cannot span) one read per outbox, then a short nap."""
-        if not isinstance(self.redis, RedisCluster):
-            streams = dict.fromkeys(self._streams, ">")
-            return (
-                self.redis.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms)
-                or []
-            )
-        replies: list[Any] = []
-        for stream in self._streams:
-            replies += self.redis.xreadgroup(GROUP, self.consumer, {stream: ">"}, count=count) or []
-        if not replies:
-            time.sleep(min(block_ms, 50) / 1000)
-        return replies
+        return read_group(self.redis, self._streams, GROUP, self.consumer, block_ms, count)
 
     def reclaim(self) -> int:
         """Take over entries another consumer left pending too long, and retry them."""
@@ -171,7 +152,7 @@ class Relay:
         now = clock.now_ms()
         expired = self.redis.zrangebyscore(self.keys.worker_leases(), 0, now, start=0, num=100)
         for raw in expired:
-            game_id = _text(raw)
+            game_id = text(raw)
             self.redis.zadd(self.keys.worker_leases(), {game_id: now + self.lease_ms})
             if self._waiting(self.claims.holder(game_id)):
                 continue
@@ -258,7 +239,7 @@ class Relay:
             return 0
         enqueued = 0
         for raw in self.redis.smembers(self.keys.running_tournaments()):
-            tournament_id = _text(raw)
+            tournament_id = text(raw)
             with contextlib.suppress(DuplicateJobError):  # the last sweep's still waits
                 self.queue.enqueue(
                     ADVANCE_TOURNAMENT,
@@ -341,7 +322,3 @@ class Relay:
 def _group_lost(error: ResponseError) -> bool:
     """NOGROUP, or UNBLOCKED: a blocked read whose stream was deleted under it."""
     return str(error).startswith(("NOGROUP", "UNBLOCKED"))
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -30,7 +30,6 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -46,6 +45,7 @@ from service.store.errors import GameNotFound
 from service.store.keys import KeySpace
 from service.store.values import Client, Notification
 from service.store.webhook_version import WebhookVersion
+from workers.outbox_groups import ensure_group, read_group, text
 from workers.webhooks import DELIVER, LEASE_MARGIN_S
 
 log = logging.getLogger(__name__)
@@ -86,19 +86,14 @@ class WebhookFeed:
         self._swept_at = 0.0
 
     def ensure_groups(self) -> None:
-        for stream in self._streams:
-            try:
-                self.redis.xgroup_create(stream, GROUP, id="$", mkstream=True)
-            except ResponseError as error:
-                if "BUSYGROUP" not in str(error):
-                    raise
+        ensure_group(self.redis, self._streams, GROUP, "$")
 
     def run_once(self, block_ms: int = 500, count: int = 100) -> int:
         """Handle what the outboxes hold for this group; return how many entries."""
         handled = 0
         for stream, entries in self._read(block_ms, count):
             for entry_id, fields in entries:
-                self._handle(_text(stream), entry_id, fields)
+                self._handle(text(stream), entry_id, fields)
                 handled += 1
         return handled
 
@@ -177,7 +172,7 @@ class WebhookFeed:
         acting = note.kind or None
         key = f"{self.keys.prefix}:webhooks:acting:{note.game_id}"
         before = self.redis.set(key, note.kind, ex=ACTING_TTL_S, get=True)
-        turned = acting is not None and acting in seats and _text(before or b"-") != note.kind
+        turned = acting is not None and acting in seats and text(before or b"-") != note.kind
         winners: tuple[str, ...] | None = None
         clock_deadline: str | None = None
         if acting is None or (turned and info.clock):
@@ -228,18 +223,7 @@ class WebhookFeed:
         return any(a in self._subscribed for a in wanted)
 
     def _read(self, block_ms: int, count: int) -> list[Any]:
-        if not isinstance(self.redis, RedisCluster):
-            streams = dict.fromkeys(self._streams, ">")
-            reply = self.redis.xreadgroup(
-                GROUP, self.consumer, streams, count=count, block=block_ms
-            )
-            return reply or []
-        replies: list[Any] = []
-        for stream in self._streams:
-            replies += self.redis.xreadgroup(GROUP, self.consumer, {stream: ">"}, count=count) or []
-        if not replies:
-            time.sleep(min(block_ms, 50) / 1000)
-        return replies
+        return read_group(self.redis, self._streams, GROUP, self.consumer, block_ms, count)
 
     def _handle(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
@@ -253,7 +237,3 @@ class WebhookFeed:
             if tries < self.max_deliveries:
                 return
         self.redis.xack(stream, GROUP, entry_id)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
