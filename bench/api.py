@@ -1,6 +1,7 @@
 """API benchmark: the command path against bare endpoints of the same server. Prints JSON.
 
     .venv/bin/python bench/api.py [--seconds 2] [--rounds 7] [--clients 16] [--long-game 10000]
+        [--in-process 500]
 
 Starts the production server (``risk serve``: gunicorn, gthread workers)
 on loopback against $REDIS_URL under a private key prefix (deleted
@@ -21,6 +22,11 @@ refuse), then in one run:
   the revocation counter per request, token lookups cached): the ratio of
   commands/s with account tokens to commands/s with seat tokens, same run
   (target: at least 0.9);
+* ``account_vs_seat_in_process`` (issue 49): the same two kinds of command
+  in this process (Flask's test client, the same Redis and database),
+  ``--in-process`` (500) of each, alternating; CPU ms a command and the ratio
+  of commands per CPU second, account ÷ seat: the steady figure, since load
+  moves CPU time far less than throughput;
 * ``long_game``: one client plays one game to ``--long-game`` versions,
   then sends ``--window`` commands to it, each paired with one to a young
   game (versions 10 to 60): p50/p99 of both and the ratio of the p99s
@@ -268,6 +274,65 @@ def _young(connection: Connection) -> Player:
     return player
 
 
+class InProcessConnection:
+    """``Connection``'s ``call`` through Flask's test client: the app in this process."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any, float]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        started = time.perf_counter()
+        response = self.client.open(path, method=method, json=body, headers=headers)
+        return response.status_code, response.get_json(), time.perf_counter() - started
+
+
+def in_process(url: str, prefix: str, database: str, commands: int) -> dict[str, Any]:
+    """CPU seconds a command costs in one process (the app through Flask's test client,
+    real Redis and SQLite) with an account token and with a seat token, alternating
+    command by command: load moves CPU time far less than it moves throughput, so
+    this is the steady figure beside the HTTP rounds' ratio. The account's path adds
+    the revocation counter's ``GET`` and a cached look-up (``Accounts.authenticate``)."""
+    from service.http.app import create_app
+    from service.settings import RateLimit, Settings
+
+    unlimited = RateLimit(1_000_000, 1)
+    settings = Settings(
+        redis_url=url,
+        key_prefix=f"{prefix}-in-process",
+        database_url=database,
+        rate_token=unlimited,
+        rate_ip=unlimited,
+        games_per_address=0,
+    )
+    app = create_app(settings)
+    client = app.test_client()
+    seat = Player(InProcessConnection(client))
+    account = Player(InProcessConnection(client), accounts=True)
+    assert commands + 50 <= Player.PLAN_AHEAD  # no planning inside the timed steps
+    for _ in range(50):  # warm: caches filled, code paths compiled
+        seat.step()
+        account.step()
+    spent = {"seat": 0.0, "account": 0.0}
+    for _ in range(commands):
+        for name, player in (("seat", seat), ("account", account)):
+            before = time.process_time()
+            player.step()
+            spent[name] += time.process_time() - before
+    risk = app.extensions["risk"]
+    risk.offload.close()
+    risk.archive.engine.dispose()
+    return {
+        "commands_each": commands,
+        "cpu_ms_per_command_seat": round(spent["seat"] / commands * 1000, 3),
+        "cpu_ms_per_command_account": round(spent["account"] / commands * 1000, 3),
+        # commands per CPU second with account tokens ÷ with seat tokens
+        "account_vs_seat": round(spent["seat"] / spent["account"], 3),
+    }
+
+
 def server_counters(port: int) -> dict[str, float]:
     """Totals from the server's own /metrics: every append conflict is a wasted round trip."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -345,6 +410,7 @@ def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
         measured["commands"],
     )
     long = long_game(port, args.long_game, args.window)
+    steady = in_process(args.redis_url, args.prefix, args.database, args.in_process)
     return {
         "server_counters": server_counters(port),
         "setup": {
@@ -364,6 +430,7 @@ def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
         "commands_vs_v1_maps": _ratio(commands, maps),
         "account_commands": measured["account_commands"],
         "account_vs_seat_commands": _ratio(measured["account_commands"], commands),
+        "account_vs_seat_in_process": steady,
         "long_game": long,
         "targets": {
             "throughput_ratio_at_least": 0.5,
@@ -383,12 +450,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--long-game", type=int, default=10_000)
     parser.add_argument("--window", type=int, default=2000)
+    parser.add_argument("--in-process", type=int, default=500, help="commands of each kind")
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     prefix = f"bench-api-{secrets.token_hex(4)}"
     folder = tempfile.TemporaryDirectory(prefix="bench-api-")
     database = f"sqlite:///{folder.name}/risk.db"
     migrate(database)
+    args.redis_url, args.prefix, args.database = url, prefix, database
     server, port = start_server(url, prefix, args.workers, args.threads, database)
     try:
         print(json.dumps(run(args, port), indent=2))

@@ -3,12 +3,15 @@ the export's throughput over 100,000 archived games, and the bytes an event cost
 
 Prints one JSON object with three parts:
 
-- ``lag``: the projector (``risk projector``, its own process) while
-  ``bench/workers.py``'s load runs: ``--games`` (100) all-bot games at once for
-  ``--seconds`` (60), each finished game replaced by a new one. The figures are
+- ``lag``: the projector (``risk projector``, its own processes), once it has
+  made its first round, while ``bench/workers.py``'s load runs: ``--games``
+  (100) all-bot games at once for ``--seconds`` (60), each finished game
+  replaced by a new one, the archive in ``--lag-database`` (SQLite, or a
+  PostgreSQL database of its own). The figures are
   the projector's own (``KeySpace.projector_stats``: each notification's age when
   its rows were committed, p50/p99 over the whole window) and the archive's
-  size per event of the records it wrote, against Redis' 166 bytes an event;
+  size per event of the records it wrote, against Redis' 166 bytes an event,
+  and the CPU its two processes used in the window (and the summaries' alone);
 - ``history`` and ``export``, per backend (``--backends sqlite,postgres``): the
   archive seeded with ``--rows`` (100,000) games and their seats, ``--records``
   (2,000) of them with a real ~1,000-event record (one game's, the same bytes for
@@ -23,6 +26,7 @@ Prints one JSON object with three parts:
 
     .venv/bin/python bench/archive.py [--games 100] [--seconds 60] [--rows 100000]
         [--records 2000] [--backends sqlite,postgres] [--skip-lag]
+        [--lag-database sqlite|postgres]
 
 Needs REDIS_URL (a Redis it may write to; its own key prefix, removed after) and,
 for the PostgreSQL rows, a server at RISK_TEST_POSTGRES_URL (default
@@ -80,11 +84,26 @@ def _bench_workers() -> Any:
 # -- the projector's lag under load -----------------------------------------------------
 
 
-def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, Any]:
+def lag(
+    redis_url: str, games: int, seconds: float, workers: int, database: str = "sqlite"
+) -> dict[str, Any]:
     bench = _bench_workers()
     prefix = f"bench-archive-{uuid.uuid4().hex[:8]}"
-    folder = Path(tempfile.mkdtemp(prefix="risk-archive-bench-"))
-    url = f"sqlite:///{folder / 'risk.db'}"
+    if database == "sqlite":
+        folder = Path(tempfile.mkdtemp(prefix="risk-archive-bench-"))
+        url, drop = f"sqlite:///{folder / 'risk.db'}", None
+    else:
+        url, drop = _postgres_database()
+    try:
+        return {"database": database} | _lag(bench, url, prefix, redis_url, games, seconds, workers)
+    finally:
+        if drop is not None:
+            drop()
+
+
+def _lag(
+    bench: Any, url: str, prefix: str, redis_url: str, games: int, seconds: float, workers: int
+) -> dict[str, Any]:
     migrate(url)
     os.environ["RISK_DATABASE_URL"] = url
     stack = bench.Stack(redis_url, prefix, workers)
@@ -97,10 +116,13 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
     )
     store = redis.Redis.from_url(redis_url)
     try:
+        _wait_for_projector(store, prefix)
+        cpu_before = bench.cpu_seconds(projector.pid), _own_cpu_seconds(projector.pid)
         load = bench.through_workers(stack, store, prefix, games, seconds)
         time.sleep(3)  # the last notifications of the window
         stats = {k.decode(): int(v) for k, v in store.hgetall(f"{prefix}:projector:stats").items()}
-        projector_cpu = bench.cpu_seconds(projector.pid)
+        projector_cpu = bench.cpu_seconds(projector.pid) - cpu_before[0]
+        summaries_cpu = _own_cpu_seconds(projector.pid) - cpu_before[1]
     finally:
         projector.terminate()
         try:
@@ -132,8 +154,29 @@ def lag(redis_url: str, games: int, seconds: float, workers: int) -> dict[str, A
         "archive_bytes_per_event": round(size / events, 1) if events else None,
         "redis_bytes_per_event": REDIS_BYTES_PER_EVENT,
         "projector_cpu_seconds": round(projector_cpu, 1),
+        "projector_summaries_cpu_seconds": round(summaries_cpu, 1),
         "target_lag_p99_ms": 1000,
     }
+
+
+def _own_cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid`` alone (the summaries' process, without its records' child)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_for_projector(store: redis.Redis, prefix: str, timeout: float = 120) -> None:
+    """Until the projector has made its first round (its heartbeat): the load starts
+    then, so the lag measured is the projector's at work, not its start-up's (its
+    imports and migration, seconds on a loaded machine, once per deployment)."""
+    deadline = time.monotonic() + timeout
+    while not store.zcard(f"{prefix}:projector:alive"):
+        if time.monotonic() > deadline:
+            raise SystemExit("the projector never started")
+        time.sleep(0.1)
 
 
 # -- history and export over a seeded archive --------------------------------------------
@@ -350,11 +393,17 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=600)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--skip-lag", action="store_true")
+    parser.add_argument(
+        "--lag-database", default="sqlite", choices=("sqlite", "postgres"),
+        help="the projector's database in the lag run",
+    )  # fmt: skip
     args = parser.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     result: dict[str, Any] = {"python": sys.version.split()[0]}
     if not args.skip_lag:
-        result["lag"] = lag(redis_url, args.games, args.seconds, args.worker_processes)
+        result["lag"] = lag(
+            redis_url, args.games, args.seconds, args.worker_processes, args.lag_database
+        )
     for name in filter(None, args.backends.split(",")):
         result[name] = backend(name, args.rows, args.records, args.queries, redis_url)
     print(json.dumps(result, indent=2))

@@ -72,7 +72,10 @@ def dev(port: int, host: str, demo: bool, bots: str) -> None:
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
     try:
-        children.append(_spawn("serve", "--bind", f"{host}:{port}", "--workers", "1"))
+        # Quiet children (warnings and errors only): the lobby's address is the first line
+        # a terminal shows, not after gunicorn's and the migrations' (issue 51).
+        serving = ("--bind", f"{host}:{port}", "--workers", "1", "--log-level", "WARNING")
+        children.append(_spawn("serve", *serving))
         children.append(_spawn("worker", "--log-level", "WARNING"))
         children.append(_spawn("projector", "--log-level", "WARNING"))
         children.append(_spawn("worker", "--webhooks", "--log-level", "WARNING"))

@@ -32,6 +32,7 @@ from service.store.ratings import FinishedQueue, RatingStore
 from workers.projector import Projector
 
 log = logging.getLogger(__name__)
+RECORDS_NICENESS = 10  # added to the records' process's niceness (``nice``)
 
 
 @click.command("projector")
@@ -83,7 +84,11 @@ def _projector(settings: Settings, consumer: str | None, count: int) -> Projecto
 
 
 def _records(settings: Settings, log_level: str) -> None:
-    """The child: records of finished games, until SIGTERM."""
+    """The child: records of finished games, until SIGTERM. At a lower priority than
+    the summaries: a record may wait, a summary's lag is what the projector is
+    measured by, and on a machine whose cores are busy (with bot turns, say) the
+    records' verifying would otherwise take its share from the summaries."""
+    os.nice(RECORDS_NICENESS)
     logs.configure(log_level, json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

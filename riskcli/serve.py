@@ -60,6 +60,13 @@ _WORKER_CLASSES = {
 )
 @click.option("--timeout", type=click.IntRange(5), default=60, help="Worker heartbeat timeout.")
 @click.option("--access-log/--no-access-log", default=False, show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    default="INFO",
+    show_default=True,
+    help="The server's and gunicorn's; `risk dev` runs it at WARNING (its own lines first).",
+)
 def serve(
     bind: str,
     workers: int,
@@ -68,12 +75,15 @@ def serve(
     connections: int,
     timeout: int,
     access_log: bool,
+    log_level: str,
 ) -> None:
     """Serve the REST API (REDIS_URL, RISK_KEY_PREFIX, RISK_ADMIN_TOKEN, ... from the env)."""
     settings = Settings.from_env(  # fail fast
         bind=bind, workers=workers, threads=threads, connections=connections
     )
-    logs.configure("INFO", json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text")
+    logs.configure(
+        log_level.upper(), json_lines=os.environ.get("RISK_LOG_FORMAT", "json") != "text"
+    )
     # One JSON line per request (service.http.app) replaces gunicorn's access log.
     logging.getLogger("service.access").setLevel(logging.INFO if access_log else logging.WARNING)
     _migrate(settings)
@@ -91,6 +101,7 @@ def serve(
         "keepalive": 5,
         "accesslog": None,
         "errorlog": "-",
+        "loglevel": log_level.lower(),
         "limit_request_field_size": 8190,
         # gunicorn's control socket has one default path per user: every server on
         # the host (tests, benchmarks, `risk dev`) would fight over it. Not needed.

@@ -188,6 +188,9 @@ def worker(kind: str, relay: bool, fork: bool, burst: bool, webhooks: bool, log_
     names = KIND_QUEUES.get(kind, WORKER_QUEUES)
     threads = _Threads()
     if webhooks:  # issue 50: a process of its own, so receivers never slow a game
+        from service.application.webhooks import WebhookSettings
+        from workers.webhooks import finish_sends
+
         threads.start("webhook-feed", _webhook_feed(connections, keys).run)
         names: tuple[str, ...] = WEBHOOK_WORKER_QUEUES
         try:
@@ -195,6 +198,7 @@ def worker(kind: str, relay: bool, fork: bool, burst: bool, webhooks: bool, log_
                 worker_class, connections.worker, keys, burst, log_level, threads, names
             )
         finally:
+            finish_sends(WebhookSettings.from_env().timeout_s)  # the sends in hand
             threads.join()
         return
     if relay and kind != "costly":
@@ -261,11 +265,12 @@ def _webhook_feed(connections: _Connections, keys: KeySpace) -> Any:
     from service.store.database import create_engine
     from service.store.webhooks import WebhookStore
     from workers.webhook_feed import WebhookFeed
+    from workers.webhooks import hand_off
 
     store = WebhookStore(create_engine(Settings.from_env().database_url))
     webhooks = Webhooks(store, WebhookSettings.from_env())
     sends = queue(connections.helpers, keys, WEBHOOKS_QUEUE)
-    return WebhookFeed(connections.store, keys, sends, webhooks)
+    return WebhookFeed(connections.store, keys, sends, webhooks, hand_off=hand_off)
 
 
 def _stop_asked(rq_worker: Worker, threads: _Threads) -> bool:

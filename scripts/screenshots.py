@@ -5,8 +5,10 @@ of its own (removed afterwards), plays bot games, and photographs with
 the system's headless Chromium (``apt-get install -y chromium
 chromium-driver``): the lobby, a classic game live in the seat of a player
 who has just attacked (the arrow and both sides' dice on the map), a
-finished game's replay at a conquest with its charts, and a Middle-earth
-game at a battle, two neutrals, and a team game. Needs ``REDIS_URL``.
+finished game's replay at a conquest with its charts, a Middle-earth game
+at a battle, two neutrals, a team game, a phone, and the end of a game in
+the seat of a player who resigned (who won and why, Rematch). Needs
+``REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -87,8 +89,12 @@ def _photograph(url: str) -> None:
     created = _created(url, [{"kind": "human", "name": "You"}, *BOTS[:2]], rules={"setup": "deal"})
     seat = (created["game"]["game_id"], created["tokens"]["p1"])
     _create(url, [{"kind": "human", "name": "You"}, {"kind": "open"}, BOTS[0]])
+    over = _created(url, [{"kind": "human", "name": "Barbara"}, *BOTS[:2]], rules={"setup": "deal"})
+    ended = (over["game"]["game_id"], over["tokens"]["p1"])
+    _resign_when_asked(url, *ended)
     for game in (lotr, active, team):
         _wait(lambda game=game: call("GET", f"{url}/v1/games/{game}")[1]["version"] > 300, 60)
+    _wait(lambda: call("GET", f"{url}/v1/games/{ended[0]}")[1]["status"] == "finished", 120)
     _attack_once(url, *seat)
     conquest = _version_of(url, finished, "territory_conquered", after=300)
     battle = _version_of(url, lotr, "battle_resolved", after=250)
@@ -108,8 +114,25 @@ def _photograph(url: str) -> None:
         _shot(browser, f"{url}/games/{active}#v=300", "active-neutrals.png", 1280, 900)
         _shot(browser, f"{url}/games/{team}#v=300", "team.png", 1280, 900)
         _shot(browser, f"{url}/games/{seat[0]}", "phone.png", 390, 844, then=PICK_SOURCE)
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.get(f"{url}/board/meta.json")
+        browser.execute_script(
+            "sessionStorage.setItem(arguments[0], arguments[1])",
+            f"risk-seat:{ended[0]}",
+            json.dumps({"seat": "p1", "token": ended[1]}),
+        )
+        _shot(browser, f"{url}/games/{ended[0]}", "ending.png", 1280, 900)
     finally:
         browser.quit()
+
+
+def _resign_when_asked(url: str, game: str, token: str) -> None:
+    """The seat resigns at its first move: the bots play the game to its end (the ending
+    panel's picture: who won and why, the seat's place, Rematch)."""
+    base = f"{url}/v1/games/{game}"
+    _wait(lambda: call("GET", f"{base}/legal-actions", token=token)[1]["actions"], 30)
+    status, body = call("POST", f"{base}/commands", {"type": "resign"}, token=token)
+    assert status in (200, 201), body
 
 
 def _attack_once(url: str, game: str, token: str) -> None:

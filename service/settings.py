@@ -15,6 +15,9 @@ directly instead of patching the environment::
                                            `risk archive prune` and the projector (0: for ever)
     RISK_ADMIN_TOKEN       unset: no operator endpoints
     RISK_RATE_GUESS        30/60           unknown account tokens per window per address (issue 49)
+    RISK_CHALLENGE_HOURS   24              a challenge of accounts or open seats expires then
+                                           unanswered (a challenge may ask for less or more,
+                                           60 s to 7 days)
     RISK_OIDC_ISSUER       unset: no JWTs  bearer JWTs from this issuer act for an account
     RISK_OIDC_AUDIENCE     unset           the audience those JWTs must name
     RISK_OIDC_JWKS         ISSUER/.well-known/jwks.json   the issuer's key set: a URL, or
@@ -118,6 +121,7 @@ class Settings:
     games_per_address: int = 20
     games_per_token: int = 200
     open_game_hours: float = 24.0
+    challenge_hours: float = 24.0
     idle_game_hours: float = 72.0
     finished_game_days: float = 7.0
     stored_games_per_address: int = 200
@@ -215,6 +219,7 @@ _NUMBERS: tuple[tuple[str, str, type], ...] = (
     ("games_per_address", "RISK_GAMES_PER_ADDRESS", int),
     ("games_per_token", "RISK_GAMES_PER_TOKEN", int),
     ("open_game_hours", "RISK_OPEN_GAME_HOURS", float),
+    ("challenge_hours", "RISK_CHALLENGE_HOURS", float),
     ("idle_game_hours", "RISK_IDLE_GAME_HOURS", float),
     ("finished_game_days", "RISK_FINISHED_GAME_DAYS", float),
     ("archive_days", "RISK_ARCHIVE_DAYS", float),

@@ -48,7 +48,7 @@ def _start_node(directory: Path, port: int, bus: int) -> subprocess.Popen[bytes]
     )  # fmt: skip
 
 
-def _wait(check: object, what: str, timeout: float = 20) -> None:
+def _wait(check: object, what: str, timeout: float = 60) -> None:  # (20 s: once not, in CI)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

@@ -61,8 +61,8 @@ def postgres_problem() -> str | None:
 
 
 @contextmanager
-def postgres_database() -> Iterator[str]:
-    """A new, migrated PostgreSQL database of this process's own: its URL."""
+def postgres_database(revision: str = "heads") -> Iterator[str]:
+    """A new PostgreSQL database of this process's own, migrated to ``revision``: its URL."""
     name = f"{PREFIX}{os.getpid()}_{uuid.uuid4().hex[:8]}"
     admin = create_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
     try:
@@ -70,7 +70,7 @@ def postgres_database() -> Iterator[str]:
             _drop_orphans(connection)
             connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
         url = make_url(SERVER_URL).set(database=name).render_as_string(hide_password=False)
-        migrate(url)
+        migrate(url, revision)
         yield url
     finally:
         with admin.connect() as connection:

@@ -1,5 +1,7 @@
 """A real local webhook receiver for the tests of issue 50: an HTTP server in a thread
-that answers each POST with the next of its scripted answers and keeps what it got."""
+that answers each POST with the next of its scripted answers and keeps what it got.
+An answer is (status, headers, seconds to wait first), and optionally its body
+(``b"ok"`` otherwise)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Answer = tuple[int, dict[str, str], float] | tuple[int, dict[str, str], float, bytes]
+
 
 @dataclass(frozen=True)
 class Received:
@@ -21,14 +25,15 @@ class Received:
 
 @dataclass
 class Receiver:
-    """``answers``: (status, headers, seconds to wait first) in turn; the last repeats."""
+    """``answers``: (status, headers, seconds to wait first[, body]) in turn; the last
+    repeats."""
 
-    answers: list[tuple[int, dict[str, str], float]] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
     got: list[Received] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_answer(self) -> tuple[int, dict[str, str], float]:
+    def next_answer(self) -> Answer:
         with self.lock:
             if not self.answers:
                 return 200, {}, 0.0
@@ -45,7 +50,7 @@ class Receiver:
 
 
 @contextmanager
-def receiver(*answers: tuple[int, dict[str, str], float]) -> Iterator[Receiver]:
+def receiver(*answers: Answer) -> Iterator[Receiver]:
     state = Receiver(list(answers))
 
     class Handler(BaseHTTPRequestHandler):
@@ -53,16 +58,18 @@ def receiver(*answers: tuple[int, dict[str, str], float]) -> Iterator[Receiver]:
             length = int(self.headers.get("content-length", "0"))
             body = self.rfile.read(length).decode()
             headers = {k.lower(): v for k, v in self.headers.items()}
-            status, extra, delay = state.next_answer()
+            answer = state.next_answer()
+            status, extra, delay = answer[:3]
+            content = answer[3] if len(answer) > 3 else b"ok"
             with state.lock:  # kept on arrival: an attempt whose sender died counts too
                 state.got.append(Received(headers, body, time.time()))
             time.sleep(delay)
             self.send_response(status)
             for name, value in extra.items():
                 self.send_header(name, value)
-            self.send_header("content-length", "2")
+            self.send_header("content-length", str(len(content)))
             self.end_headers()
-            self.wfile.write(b"ok")
+            self.wfile.write(content)
 
         def log_message(self, *args: Any) -> None:
             return None

@@ -14,11 +14,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.application.errors import GameNotStarted
 from service.application.games import GameService
-from service.store.archive import Archive, GameRow, RecordRow
+from service.store.archive import Archive, RecordRow
 from service.store.errors import GameNotFound
-from workers.archiving import RecordRefused, checked_record, summary
+from workers.archiving import RecordRefused, Summaries, checked_record
 
 __all__ = ["Backfilled", "backfill"]
 log = logging.getLogger(__name__)
@@ -40,24 +39,22 @@ def backfill(
 ) -> Backfilled:
     """Project every game in the store; archive the records finished games lack."""
     done = Backfilled()
+    summaries = Summaries(service, cache_games=batch)
     ids = service.store.list_games()
     for start in range(0, len(ids), batch):
         chunk = ids[start : start + batch]
         recorded = archive.recorded(chunk)
-        games: list[GameRow] = []
+        games = summaries.rows(chunk)
         records: list[RecordRow] = []
-        for game_id in chunk:
-            try:
-                row = summary(service, game_id)
-            except (GameNotFound, GameNotStarted, LookupError):
-                continue
-            games.append(row)
-            if row.finished_ms is not None and game_id not in recorded:
+        for row in games:
+            if row.finished_ms is not None and row.game_id not in recorded:
                 try:
-                    records.append(checked_record(service, game_id))
+                    records.append(checked_record(service, row.game_id))
                 except RecordRefused as error:
                     log.error("%s", error)
                     done.refused += 1
+                except GameNotFound:  # deleted meanwhile
+                    continue
         archive.write(games, records, int(time.time() * 1000))
         done.games += len(games)
         done.records += len(records)

@@ -7,11 +7,14 @@ archive rows. Each round:
 * reads up to ``count`` notifications at once (``XREADGROUP COUNT``), and
   coalesces those of one game: a busy game's hundred appends make one row;
 * builds each game's summary row from Redis as it is now
-  (``workers.archiving.summary``), writes the lot in one transaction
-  (``Archive.write``: idempotent upserts, an older version never overwrites a
-  newer one), rates the rated games that finished (``PlayerRatings.rate``,
-  issue 49: idempotent per game, oldest first), then acknowledges the entries;
-* then, with what time is left in the round, archives the records of the
+  (``workers.archiving.Summaries``: both ends of every game's stream in one
+  round trip, the games' setups kept; no fold), writes the lot in one
+  transaction (``Archive.write``: idempotent upserts, an older version never
+  overwrites a newer one), rates the rated games that finished
+  (``PlayerRatings.rate``, issue 49: idempotent per game, oldest first), then
+  acknowledges the entries (with the figures, one round trip);
+* then, with what time is left in the round (or in a process of its own:
+  ``risk projector``), archives the records of the
   finished games whose row has no record yet (``archive_records``): each
   verified as ``risk verify`` would and compressed (``checked_record``). What
   is left to do is read from the archive itself, so it survives any crash,
@@ -55,12 +58,13 @@ from service.application.player_ratings import PlayerRatings, result_from_row
 from service.store.archive import Archive, ArchiveUnavailable, GameRow, RecordRow
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.values import Client, Notification
-from workers.archiving import RecordRefused, checked_record, summary
+from workers.archiving import RecordRefused, Summaries, checked_record
 from workers.outbox_groups import ensure_group, text
 
 log = logging.getLogger(__name__)
 GROUP = "projector"
 HEARTBEAT_MS = 1_000
+RECLAIM_MS = 5_000  # how often what a dead consumer left is looked for (one round trip)
 PRUNE_MS = 600_000  # RISK_ARCHIVE_DAYS is applied every ten minutes
 
 
@@ -146,6 +150,7 @@ class Projector:
         self.archive_days = archive_days
         self._last_prune_ms = 0
         self.stats = ProjectorStats()
+        self.summaries = Summaries(service)
         self._streams = self.keys.outboxes()
         self._own_pending = True  # first read this consumer's unacknowledged entries
         self._set_aside: set[str] = set()  # finished games whose record cannot be archived
@@ -164,12 +169,17 @@ class Projector:
 
     def reclaim(self) -> int:
         """Project entries another consumer read and left unacknowledged (it died)."""
-        entries: list[Entry] = []
+        pipe = self.redis.pipeline(transaction=False)  # one round trip for every outbox
         for stream in self._streams:
-            reply: Any = self.redis.xautoclaim(
+            pipe.xautoclaim(
                 stream, GROUP, self.consumer, self.claim_idle_ms, start_id="0-0", count=self.count
             )
-            entries += _entries(stream, reply[1])
+        replies: list[Any] = pipe.execute()
+        entries = [
+            entry
+            for stream, reply in zip(self._streams, replies, strict=True)
+            for entry in _entries(stream, reply[1])
+        ]
         if entries:
             self.project(entries)
         return len(entries)
@@ -186,15 +196,14 @@ class Projector:
         )
         games = self._summaries(game_ids)
         self.archive.write(games, [], self.now_ms())
+        committed = self.now_ms()
         self._rate(games)
-        self._acknowledge(entries)
-        now = self.now_ms()
         for entry in entries:
-            self.stats.lags.add(now - entry.ms)
+            self.stats.lags.add(committed - entry.ms)
         self.stats.notifications += len(entries)
         self.stats.games += len(games)
         self.stats.batches += 1
-        self._publish()
+        self._acknowledge(entries)
 
     def _rate(self, games: Sequence[GameRow]) -> None:
         """Rated games that finished change their accounts' ratings, oldest first. After
@@ -207,12 +216,8 @@ class Projector:
             self.ratings.rate(result)
 
     def _summaries(self, game_ids: list[str]) -> list[GameRow]:
-        games: list[GameRow] = []
-        for game_id in game_ids:
-            try:
-                games.append(summary(self.service, game_id))
-            except (GameNotFound, GameNotStarted, LookupError):
-                self.stats.gone += 1
+        games = self.summaries.rows(game_ids)
+        self.stats.gone += len(game_ids) - len(games)
         return games
 
     def archive_records(self, budget_seconds: float = 0.5, batch: int = 16) -> int:
@@ -287,18 +292,21 @@ class Projector:
         return [e for stream, found in replies for e in _entries(text(stream), found)]
 
     def _acknowledge(self, entries: Sequence[Entry]) -> None:
+        """The entries acknowledged and the figures published, in one round trip (each
+        costs the next batch's notifications the wait for it)."""
         by_stream: dict[str, list[str]] = {}
         for entry in entries:
             by_stream.setdefault(entry.stream, []).append(entry.entry_id)
         pipe = self.redis.pipeline(transaction=False)
         for stream, ids in by_stream.items():
             pipe.xack(stream, GROUP, *ids)
+        pipe.hset(self.keys.projector_stats(), mapping=self._figures())
         pipe.execute()
 
-    def _publish(self) -> None:
+    def _figures(self) -> dict[str, int]:
         """The lag percentiles and counts, for ``bench/archive.py`` and operators."""
         stats = self.stats
-        figures = {
+        return {
             "lag_p50_ms": stats.lags.percentile(0.5),
             "lag_p99_ms": stats.lags.percentile(0.99),
             "lag_max_ms": stats.lags.max_ms,
@@ -308,7 +316,6 @@ class Projector:
             "refused": stats.refused,
             "gone": stats.gone,
         }
-        self.redis.hset(self.keys.projector_stats(), mapping=figures)
 
     def prune(self) -> int:
         """Drop games finished more than ``archive_days`` ago (at most once per
@@ -333,11 +340,11 @@ class Projector:
         self.redis.zremrangebyscore(beats, 0, now - 3_600_000)
 
     def run(self, stop: threading.Event, block_ms: int = 200, *, records: bool = True) -> None:
-        """Loop until ``stop``: read and project; every few seconds take over what a dead
-        consumer left. An outage of Redis or of the database is waited out.
+        """Loop until ``stop``: read and project; every ``RECLAIM_MS`` take over what a
+        dead consumer left. An outage of Redis or of the database is waited out.
         ``records=False``: the records are another process's (``run_records``)."""
         groups_missing = True
-        rounds = 0
+        last_reclaim_ms = self.now_ms()
         while not stop.is_set():
             try:
                 if groups_missing:
@@ -347,8 +354,8 @@ class Projector:
                 read = self.run_once(block_ms)
                 if records:
                     self.archive_records(0.2 if read else 1.0)
-                rounds += 1
-                if rounds % 25 == 0:
+                if self.now_ms() - last_reclaim_ms >= RECLAIM_MS:
+                    last_reclaim_ms = self.now_ms()
                     self.reclaim()
                     self.prune()
             except (ArchiveUnavailable, StoreUnavailable) as error:  # DatabaseUnavailable too

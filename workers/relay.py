@@ -34,7 +34,10 @@ relays share the work and a crashed one's entries are taken over:
   its groups again (from the start of each outbox, so nothing still there
   is missed) and carries on;
 * each relay writes a heartbeat (``KeySpace.relay_heartbeats``) about once
-  a second, so ``/readyz`` and ``/metrics`` show whether any relay runs.
+  a second, so ``/readyz`` and ``/metrics`` show whether any relay runs;
+* each round it looks at the quick-pairing queue (issue 49) and enqueues its
+  sweep when a seeker's wait is over (``workers.pairing_jobs``), so bots
+  fill a game within about a second of the wait the seeker chose.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.store.keys import KeySpace
+from service.store.pairing import PairingQueue
 from service.store.values import Client, Notification
 from workers import clock
 from workers.claims import Claims, new_job_id
@@ -69,6 +73,10 @@ GROUP = "relay"
 ADVANCE_GAME = "workers.jobs.advance_game"
 ADVANCE_TOURNAMENT = "workers.jobs.advance_tournament"
 SWEEP_GAMES = "workers.jobs.sweep_games"
+FILL_PAIRINGS = "workers.pairing_jobs.fill_pairings"  # issue 49
+EXPIRE_CHALLENGES = "workers.pairing_jobs.expire_challenges"
+# A match older than this without its game: its maker died (service.application.pairing).
+STALE_MATCH_MS = 10_000
 # How often the running tournaments are advanced again, by one relay of all.
 SWEEP_MS = 30_000
 
@@ -113,6 +121,7 @@ class Relay:
         self.claims = Claims(connection, keys)
         self._streams = keys.outboxes()
         self._last_beat_ms = 0
+        self.pairing = PairingQueue(connection, keys)
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every outbox (from the start of the stream)."""
@@ -206,6 +215,7 @@ class Relay:
                     groups_missing = False
                 self.beat()
                 self.run_once(block_ms=block_ms)
+                self.sweep_pairing()
                 rounds += 1
                 if rounds % 4 == 0:  # about every 2 s
                     self.rescue()
@@ -254,13 +264,36 @@ class Relay:
 
     def sweep_games(self) -> bool:
         """Enqueue ``workers.jobs.sweep_games`` once per ``SWEEP_SECONDS`` over all relays
-        (``workers.sweep``: abandoned games ended, bot games no job holds woken)."""
+        (``workers.sweep``: abandoned games ended, bot games no job holds woken), and
+        the challenges' expiry (``workers.pairing_jobs``)."""
         lock = self.keys.games_sweep()
         if not self.redis.set(lock, self.consumer, nx=True, px=SWEEP_SECONDS * 1000):
             return False
         with contextlib.suppress(DuplicateJobError):  # the last sweep's still waits
             self.queue.enqueue(
                 SWEEP_GAMES, job_id="sweep-games", unique=True, result_ttl=30, failure_ttl=3600
+            )
+        with contextlib.suppress(DuplicateJobError):  # issue 49: challenges past their expiry
+            self.queue.enqueue(
+                EXPIRE_CHALLENGES,
+                job_id="expire-challenges",
+                unique=True,
+                result_ttl=30,
+                failure_ttl=600,
+            )
+        return True
+
+    def sweep_pairing(self) -> bool:
+        """Enqueue ``workers.pairing_jobs.fill_pairings`` when a seeker's wait is over,
+        or a match has waited too long for its game (issue 49): two reads a round."""
+        now = clock.now_ms()
+        due = self.pairing.next_due_ms()
+        matched = self.pairing.oldest_match_ms()
+        if (due is None or due > now) and (matched is None or matched > now - STALE_MATCH_MS):
+            return False
+        with contextlib.suppress(DuplicateJobError):  # the last one's still waits
+            self.queue.enqueue(
+                FILL_PAIRINGS, job_id="pairing-fill", unique=True, result_ttl=0, failure_ttl=30
             )
         return True
 

@@ -4,8 +4,15 @@ Game workers never take this queue (``workers.queues``), so a slow receiver
 costs a webhook worker at most its timeout and never a bot turn or a clock.
 A delivery is sent at least once, with the same ``webhook-id`` every time:
 
-* the job takes the delivery's lease in the database first (``claim``), so
-  two copies of the job never send one attempt twice at the same moment;
+* a webhook worker's senders (``RISK_WEBHOOK_SENDERS`` threads, 8) send
+  deliveries side by side, so a slow receiver holds one sender, not the
+  queue. Its feed hands the deliveries it makes to them directly while one is
+  free (``hand_off``: RQ's bookkeeping, a dozen round trips a job, would be
+  most of a message's latency on a busy machine); the rest, and the sweep's
+  retries, go on the queue a job per batch (``deliver_many``), for whichever
+  webhook worker is free;
+* each send takes the delivery's lease in the database first (``claim``), so
+  two copies of a job never send one attempt twice at the same moment;
 * 2xx: delivered. 410: the receiver asked to stop; the endpoint is disabled.
   Anything else (429, 5xx, no answer, a refused address): tried again after
   the schedule's next wait (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h; longer
@@ -17,8 +24,12 @@ A delivery is sent at least once, with the same ``webhook-id`` every time:
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 from service.application.webhook_signing import signed_headers
@@ -29,18 +40,102 @@ from service.store.database import create_engine
 from service.store.webhooks import DeliveryRow, EndpointRow, Outcome, WebhookStore
 from workers.webhook_send import Answer, send
 
-__all__ = ["DELIVER", "Courier", "deliver"]
+__all__ = [
+    "DELIVER",
+    "DELIVER_MANY",
+    "Courier",
+    "deliver",
+    "deliver_many",
+    "finish_sends",
+    "hand_off",
+]
+
+log = logging.getLogger(__name__)
 
 DELIVER = "workers.webhooks.deliver"
+DELIVER_MANY = "workers.webhooks.deliver_many"
 LEASE_MARGIN_S = 5.0  # beyond the timeout: how long a sender holds a delivery
 MAX_RETRY_AFTER_S = 24 * 3600.0
 _couriers: dict[str, Courier] = {}
+_senders: list[Senders] = []
 
 
 def deliver(delivery_id: str) -> str:
     """The RQ job: one attempt of ``delivery_id`` if it is due (a copy of the job that
     finds it sent or held does nothing)."""
     return courier().deliver(delivery_id)
+
+
+def deliver_many(delivery_ids: list[str]) -> str:
+    """The RQ job of a batch (the feed's read, the sweep's due deliveries): each is
+    handed to the process's senders, which send side by side; the job waits only
+    for a free sender, never for a receiver, so a slow receiver holds one sender
+    for at most its timeout and the next jobs go on. A worker that dies with sends
+    in hand leaves their leases to run out; the sweep sends them again."""
+    pool = senders()
+    for delivery_id in delivery_ids:
+        pool.submit(courier(), delivery_id)
+    return f"{len(delivery_ids)} handed to the senders"
+
+
+def hand_off(delivery_id: str) -> bool:
+    """Give the delivery to this process's senders if one is free (the feed's fresh
+    deliveries: no queue between them and the receiver); False when all are busy."""
+    return senders().try_submit(courier(), delivery_id)
+
+
+def senders() -> Senders:
+    if not _senders:
+        _senders.append(Senders(int(os.environ.get("RISK_WEBHOOK_SENDERS", "8"))))
+    return _senders[0]
+
+
+def finish_sends(timeout_s: float) -> None:
+    """Wait (at most ``timeout_s``) for the sends in hand: a worker stopping."""
+    if _senders:
+        _senders[0].finish(timeout_s)
+
+
+class Senders:
+    """``size`` threads sending deliveries; ``submit`` waits while all are busy and
+    ``size`` more wait (so a backlog stays in the queue, where the sweep sees it)."""
+
+    def __init__(self, size: int) -> None:
+        self._pool = ThreadPoolExecutor(max(1, size), thread_name_prefix="webhook-send")
+        self._slots = threading.BoundedSemaphore(2 * max(1, size))
+        self._idle = threading.Condition()
+        self._busy = 0
+
+    def submit(self, courier: Courier, delivery_id: str) -> None:
+        self._slots.acquire()
+        self._start(courier, delivery_id)
+
+    def try_submit(self, courier: Courier, delivery_id: str) -> bool:
+        """``submit`` unless that would wait."""
+        if not self._slots.acquire(blocking=False):
+            return False
+        self._start(courier, delivery_id)
+        return True
+
+    def _start(self, courier: Courier, delivery_id: str) -> None:
+        with self._idle:
+            self._busy += 1
+        self._pool.submit(self._send, courier, delivery_id)
+
+    def _send(self, courier: Courier, delivery_id: str) -> None:
+        try:
+            courier.deliver(delivery_id)
+        except Exception:  # its lease runs out and the sweep sends it again
+            log.exception("webhook delivery %s failed", delivery_id)
+        finally:
+            self._slots.release()
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def finish(self, timeout_s: float) -> None:
+        with self._idle:
+            self._idle.wait_for(lambda: self._busy == 0, timeout_s)
 
 
 def courier() -> Courier:

@@ -6,8 +6,10 @@ query). Only its SHA-256 is stored (``service.application.auth``).
 
 Lookups are cached per process, and a revocation must still refuse the
 token at once in every process: each revocation raises a counter in Redis
-(``service.store.tokens.RevocationCounter``), every lookup reads it (one
-``GET``), and a process whose cache is older than the counter empties it.
+and says so on a channel each process listens to
+(``service.store.tokens.RevocationCounter``: no round trip a request while
+the subscription stands), and a process whose cache is older than the
+counter empties it.
 Only tokens found are cached, so a guess always reaches the database and is
 counted against the caller's address (``service.http.api.guard``).
 
@@ -133,12 +135,15 @@ class Accounts:
                 continue
         raise AssertionError("unreachable: random names do not collide")
 
-    def delete(self, account_id: str) -> None:
-        """Keep the account's records, drop its name and every token."""
+    def delete(self, account_id: str) -> str:
+        """Keep the account's records, drop its name and every token: the name it has
+        now (``deleted-…``, which ``service.application.account_deletion`` gives its
+        games' listings too)."""
         replaced = f"deleted-{secrets.token_hex(6)}"
         self.store.delete(account_id, replaced, self._now_ms())
         self._tokens.revoke(account_id, None, self._now_ms())
         self._revocations.bump()
+        return replaced
 
     def _new_row(self, name: str, kind: str, level: str | None) -> AccountRow:
         return AccountRow("a" + secrets.token_hex(8), name, kind, level, self._now_ms())

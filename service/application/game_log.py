@@ -21,6 +21,7 @@ due on its way back up, so no caller goes down to the store a second time.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from riskcore.audit.chain import GENESIS
 from riskcore.audit.record import Envelope, decode_envelope, hashed_bytes
@@ -32,9 +33,25 @@ from service.store.checkpoints import Checkpoints
 from service.store.event_store import EventStore
 from service.store.values import AppendResult, Head, StoredEvent, new_events
 
-__all__ = ["NO_EVENTS", "GameLog"]
+__all__ = ["NO_EVENTS", "Ends", "GameLog"]
 
 NO_EVENTS = Head(0, GENESIS)  # where a game's opening batch is appended
+
+
+class Ends(NamedTuple):
+    """A game's two ends: what the archive's summary of it reads (``GameLog.ends``).
+
+    ``first_hash`` tells one game from another created later under the same id
+    (a summary keeps what the first event says, the game's setup, for the game's
+    life); the first event is decoded only when asked for (``first``)."""
+
+    first_hash: bytes
+    head: Head
+    last: Envelope
+    first_payload: bytes
+
+    def first(self) -> Envelope:
+        return decode_envelope(self.first_payload)
 
 
 class GameLog:
@@ -120,6 +137,15 @@ class GameLog:
         """Envelopes ``first..last`` (inclusive), at most ``count``; () past the end."""
         return _envelopes(self.store.read(game_id, first, last, count))
 
+    def ends(self, game_ids: Sequence[str]) -> dict[str, Ends]:
+        """Each game's first event, head and last envelope, one round trip for them all;
+        games without events are left out. Only the last envelope is decoded."""
+        found = self.store.ends(game_ids)
+        return {
+            game_id: Ends(first.hash, Head(last.version, last.hash), _envelope(last), first.payload)
+            for game_id, (first, last) in found.items()
+        }
+
     def events(self, game_id: str, first: int = 1, last: int | None = None) -> list[Event]:
         """The events alone, for readers that need no envelope (statistics)."""
         return [envelope.event for envelope in self.envelopes(game_id, first, last)]
@@ -170,6 +196,10 @@ class GameLog:
 
 def _envelopes(stored: Sequence[StoredEvent]) -> tuple[Envelope, ...]:
     return tuple(decode_envelope(entry.payload) for entry in stored)
+
+
+def _envelope(stored: StoredEvent) -> Envelope:
+    return decode_envelope(stored.payload)
 
 
 def _event(stored: StoredEvent) -> Event:

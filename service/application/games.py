@@ -148,6 +148,7 @@ class GameService:
         game_id: str | None = None,
         opening: Opening | None = None,
         rated: bool = False,
+        creator: str | None = None,
     ) -> Created:
         """A new game; it starts at once unless some seats are left open.
 
@@ -156,9 +157,10 @@ class GameService:
         the server seed (secret until the game ends), for it, and its ``game_id``
         (so that creating one fixture's game again finds the first one).
         ``opening`` makes its opening events instead of the mode's (a fork's).
+        ``creator`` is the account whose token created it (its webhooks hear of it).
         """
         info, tokens = self._seating.open(
-            seats, board, mode, rules, clock, tournament, seed, game_id, rated
+            seats, board, mode, rules, clock, tournament, seed, game_id, rated, creator
         )
         return Created(self.commands.start_if_full(info, opening), tokens)
 
@@ -203,6 +205,16 @@ class GameService:
         if status != info.status:  # repair an index a crash left behind (idempotent)
             return self._seating.move(info, status, loaded.version), loaded
         return info.with_status(status, loaded.version), loaded
+
+    def settle_finished(self, versions: Mapping[str, int]) -> None:
+        """Finished games (id: final version) listed as finished, their retention set
+        and the rated ones queued for rating, as their last append does: done again
+        for any a crash left listed running, as ``current`` would (idempotent; one
+        read for them all when nothing is missing). The archive's projector calls
+        it for the games it sees finished."""
+        for info in self.lobby.many(versions) if versions else ():
+            if info.status != DONE:
+                self._seating.move(info, DONE, versions[info.game_id])
 
     def seat_info(self, game_id: str) -> dict[str, SeatInfo]:
         """Every seat by id: workers use it to find the bot seats and their bots."""

@@ -110,6 +110,19 @@ class GameQuota:
                 raise GameQuotaExceeded(creator.scope, creator.limit)
         return Ticket(tuple(keys), placeholders)
 
+    def check(self, creators: Sequence[Creator]) -> None:
+        """GameQuotaExceeded unless each creator could create a game now (a game made
+        later, by others' answers or a pairing, is then ``count``-ed)."""
+        self.cancel(self.reserve(creators))
+
+    def count(self, creators: Sequence[Creator], game_id: str, created_ms: int) -> None:
+        """``game_id`` counts against each creator from now on, over the limit or not:
+        a game several people agreed to is not refused for one of them."""
+        for creator in creators:
+            if creator.limit > 0:
+                key = self._active_games.key(creator.scope, creator.ident)
+                self._active_games.add(key, [game_id], created_ms)
+
     def confirm(self, ticket: Ticket, game_id: str, created_ms: int) -> None:
         """The game exists: it takes the placeholder's place."""
         self._replace(ticket, {game_id: created_ms})

@@ -76,6 +76,7 @@ class Seating:
         seed: bytes | None = None,
         game_id: str | None = None,
         rated: bool = False,
+        creator: str | None = None,
     ) -> tuple[GameInfo, dict[str, str]]:
         """A new lobby and the tokens of its human seats (seat id → token).
 
@@ -107,6 +108,7 @@ class Seating:
             seed_commitment=commitment(seed),
             tournament=tournament,
             rated=rated,
+            creator=creator,
         )
         self._lobby.create(info, seed)
         return info, tokens

@@ -10,7 +10,10 @@ append of every game. Three limits now bound what is stored:
   the form to keep for longer;
 * a budget per creator (address, and token where one is sent): at most
   ``limit`` games created within the retention horizon, tournament games
-  counted one by one when the tournament is created (``StorageBudget``);
+  counted one by one when the tournament is created (``StorageBudget``); the
+  games of challenges and of the quick-pairing queue count against the
+  challenger's account, and each seeker's account or address (``check`` when
+  they ask, ``count`` when the game is made);
 * a high-water mark for the whole store: no new game or tournament while
   Redis uses ``create_memory_percent`` of its ``maxmemory``, so the games
   already running keep the room they need to finish.
@@ -30,7 +33,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from service.application.quotas import Creator
@@ -39,9 +42,26 @@ from service.store.quotas import Creations, memory
 from service.store.usage import key_kind, render_metrics
 from service.store.values import Client
 
-__all__ = ["StorageBudget", "StorageFull", "StorageQuotaExceeded", "key_kind", "render_metrics"]
+__all__ = [
+    "StorageBudget",
+    "StorageFull",
+    "StorageQuotaExceeded",
+    "key_kind",
+    "render_metrics",
+    "stored_budget",
+]
 
 MEMORY_CACHE_SECONDS = 1.0
+
+
+def stored_budget(creator: Creator, limits: Mapping[str, int]) -> Creator:
+    """``creator`` (of a quota of active games) as its budget of stored games counts it:
+    the limit of its scope in ``limits``. A scope whose active games are not counted
+    (RISK_GAMES_PER_*=0: one address creates every game of a deployment, as the
+    benchmarks' do) has no budget either."""
+    return Creator(
+        creator.scope, creator.ident, limits.get(creator.scope, 0) if creator.limit else 0
+    )
 
 
 class StorageQuotaExceeded(Exception):
@@ -101,6 +121,23 @@ class StorageBudget:
                 self.cancel(Reservation(tuple(taken), members))
                 raise StorageQuotaExceeded(creator.scope, creator.limit, self.horizon_ms / 86.4e6)
         return Reservation(tuple(taken), members)
+
+    def check(self, creators: Sequence[Creator]) -> None:
+        """StorageFull or StorageQuotaExceeded unless each creator could create a game now:
+        a game made later, once others answer a challenge or a pairing matches, is then
+        ``count``-ed (``service.application.challenges``, ``service.application.pairing``)."""
+        self.cancel(self.reserve(creators))
+
+    def count(self, creators: Sequence[Creator], games: int = 1) -> None:
+        """``games`` made now count against each creator, within its budget or not: a game
+        several people agreed to is not refused for one of them (as ``GameQuota.count``).
+        A creator named twice (two seekers of one address) counts the game once."""
+        now = int(self._clock() * 1000)
+        token = secrets.token_hex(6)
+        members = tuple(f"{now}:{token}:{k}" for k in range(games))
+        for creator in dict.fromkeys(c for c in creators if c.limit > 0):
+            key = self._creations.key(creator.scope, creator.ident)
+            self._creations.count_with(key, members, now, self.horizon_ms)
 
     def cancel(self, reservation: Reservation) -> None:
         """The creation failed: it does not count."""

@@ -4,7 +4,10 @@ The feed (``workers.webhook_feed``) reads the outbox like the relay does and
 describes each notification of a game as a ``GameChange``; ``events_for``
 turns it into events, one per account with a seat in the game (a seat bound
 to the account: one it was given, joined, or got by creating the game with
-its token). Each event has a ``key`` naming what happened, so a notification
+its token), and for the account that created the game without taking a seat
+(a game of bots or of open seats set up for others): it hears of the game's
+creation, start and end, with ``seat`` null, and never of a turn (it has
+none). Each event has a ``key`` naming what happened, so a notification
 handled twice (a feed that died before acknowledging it) makes the same
 deliveries, not new ones (``service.application.webhooks.delivery_id``).
 
@@ -25,7 +28,8 @@ __all__ = [
     "EVENT_TYPES",
     "GameChange",
     "WebhookEvent",
-    "challenge_events",
+    "audience_accounts",
+    "created_events",
     "events_for",
     "payload",
 ]
@@ -65,16 +69,17 @@ class GameChange:
 
 
 def events_for(change: GameChange) -> list[WebhookEvent]:
-    """The events ``change`` makes for the accounts seated in its game."""
+    """The events ``change`` makes for the accounts seated in its game, and for its
+    creator if it has no seat there."""
     info = change.info
     game = info.game_id
     seats = {s.seat: s.account for s in info.seats if s.account is not None}
     urls = _urls(change.base_url, game)
     found: list[WebhookEvent] = []
     if change.first_version == 1:
-        for seat, account in seats.items():
+        found += created_events(info, change.base_url)  # made at creation already if it waited
+        for seat, account in _audience(info):
             data = {"game_id": game, "seat": seat, "mode": info.mode, "url": urls["game"]}
-            found.append(WebhookEvent(GAME_CREATED, account, f"{game}:created", data))
             found.append(WebhookEvent(GAME_STARTED, account, f"{game}:started", data))
     acting = change.acting
     if acting is not None and acting in seats:
@@ -88,11 +93,11 @@ def events_for(change: GameChange) -> list[WebhookEvent]:
         key = f"{game}:turn:{change.last_version}:{acting}"
         found.append(WebhookEvent(TURN_STARTED, seats[acting], key, data))
     if change.winners is not None:
-        for seat, account in seats.items():
+        for seat, account in _audience(info):
             data = {
                 "game_id": game,
                 "seat": seat,
-                "won": seat in change.winners,
+                "won": None if seat is None else seat in change.winners,
                 "winners": list(change.winners),
                 "version": change.last_version,
                 "rated": info.rated,
@@ -102,36 +107,36 @@ def events_for(change: GameChange) -> list[WebhookEvent]:
     return found
 
 
-def challenge_events(info: GameInfo, base_url: str = "") -> list[WebhookEvent]:
-    """A challenge made ``info`` (its first seat the challenger's): the challenged
-    accounts received it and, bots answering at once, the challenger's was accepted."""
-    game = info.game_id
-    seated = [s for s in info.seats if s.account is not None]
-    if not seated:
-        return []
-    challenger, others = seated[0], seated[1:]
-    urls = _urls(base_url, game)
-    opponents = [s.account for s in others]
-    found = [
+def created_events(info: GameInfo, base_url: str = "") -> list[WebhookEvent]:
+    """``game.created`` for each account seated in ``info`` (and its creator without a
+    seat). The API makes them when a game waits for players to join; the feed makes
+    them again when the game begins (the same keys: the same deliveries), which is when
+    accounts that joined get theirs."""
+    urls = _urls(base_url, info.game_id)
+    return [
         WebhookEvent(
-            CHALLENGE_RECEIVED,
-            str(s.account),
-            f"{game}:challenge:{s.seat}",
-            {
-                "game_id": game,
-                "seat": s.seat,
-                "challenger": challenger.account,
-                "url": urls["game"],
-            },
+            GAME_CREATED,
+            account,
+            f"{info.game_id}:created",
+            {"game_id": info.game_id, "seat": seat, "mode": info.mode, "url": urls["game"]},
         )
-        for s in others
+        for seat, account in _audience(info)
     ]
-    accepted = {"game_id": game, "seat": challenger.seat, "opponents": opponents}
-    accepted |= {"rated": info.rated, "url": urls["game"]}
-    found.append(
-        WebhookEvent(CHALLENGE_ACCEPTED, str(challenger.account), f"{game}:accepted", accepted)
-    )
-    return found
+
+
+def audience_accounts(info: GameInfo) -> list[str]:
+    """The accounts a game's events may go to: its seats' and its creator's."""
+    return [account for _, account in _audience(info)]
+
+
+def _audience(info: GameInfo) -> list[tuple[str | None, str]]:
+    """(seat, account) for each seat bound to an account, then (None, creator) when the
+    account that created the game holds no seat in it."""
+    seated = [(s.seat, s.account) for s in info.seats if s.account is not None]
+    creator = info.creator
+    if creator is not None and all(account != creator for _, account in seated):
+        return [*seated, (None, creator)]
+    return list(seated)
 
 
 def payload(event: WebhookEvent, at_ms: int) -> str:

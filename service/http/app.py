@@ -33,9 +33,11 @@ from service import logs
 from service.application.accounts import Accounts
 from service.application.archived import ArchivedGames, archive_for
 from service.application.auth import hash_token
+from service.application.challenges import Challenges
 from service.application.games import GameService
 from service.application.offload import Offload
 from service.application.oidc import Oidc
+from service.application.pairing import Pairing
 from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.storage import StorageBudget
@@ -54,9 +56,11 @@ from service.http.security_headers import secure
 from service.http.stream_slots import StreamSlots
 from service.settings import Settings
 from service.store.accounts import AccountStore
+from service.store.challenges import ChallengeStore
 from service.store.connections import queue_client, quick_retry, store_client
 from service.store.idempotency import CreationRecords
 from service.store.keys import KeySpace
+from service.store.pairing import PairingQueue
 from service.store.queues import JobQueues
 from service.store.ratings import FinishedQueue, RatingStore
 from service.store.tokens import RevocationCounter, TokenStore
@@ -177,6 +181,33 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         if settings.oidc_issuer
         else None
     )
+    webhooks = Webhooks(
+        WebhookStore(engine),
+        WebhookSettings.from_env(),
+        registered=WebhookVersion(client, keys).bump,
+    )
+    challenges = Challenges(
+        ChallengeStore(engine, migrate_first=migrate_first),
+        accounts,
+        games,
+        webhooks,
+        quotas,
+        storage,
+        expiry_s=settings.challenge_hours * 3600,
+        games_per_account=settings.games_per_token,
+        stored_per_account=settings.stored_games_per_token,
+    )
+    pairing = Pairing(
+        PairingQueue(client, keys),
+        games,
+        accounts,
+        quotas,
+        storage,
+        games_per_account=settings.games_per_token,
+        games_per_address=settings.games_per_address,
+        stored_per_account=settings.stored_games_per_token,
+        stored_per_address=settings.stored_games_per_address,
+    )
     return Services(
         settings,
         games,
@@ -197,11 +228,9 @@ def _services(settings: Settings, new_seed: Callable[[], bytes] | None) -> Servi
         accounts,
         ratings,
         oidc,
-        Webhooks(
-            WebhookStore(engine),
-            WebhookSettings.from_env(),
-            registered=WebhookVersion(client, keys).bump,
-        ),
+        webhooks,
+        challenges,
+        pairing,
     )
 
 

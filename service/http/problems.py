@@ -17,6 +17,8 @@ status. The mapping, in one table, from what goes wrong to a status::
     service UnknownSeat, VersionNotFound                       404
     service SeatTaken, GameFull, GameNotStarted, TeamNotInGame,
             TeamFull                                           409
+    challenges and pairing (service.application.challenge_errors) 400 to 429, each
+            its own (the table below)
     store GameNotFound                                         404
     store VersionConflict                                      409 + current_version
     store IdempotencyMismatch                                  409
@@ -41,6 +43,24 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from riskcore.errors import BoardError, MalformedCommand, RuleOptionError, RuleViolation
+from service.application.challenge_errors import (
+    AlreadyAnswered,
+    AlreadyPaired,
+    AlreadySeatedHere,
+    AlreadySeeking,
+    ChallengeClosed,
+    ChallengeExpired,
+    ChallengeFull,
+    ChallengeNotFound,
+    NotAddressed,
+    NotChallenger,
+    OpponentIsBot,
+    RatedNeedsAccount,
+    SeekNotFound,
+    SelfChallenge,
+    TooManyChallenges,
+    UnknownPlayer,
+)
 from service.application.errors import (
     GameFull,
     GameNotStarted,
@@ -120,6 +140,23 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     GameNotStarted: 409,
     TeamNotInGame: 409,
     TeamFull: 409,
+    # challenges and the pairing queue (issue 49): service.application.challenge_errors
+    UnknownPlayer: 400,
+    SelfChallenge: 400,
+    OpponentIsBot: 400,
+    RatedNeedsAccount: 400,
+    NotAddressed: 403,
+    NotChallenger: 403,
+    ChallengeNotFound: 404,
+    SeekNotFound: 404,
+    AlreadyAnswered: 409,
+    AlreadySeatedHere: 409,
+    ChallengeClosed: 409,
+    ChallengeFull: 409,
+    AlreadySeeking: 409,
+    AlreadyPaired: 409,
+    ChallengeExpired: 410,
+    TooManyChallenges: 429,
 }
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.application.webhook_events import EVENT_TYPES
+from service.http.schemas import StrictBool
 
-__all__ = ["CreateWebhook", "DeliveriesQuery"]
+__all__ = ["CreateWebhook", "DeliveriesQuery", "UpdateWebhook"]
 
 
 class CreateWebhook(Schema):
@@ -17,6 +20,23 @@ class CreateWebhook(Schema):
         validate=validate.Length(min=1, max=len(EVENT_TYPES)),
     )
     description = fields.String(load_default=None, validate=validate.Length(max=255))
+
+
+class UpdateWebhook(Schema):
+    """``PATCH /v1/webhooks/{id}``: any of these; what is left out stays as it is."""
+
+    url = fields.String(validate=validate.Length(min=8, max=2048))
+    events = fields.List(
+        fields.String(validate=validate.OneOf(EVENT_TYPES)),
+        validate=validate.Length(min=1, max=len(EVENT_TYPES)),
+    )
+    description = fields.String(allow_none=True, validate=validate.Length(max=255))
+    enabled = StrictBool()
+
+    @validates_schema
+    def _something(self, data: dict[str, Any], **_: Any) -> None:
+        if not data:
+            raise ValidationError("give at least one of url, events, description, enabled")
 
 
 class DeliveriesQuery(Schema):

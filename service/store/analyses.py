@@ -91,6 +91,27 @@ class Analyses:
             document["error"] = found["error"]
         return document
 
+    def listed(self, game_id: str, depths: range, head: str) -> list[dict[str, Any]]:
+        """The analyses of the game at ``head`` kept at any of ``depths``, shallowest
+        first, each without its report: what a page may then read without asking for
+        one that is not there (issue 51). One round trip (the keys share the game's slot)."""
+        fields = ("head", "status", "done", "total", "lease")
+        pipe = self._client.pipeline(transaction=False)
+        for depth in depths:
+            pipe.hmget(self.key(game_id, depth), fields)
+        found = []
+        for depth, values in zip(depths, pipe.execute(), strict=True):
+            decoded = (v.decode() if v is not None else None for v in values)
+            kept = dict(zip(fields, decoded, strict=True))
+            if kept["head"] != head or kept["status"] is None:
+                continue
+            status = kept["status"]
+            if status in ("queued", "running") and int(kept["lease"] or 0) < _now_ms():
+                status = "failed"  # its worker died (``read`` says why)
+            done, total = int(kept["done"] or 0), int(kept["total"] or 0)
+            found.append({"depth": depth, "status": status, "done": done, "total": total})
+        return found
+
     def pending(self, game_id: str, depth: int, head: str) -> bool:
         """Whether a job of this analysis is queued or running, its lease not run out."""
         found = self.read(game_id, depth, head)

@@ -22,6 +22,7 @@ lobby's form), so paging is stable while games are added.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ParamSpec, TypeVar
@@ -30,7 +31,12 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from service.store.archive_tables import archived_games, archived_records, archived_seats
+from service.store.archive_tables import (
+    UNRECORDED,
+    archived_games,
+    archived_records,
+    archived_seats,
+)
 from service.store.errors import StoreUnavailable
 
 __all__ = [
@@ -175,24 +181,34 @@ class Archive:
         """Upsert ``games`` (and their seats) and insert ``records``, in one transaction."""
         with self.engine.begin() as connection:
             if games:
-                connection.execute(self._upsert_games(), [_game_values(g) for g in games])
+                connection.execute(self._upsert_games, [_game_values(g) for g in games])
                 seats = [_seat_values(g, s) for g in games for s in g.seats]
                 if seats:
-                    connection.execute(self._upsert_seats(), seats)
+                    connection.execute(self._upsert_seats, seats)
             if records:
                 rows = [asdict(r) | {"archived_ms": now_ms} for r in records]
-                insert = self._dialect.insert(archived_records).on_conflict_do_nothing()
-                connection.execute(insert, rows)
+                connection.execute(self._insert_records, rows)
+                recorded = archived_games.c.game_id.in_([r.game_id for r in records])
+                connection.execute(sa.update(archived_games).where(recorded).values(recorded=True))
 
+    # The statements are built once: building one (its ``excluded`` columns, its
+    # cache key) cost more than the projector's whole batch of rows took to write.
+
+    @functools.cached_property
+    def _insert_records(self) -> Any:
+        return self._dialect.insert(archived_records).on_conflict_do_nothing()
+
+    @functools.cached_property
     def _upsert_games(self) -> Any:
         insert = self._dialect.insert(archived_games)
-        columns = [c.name for c in archived_games.columns if c.name != "game_id"]
+        columns = [c.name for c in archived_games.columns if c.name not in ("game_id", "recorded")]
         return insert.on_conflict_do_update(
             index_elements=["game_id"],
             set_={name: insert.excluded[name] for name in columns},
             where=archived_games.c.version < insert.excluded.version,
         )
 
+    @functools.cached_property
     def _upsert_seats(self) -> Any:
         insert = self._dialect.insert(archived_seats)
         columns = [c.name for c in archived_seats.columns if c.name not in ("game_id", "seat")]
@@ -201,6 +217,33 @@ class Archive:
             set_={name: insert.excluded[name] for name in columns},
             where=archived_seats.c.result.is_(None),
         )
+
+    @_translated
+    def rename_account(self, account_id: str, name: str) -> list[str]:
+        """The seats of a deleted account (issue 49) listed under ``name`` from now on,
+        in the seats' rows and the games' info: the history by the old name no longer
+        finds them. The records are not touched (their hash chain covers the names
+        they were played under). Returns the games' ids."""
+        seats, games = archived_seats.c, archived_games.c
+        with self.engine.begin() as connection:
+            ids = list(
+                connection.execute(sa.select(seats.game_id).where(seats.account_id == account_id))
+                .scalars()
+                .all()
+            )
+            connection.execute(
+                archived_seats.update().where(seats.account_id == account_id).values(name=name)
+            )
+            for game_id in ids:
+                info = connection.execute(
+                    sa.select(games.info).where(games.game_id == game_id)
+                ).scalar_one_or_none()
+                if info is not None:
+                    renamed = _renamed(info, account_id, name)
+                    connection.execute(
+                        archived_games.update().where(games.game_id == game_id).values(info=renamed)
+                    )
+        return ids
 
     @_translated
     def prune(self, finished_before_ms: int) -> int:
@@ -225,17 +268,25 @@ class Archive:
 
     @_translated
     def unrecorded(self, limit: int) -> list[str]:
-        """Finished games whose record is not archived yet, oldest end first."""
-        games, records = archived_games.c, archived_records.c
-        query = (
-            sa.select(games.game_id)
-            .outerjoin(archived_records, records.game_id == games.game_id)
-            .where(games.status == "finished", records.game_id.is_(None))
-            .order_by(games.finished_ms)
+        """Finished games whose record is not archived yet, oldest end first: a look-up in
+        the partial index of exactly those (migration 0004)."""
+        with self.engine.connect() as connection:
+            return list(connection.execute(self.unrecorded_query(limit)).scalars())
+
+    def unrecorded_query(self, limit: int) -> sa.Select[Any]:
+        """``unrecorded``'s query. SQLite is told to use the index (``INDEXED BY``, which
+        fails rather than read the table another way): without statistics its planner
+        takes the status index and reads every finished game."""
+        table = "archived_games"
+        if self.engine.dialect.name == "sqlite":
+            table += " INDEXED BY ix_archived_games_unrecorded"
+        return (
+            sa.select(sa.column("game_id"))
+            .select_from(sa.text(table))
+            .where(UNRECORDED)
+            .order_by(sa.column("finished_ms"))
             .limit(limit)
         )
-        with self.engine.connect() as connection:
-            return list(connection.execute(query).scalars())
 
     @_translated
     def get(self, game_id: str) -> ArchivedGame | None:
@@ -307,12 +358,7 @@ def _selection(filters: Filters, cursor: str | None, *, whole: bool = False) -> 
         seats = archived_seats.c
         key = (seats.created_ms, seats.game_id)
         query = sa.select(*_GAME_SELECT) if whole else sa.select(seats.game_id)
-        if filters.player is not None:
-            query = query.where(seats.name == filters.player)
-        if filters.account is not None:
-            query = query.where(seats.account_id == filters.account)
-        if filters.result is not None:
-            query = query.where(seats.result == filters.result)
+        query = query.where(*_seat_matches(archived_seats, filters), _first_match(filters))
         others = _game_conditions(filters)
         if others or whole:
             query = query.select_from(archived_seats).join(
@@ -333,6 +379,30 @@ def _selection(filters: Filters, cursor: str | None, *, whole: bool = False) -> 
         created, _, game_id = cursor.partition(":")
         query = query.where(sa.tuple_(*key) < sa.tuple_(int(created), game_id))
     return query.order_by(key[0].desc(), key[1].desc())
+
+
+def _seat_matches(seats: sa.FromClause, filters: Filters) -> list[Any]:
+    """The conditions on a seat of the player (by name or account) and its result."""
+    conditions = []
+    if filters.player is not None:
+        conditions.append(seats.c.name == filters.player)
+    if filters.account is not None:
+        conditions.append(seats.c.account_id == filters.account)
+    if filters.result is not None:
+        conditions.append(seats.c.result == filters.result)
+    return conditions
+
+
+def _first_match(filters: Filters) -> Any:
+    """No matching seat before this one in its game: a game where the player holds two
+    seats (an account's, or two seats of one name, as two bots of a level are) is listed
+    once. A probe of the primary key per row, so the seats' index still orders the scan."""
+    earlier = archived_seats.alias("earlier")
+    return ~sa.exists().where(
+        earlier.c.game_id == archived_seats.c.game_id,
+        earlier.c.seat < archived_seats.c.seat,
+        *_seat_matches(earlier, filters),
+    )
 
 
 def _game_conditions(filters: Filters) -> list[Any]:
@@ -373,13 +443,24 @@ def _with_seats(connection: sa.Connection, found: Sequence[Any]) -> list[GameRow
     ]
 
 
+def _renamed(info: str, account_id: str, name: str) -> str:
+    """A game's info (``service.application.archived.info_json``) with the account's
+    seats named ``name``."""
+    data = json.loads(info)
+    for _seat, record in data["seats"]:
+        if record.get("account") == account_id:
+            record["name"] = name
+    return json.dumps(data, sort_keys=True)
+
+
 def _game_values(game: GameRow) -> dict[str, Any]:
     values = {name: getattr(game, name) for name in _GAME_COLUMNS}
     return values | {"seat_count": len(game.seats)}
 
 
 def _seat_values(game: GameRow, seat: SeatRow) -> dict[str, Any]:
-    return asdict(seat) | {"game_id": game.game_id, "created_ms": game.created_ms}
+    values = {name: getattr(seat, name) for name in _SEAT_FIELDS}  # asdict deep-copies
+    return values | {"game_id": game.game_id, "created_ms": game.created_ms}
 
 
 def _game_row(found: Any, seats: tuple[SeatRow, ...]) -> GameRow:
@@ -390,13 +471,16 @@ def _seat_row(found: Any) -> SeatRow:
     return SeatRow(**{name: found[name] for name in _SEAT_COLUMNS})
 
 
-_GAME_COLUMNS = tuple(c.name for c in archived_games.columns if c.name not in ("seat_count",))
+_GAME_COLUMNS = tuple(
+    c.name for c in archived_games.columns if c.name not in ("seat_count", "recorded")
+)
 _SEAT_COLUMNS = tuple(
     c.name for c in archived_seats.columns if c.name not in ("game_id", "created_ms")
 )
 # In GameRow's and SeatRow's field order, for positional rows.
 _GAME_FIELDS = [f for f in GameRow.__dataclass_fields__ if f != "seats"]
 _GAME_SELECT = [archived_games.c[f] for f in _GAME_FIELDS]
+_SEAT_FIELDS = tuple(SeatRow.__dataclass_fields__)
 _SEAT_SELECT = [
     archived_seats.c.game_id,
     *(archived_seats.c[f] for f in SeatRow.__dataclass_fields__),

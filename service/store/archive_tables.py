@@ -12,6 +12,7 @@ import sqlalchemy as sa
 __all__ = ["archived_games", "archived_records", "archived_seats", "metadata"]
 
 metadata = sa.MetaData()
+UNRECORDED = sa.text("status = 'finished' AND NOT recorded")  # the records still to archive
 
 archived_games = sa.Table(
     "archived_games",
@@ -31,11 +32,20 @@ archived_games = sa.Table(
     sa.Column("head", sa.String(64), nullable=False),
     sa.Column("seat_count", sa.Integer(), nullable=False),
     sa.Column("info", sa.Text(), nullable=False),  # the game's public info, as JSON
+    # Whether its record is archived: set with the record (migration 0004), so the
+    # finished games still to record are found in the partial index below.
+    sa.Column("recorded", sa.Boolean(), nullable=False, server_default=sa.false()),
     sa.Index("ix_archived_games_created", "created_ms", "game_id"),
     sa.Index("ix_archived_games_mode", "mode", "created_ms", "game_id"),
     sa.Index("ix_archived_games_board", "board", "created_ms", "game_id"),
     sa.Index("ix_archived_games_status", "status", "created_ms", "game_id"),
     sa.Index("ix_archived_games_finished", "finished_ms"),
+    sa.Index(
+        "ix_archived_games_unrecorded",
+        "finished_ms",
+        sqlite_where=UNRECORDED,
+        postgresql_where=UNRECORDED,
+    ),
 )
 
 archived_seats = sa.Table(

@@ -313,6 +313,25 @@ class EventStore:
         return _decode(entries, start)
 
     @translated
+    def ends(self, game_ids: Sequence[str]) -> dict[str, tuple[StoredEvent, StoredEvent]]:
+        """Each game's first and last events, in one round trip for them all (a game
+        without events is left out): what a summary of many games at once reads
+        (``workers.archiving``) instead of every event between."""
+        pipe = self._client.pipeline(transaction=False)
+        for game_id in game_ids:
+            events = self.keys.game(game_id).events
+            pipe.xrange(events, "-", "+", count=1)
+            pipe.xrevrange(events, "+", "-", count=2)  # the last and, for its prev, the one before
+        replies = pipe.execute()
+        found: dict[str, tuple[StoredEvent, StoredEvent]] = {}
+        for n, game_id in enumerate(game_ids):
+            first, newest = replies[2 * n], replies[2 * n + 1]
+            if first and newest:
+                last = _decode(newest[::-1], int(newest[0][0][:-2]))[1][0]
+                found[game_id] = (_decode(first, 1)[1][0], last)
+        return found
+
+    @translated
     def version(self, game_id: str) -> int:
         """Number of events stored for ``game_id``."""
         return self.head(game_id).version

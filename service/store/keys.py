@@ -322,14 +322,29 @@ class KeySpace:
     # -- players (issue 49) ----------------------------------------------------
 
     def tokens_version(self) -> str:
-        """Counter raised by every token revocation or account deletion: each API process
-        reads it per request and empties its cache of token lookups when it moved."""
+        """Counter raised by every token revocation or account deletion (and announced on
+        this name + ``:bumped``): each API process empties its cache of token lookups
+        when it moved (``service.store.tokens.RevocationCounter``)."""
         return f"{self.prefix}:accounts:tokens-version"
 
     def rated_finished(self) -> str:
         """List of rated games that finished and wait to be rated
         (``service.application.player_ratings``)."""
         return f"{self.prefix}:accounts:rated-finished"
+
+    def pairing(self) -> str:
+        """The start of every key of the quick-pairing queue (issue 49), under one hash
+        tag so its script touches one slot::
+
+            <prefix>:{pairing}:due                 sorted set: waiting seek -> when bots fill in
+            <prefix>:{pairing}:matching            sorted set: matched game -> when, until made
+            <prefix>:{pairing}:queue:<bucket>      sorted set: waiting seek -> when it joined
+            <prefix>:{pairing}:seek:<id>           hash with a TTL: one seek and what it became
+            <prefix>:{pairing}:match:<game>        hash with a TTL: a match's seeks, in seat order
+            <prefix>:{pairing}:lock:<game>         string with a TTL: who makes the match's game
+            <prefix>:{pairing}:account:<id>        string with a TTL: the account's seek
+        """
+        return f"{self.prefix}:{{pairing}}"
 
     def rq_prefix(self) -> str:
         """Queue names of this deployment's RQ queues start with this."""

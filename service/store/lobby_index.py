@@ -99,8 +99,8 @@ class SeatInfo:
         if self.name or self.kind == "open":
             return self.name
         if self.kind == "bot":
-            level = f" {self.level}" if self.level else ""
-            return f"{self.bot}{level} bot ({self.seat})"
+            # In words, as a person says it: "Medium bot 2" (its level, else its bot).
+            return f"{(self.level or self.bot or '').capitalize()} bot {self.seat[1:]}".lstrip()
         return f"Player {self.seat[1:]}"
 
     def public(self) -> dict[str, Any]:
@@ -125,6 +125,9 @@ class GameInfo:
         None  # the tournament it is a game of (service.application.tournaments)
     )
     rated: bool = False  # its result changes its accounts' ratings (issue 49)
+    # The account whose token created it (issue 50): its webhooks hear of the game
+    # even when it took no seat (a game of bots, or of open seats, it set up).
+    creator: str | None = None
 
     @property
     def open_seats(self) -> list[str]:
@@ -176,6 +179,8 @@ class Lobby:
             fields["tournament"] = info.tournament
         if info.rated:
             fields["rated"] = 1
+        if info.creator:
+            fields["creator"] = info.creator
         filled: dict[Any, Any] = {s.seat: s.record() for s in info.seats if s.kind != "open"}
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(self.keys.game_info(game_id), mapping=fields)
@@ -199,6 +204,19 @@ class Lobby:
         """The server seed drawn at creation, until the game has started."""
         seed = self._client.hget(self.keys.game_info(game_id), "seed")
         return cast(bytes | None, seed)
+
+    def rename_account(self, game_id: str, account_id: str, name: str) -> None:
+        """The game's seats of a deleted account (issue 49) are shown as ``name`` in its
+        listing from now on (its events keep the name it was played under)."""
+        key = self.keys.game_seats(game_id)
+        seats: dict[bytes, bytes] = self._client.hgetall(key)  # type: ignore[assignment]
+        renamed = {}
+        for seat, raw in seats.items():
+            record = json.loads(raw)
+            if record.get("account") == account_id:
+                renamed[seat] = json.dumps(record | {"name": name}, sort_keys=True)
+        if renamed:
+            self._client.hset(key, mapping=renamed)  # type: ignore[arg-type]
 
     def forget_seed(self, game_id: str) -> None:
         """Once started, the seed lives in the event store's own key only."""
@@ -259,6 +277,11 @@ class Lobby:
             for status in DIRECTORY_STATUSES:
                 pipe.zrem(self._directory(member.split(":", 1)[1], status), member)
         pipe.execute()
+
+    def many(self, game_ids: Iterable[str]) -> list[GameInfo]:
+        """The games of ``game_ids`` that exist, in one round trip (the archive's
+        projector reads the setups of a batch's new games so)."""
+        return self._many(game_ids)
 
     def _many(self, game_ids: Iterable[str]) -> list[GameInfo]:
         ids = list(game_ids)
@@ -326,4 +349,5 @@ def _info(
         seed_commitment=fields.get(b"commitment", b"").decode(),
         tournament=fields[b"tournament"].decode() if b"tournament" in fields else None,
         rated=b"rated" in fields,
+        creator=fields[b"creator"].decode() if b"creator" in fields else None,
     )

@@ -8,7 +8,7 @@ runs out, after which the sweep sends the message again with the same id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -105,9 +105,8 @@ class WebhookStore:
             return [_endpoint(r) for r in connection.execute(query).mappings()]
 
     def endpoint(self, endpoint_id: str) -> EndpointRow | None:
-        query = endpoints.select().where(endpoints.c.id == endpoint_id)
         with self._engine.connect() as connection:
-            found = connection.execute(query).mappings().first()
+            found = connection.execute(_ENDPOINT, {"p_id": endpoint_id}).mappings().first()
         return None if found is None else _endpoint(found)
 
     def delete_endpoint(self, endpoint_id: str) -> bool:
@@ -125,8 +124,10 @@ class WebhookStore:
                 .values(secret=secret, previous_secret=previous, previous_expires_ms=expires_ms)
             )
 
-    def subscribed(self, account_ids: Iterable[str], event_type: str) -> list[EndpointRow]:
-        """The enabled endpoints of these accounts that take ``event_type``."""
+    def subscribed(
+        self, account_ids: Iterable[str], event_type: str | None = None
+    ) -> list[EndpointRow]:
+        """The enabled endpoints of these accounts that take ``event_type`` (None: any)."""
         wanted = sorted(set(account_ids))
         if not wanted:
             return []
@@ -139,7 +140,7 @@ class WebhookStore:
         )
         with self._engine.connect() as connection:
             found = [_endpoint(r) for r in connection.execute(query).mappings()]
-        return [row for row in found if event_type in row.events]
+        return [row for row in found if event_type is None or event_type in row.events]
 
     def accounts_subscribed(self) -> set[str]:
         """The accounts with an enabled endpoint (the fan-out skips every other game)."""
@@ -160,6 +161,39 @@ class WebhookStore:
                 .values(disabled_ms=at_ms, disabled_reason=reason[:255])
             )
 
+    def update(
+        self,
+        endpoint_id: str,
+        *,
+        url: str | None = None,
+        events: Sequence[str] | None = None,
+        description: str | None = None,
+        clear_description: bool = False,
+    ) -> None:
+        """Change what is given (``clear_description``: the description becomes null)."""
+        values: dict[str, str | None] = {}
+        if url is not None:
+            values["url"] = url
+        if events is not None:
+            values["events"] = " ".join(events)
+        if description is not None or clear_description:
+            values["description"] = description
+        if not values:
+            return
+        with self._engine.begin() as connection:
+            connection.execute(
+                endpoints.update().where(endpoints.c.id == endpoint_id).values(**values)
+            )
+
+    def enable(self, endpoint_id: str) -> None:
+        """Enabled again, as if new: not disabled, not failing."""
+        with self._engine.begin() as connection:
+            connection.execute(
+                endpoints.update()
+                .where(endpoints.c.id == endpoint_id)
+                .values(disabled_ms=None, disabled_reason=None, failing_since_ms=None)
+            )
+
     def mark_failing(self, endpoint_id: str, since_ms: int | None) -> None:
         """``since_ms`` None: it answered well again."""
         query = endpoints.update().where(endpoints.c.id == endpoint_id)
@@ -173,27 +207,35 @@ class WebhookStore:
     def add_delivery(self, row: DeliveryRow) -> bool:
         """Insert it unless a delivery of that id exists (a notification handled twice);
         True if inserted."""
-        values = {
-            "id": row.id,
-            "endpoint_id": row.endpoint_id,
-            "event_type": row.event_type,
-            "payload": row.payload,
-            "created_ms": row.created_ms,
-            "status": PENDING,
-            "attempts": 0,
-            "next_attempt_ms": row.next_attempt_ms or row.created_ms,
-        }
         try:
             with self._engine.begin() as connection:
-                connection.execute(deliveries.insert().values(**values))
+                connection.execute(deliveries.insert().values(**_new_delivery(row)))
         except sa.exc.IntegrityError:
             return False
         return True
 
+    def add_deliveries(self, rows: Sequence[DeliveryRow]) -> list[str]:
+        """``add_delivery`` for each, in one transaction (one by one only if another
+        writer inserted one of them meanwhile); the ids inserted."""
+        if not rows:
+            return []
+        wanted = {row.id: row for row in rows}
+        try:
+            with self._engine.begin() as connection:
+                query = sa.select(deliveries.c.id).where(deliveries.c.id.in_(sorted(wanted)))
+                for (known,) in connection.execute(query):
+                    wanted.pop(known)
+                if wanted:
+                    connection.execute(
+                        deliveries.insert(), [_new_delivery(r) for r in wanted.values()]
+                    )
+        except sa.exc.IntegrityError:
+            return [row.id for row in rows if self.add_delivery(row)]
+        return list(wanted)
+
     def delivery(self, delivery_id: str) -> DeliveryRow | None:
-        query = deliveries.select().where(deliveries.c.id == delivery_id)
         with self._engine.connect() as connection:
-            found = connection.execute(query).mappings().first()
+            found = connection.execute(_DELIVERY, {"p_id": delivery_id}).mappings().first()
         return None if found is None else _delivery(found)
 
     def deliveries_of(self, endpoint_id: str, limit: int) -> list[DeliveryRow]:
@@ -208,16 +250,9 @@ class WebhookStore:
 
     def claim(self, delivery_id: str, now_ms: int, lease_until_ms: int) -> bool:
         """Take the lease of a pending delivery that is due and held by nobody."""
-        query = (
-            deliveries.update()
-            .where(deliveries.c.id == delivery_id)
-            .where(deliveries.c.status == PENDING)
-            .where(deliveries.c.next_attempt_ms <= now_ms)
-            .where(sa.or_(deliveries.c.lease_ms.is_(None), deliveries.c.lease_ms < now_ms))
-            .values(lease_ms=lease_until_ms)
-        )
+        values = {"p_id": delivery_id, "p_now": now_ms, "p_lease": lease_until_ms}
         with self._engine.begin() as connection:
-            return connection.execute(query).rowcount > 0
+            return connection.execute(_CLAIM, values).rowcount > 0
 
     def record(self, delivery_id: str, outcome: Outcome) -> None:
         """Write an attempt's outcome and let the lease go."""
@@ -225,22 +260,17 @@ class WebhookStore:
             status = DELIVERED
         else:
             status = PENDING if outcome.retry_at_ms is not None else FAILED
-        query = (
-            deliveries.update()
-            .where(deliveries.c.id == delivery_id)
-            .values(
-                status=status,
-                attempts=deliveries.c.attempts + 1,
-                next_attempt_ms=outcome.retry_at_ms,
-                lease_ms=None,
-                last_attempt_ms=outcome.at_ms,
-                last_status_code=outcome.status_code,
-                last_error=(outcome.error or "")[:255] or None,
-                last_response=(outcome.response or "")[:1024] or None,
-            )
-        )
+        values = {
+            "p_id": delivery_id,
+            "p_status": status,
+            "p_next": outcome.retry_at_ms,
+            "p_at": outcome.at_ms,
+            "p_code": outcome.status_code,
+            "p_error": (outcome.error or "")[:255] or None,
+            "p_response": (outcome.response or "")[:1024] or None,
+        }
         with self._engine.begin() as connection:
-            connection.execute(query)
+            connection.execute(_RECORD, values)
 
     def redeliver(self, delivery_id: str, now_ms: int) -> None:
         """Due again at once, whatever its status."""
@@ -264,6 +294,48 @@ class WebhookStore:
         )
         with self._engine.connect() as connection:
             return [(row[0], row[1]) for row in connection.execute(query)]
+
+
+# What a sender reads and writes for every attempt, built once: SQLAlchemy then
+# compiles each once, where a statement built per call costs its cache key every
+# time (a third of a webhook worker's CPU under bench/webhooks.py's load).
+_ENDPOINT = endpoints.select().where(endpoints.c.id == sa.bindparam("p_id"))
+_DELIVERY = deliveries.select().where(deliveries.c.id == sa.bindparam("p_id"))
+_CLAIM = (
+    deliveries.update()
+    .where(deliveries.c.id == sa.bindparam("p_id"))
+    .where(deliveries.c.status == PENDING)
+    .where(deliveries.c.next_attempt_ms <= sa.bindparam("p_now"))
+    .where(sa.or_(deliveries.c.lease_ms.is_(None), deliveries.c.lease_ms < sa.bindparam("p_now")))
+    .values(lease_ms=sa.bindparam("p_lease"))
+)
+_RECORD = (
+    deliveries.update()
+    .where(deliveries.c.id == sa.bindparam("p_id"))
+    .values(
+        status=sa.bindparam("p_status"),
+        attempts=deliveries.c.attempts + 1,
+        next_attempt_ms=sa.bindparam("p_next"),
+        lease_ms=None,
+        last_attempt_ms=sa.bindparam("p_at"),
+        last_status_code=sa.bindparam("p_code"),
+        last_error=sa.bindparam("p_error"),
+        last_response=sa.bindparam("p_response"),
+    )
+)
+
+
+def _new_delivery(row: DeliveryRow) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "endpoint_id": row.endpoint_id,
+        "event_type": row.event_type,
+        "payload": row.payload,
+        "created_ms": row.created_ms,
+        "status": PENDING,
+        "attempts": 0,
+        "next_attempt_ms": row.next_attempt_ms or row.created_ms,
+    }
 
 
 def _endpoint(row: RowMapping) -> EndpointRow:

@@ -57,7 +57,7 @@ def test_risk_dev_serves_a_playable_demo_and_stops_cleanly(stack_env: dict[str, 
         cwd=ROOT,
         env=stack_env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,  # as a terminal shows both
         text=True,
     )
     try:
@@ -65,7 +65,9 @@ def test_risk_dev_serves_a_playable_demo_and_stops_cleanly(stack_env: dict[str, 
         children = descendants(process.pid)
         assert len(children) >= 2
         assert f"http://127.0.0.1:{port}/docs" in output
-        # The lobby first (issue 33), then a link that opens the demo seat in a browser.
+        # The lobby first (issue 33), then a link that opens the demo seat in a browser;
+        # first in the terminal too, not after gunicorn's and the migrations' lines (issue
+        # 51: the children log warnings and errors only).
         assert output.splitlines()[0] == f"Open the lobby in a browser: http://127.0.0.1:{port}/"
         game = re.search(r"Demo game (\S+):", output)
         token = re.search(r"your seat token: (\S+)", output)

@@ -184,7 +184,7 @@ def test_tournament_plays_every_game_and_prints_the_table() -> None:
     ordinals = [row["rating"]["ordinal"] for row in rows]
     assert ordinals == sorted(ordinals, reverse=True)
     code, out = run("tournament", "easy", "random", "--players", "2")
-    assert code == 0 and "rating" in out.splitlines()[0] and "heuristic easy" in out
+    assert code == 0 and "rating" in out.splitlines()[0] and "Easy bot" in out
 
 
 def test_tournament_refuses_too_few_entrants_and_unknown_levels() -> None:

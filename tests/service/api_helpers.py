@@ -28,6 +28,7 @@ from werkzeug.test import TestResponse
 from werkzeug.wrappers import Request, Response
 
 from service.http import schemas
+from service.settings import RateLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -266,6 +267,13 @@ class ApiClient:
 
     def command(self, game: str, token: str, body: dict[str, Any], **headers: str) -> TestResponse:
         return self.post(f"/v1/games/{game}/commands", token=token, json=body, headers=headers)
+
+
+def steady(limit: int) -> RateLimit:
+    """``limit`` requests a day: rate limits count in fixed windows, and a test that
+    counts up to a limit must not straddle a window's end, where the count restarts
+    (a minute's window did, now and then, under a loaded CI)."""
+    return RateLimit(limit, 86_400)
 
 
 def problem(response: TestResponse, status: int, code: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ def settings(redis_url: str, key_prefix: str, sqlite_url: str) -> Settings:
         rate_token=OFF,
         rate_ip=OFF,
         token_guesses_game=OFF,
+        rate_guess=OFF,
         games_per_address=0,
         sse_keepalive_seconds=0.2,
         sse_max_seconds=2,

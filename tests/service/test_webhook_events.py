@@ -3,8 +3,11 @@ the account), with small payloads of ids and URLs and keys that name what happen
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from service.application.challenge_events import bot_challenge_events
 from service.application.lobby import GameInfo, SeatInfo
-from service.application.webhook_events import GameChange, challenge_events, events_for
+from service.application.webhook_events import GameChange, events_for
 
 
 def game(rated: bool = False) -> GameInfo:
@@ -44,8 +47,29 @@ def test_game_finished_says_who_won_to_each_account() -> None:
 
 
 def test_a_challenge_is_received_by_the_challenged_and_accepted_for_the_challenger() -> None:
-    found = {e.type: e for e in challenge_events(game())}
+    found = {e.type: e for e in bot_challenge_events(game())}
     assert found["challenge.received"].account_id == "bot-e"
     assert found["challenge.received"].data["challenger"] == "ada"
     assert found["challenge.accepted"].account_id == "ada"
     assert found["challenge.accepted"].data["opponents"] == ["bot-e"]
+
+
+def test_a_creator_without_a_seat_hears_of_the_game_but_not_of_turns() -> None:
+    """Issue 50: events go to "a game of the account's (a seat bound to it, or a game it
+    created)"; the creator's have ``seat`` null; a creator seated gets its seat's only."""
+    hosted = replace(game(), creator="host")
+    found = events_for(GameChange(hosted, 1, 12, acting="p1"))
+    assert sorted(e.type for e in found if e.account_id == "host") == [
+        "game.created",
+        "game.started",
+    ]
+    assert all(e.data["seat"] is None for e in found if e.account_id == "host")
+    ended = events_for(GameChange(hosted, 90, 91, winners=("p1",)))
+    [done] = [e for e in ended if e.account_id == "host"]
+    assert (done.data["seat"], done.data["won"], done.key) == (None, None, "g1:finished")
+    seated = replace(game(), creator="ada")  # it took p1: one event each, for p1
+    created = [e for e in events_for(GameChange(seated, 1, 12)) if e.account_id == "ada"]
+    assert sorted((e.type, e.data["seat"]) for e in created) == [
+        ("game.created", "p1"),
+        ("game.started", "p1"),
+    ]

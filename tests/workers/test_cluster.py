@@ -141,3 +141,44 @@ def test_games_spread_over_the_shards_and_list_from_all(
     assert len(shards) >= 2, "hash tags must let games land on more than one shard"
     listed = api.get("/v1/games?limit=100").json["games"]
     assert created <= {g["game_id"] for g in listed}
+
+
+def test_the_projector_archives_games_from_every_shard(
+    cluster: RedisCluster, settings: Settings, sqlite_url: str
+) -> None:
+    """Issue 48 on a cluster: the projector's pipelined reads (both ends of each game's
+    stream, its acknowledgements, what a dead consumer left) span the shards."""
+    from riskcore.simulate import acting_seat
+    from service.application.games import GameService, SeatPlan
+    from service.store.archive import Archive
+    from service.store.database import create_engine
+    from service.store.keys import KeySpace
+    from workers.projector import Projector
+
+    service = GameService(cluster, KeySpace(settings.key_prefix))
+    games = [service.create(seats=[SeatPlan("human")] * 3).info.game_id for _ in range(12)]
+    for game_id in games[:6]:  # finished by two resignations
+        for _ in range(2):
+            seat = acting_seat(service.load(game_id).state)
+            assert seat is not None
+            service.execute(game_id, seat, {"type": "resign"})
+    engine = create_engine(sqlite_url)
+    try:
+        archive = Archive(engine)
+        killed = Projector(cluster, service, archive, consumer="dead")
+        killed.ensure_groups()
+        assert killed._read(10)  # read, never committed nor acknowledged: killed here
+        projector = Projector(cluster, service, archive, consumer="alive", claim_idle_ms=0)
+        assert projector.run_once(block_ms=10) == 0  # the dead one holds them all
+        assert projector.reclaim() > 0
+        while projector.run_once(block_ms=10) or projector.reclaim():
+            pass
+        while projector.archive_records(budget_seconds=5):
+            pass
+        assert archive.count() == 12
+        assert archive.recorded(games) == set(games[:6])
+        assert {archive.get(g).row.status for g in games[:6]} == {"finished"}  # type: ignore[union-attr]
+    finally:
+        engine.dispose()
+    shards = {cluster.keyslot(service.keys.game(g).events) for g in games}
+    assert len({cluster.nodes_manager.get_node_from_slot(s).name for s in shards}) > 1

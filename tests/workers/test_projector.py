@@ -96,6 +96,46 @@ def test_finished_and_running_games_are_archived_with_verified_records(
     assert worker.archive_records(1) == 0  # nothing left to do
 
 
+@pytest.mark.parametrize("count", [500, 40])
+def test_coalescing_never_loses_a_games_final_state(
+    redis: redis_lib.Redis, service: GameService, archive: Archive, count: int
+) -> None:
+    """A batch's notifications make one row a game, its newest (a batch reads up to
+    ``count`` of each outbox); however they fall into batches, the row ends as the
+    game is last: finished with its result, and a running game at its head."""
+    seats = [SeatPlan("human") for _ in range(3)]
+    finished = service.create(seats=seats, seed=bytes([6]) * 32).info.game_id  # 720 events
+    play(service, finished)
+    running = resigned_once(service)
+    notifications = sum(len(redis.xrange(outbox)) for outbox in service.keys.outboxes())
+    worker = projector(redis, service, archive, count=count)
+    drain(worker)
+    assert worker.stats.notifications == notifications > 100
+    assert worker.stats.games <= 2 * worker.stats.batches < notifications  # one row a game
+    done, going = archive.get(finished), archive.get(running)
+    assert done is not None and going is not None
+    final = service.load(finished)
+    assert (done.row.version, done.row.head) == (final.version, final.hash.hex())
+    assert done.row.status == "finished" and done.row.winner == final.state.winner
+    assert done.row.finished_ms is not None and done.record is not None
+    head = service.load(running)
+    assert (going.row.version, going.row.head, going.row.status) == (
+        head.version,
+        head.hash.hex(),
+        "running",
+    )
+
+
+def resigned_once(service: GameService) -> str:
+    """A three-seat game one resignation in: still running."""
+    game = service.create(seats=[SeatPlan("human") for _ in range(3)], rules={"setup": "deal"})
+    game_id = game.info.game_id
+    seat = acting_seat(service.load(game_id).state)
+    assert seat is not None
+    service.execute(game_id, seat, {"type": "resign"})
+    return game_id
+
+
 def test_a_repeated_notification_changes_nothing(
     redis: redis_lib.Redis, service: GameService, archive: Archive
 ) -> None:
@@ -205,3 +245,24 @@ def test_retention_drops_games_finished_longer_ago_than_archive_days(
     assert worker.prune() == 0 and archive.get(game) is not None
     now[0] += 2 * 86_400_000 + 600_000
     assert worker.prune() == 1 and archive.get(game) is None
+
+
+def test_a_record_that_does_not_verify_is_dead_lettered_and_never_archived(
+    redis: redis_lib.Redis, service: GameService, archive: Archive
+) -> None:
+    """Issue 48: a finished game's record is archived only if it verifies; one that does
+    not goes to the dead letters with the reason, its row is archived all the same,
+    and it is set aside (``risk archive backfill`` tries again)."""
+    game = resigned(service)
+    lines = export(service, game).splitlines(keepends=True)
+    lines[2], lines[3] = lines[3], lines[2]  # two events out of order: the chain breaks
+    service.computed.keep_export(game, "".join(lines), 0)
+    worker = projector(redis, service, archive)
+    drain(worker)
+    stored = archive.get(game)
+    assert stored is not None and stored.row.status == "finished" and stored.record is None
+    dead = redis.xrange(service.keys.projector_dead_letters())
+    assert [fields[b"game"].decode() for _, fields in dead] == [game]
+    assert dead[0][1][b"error"]
+    assert worker.stats.refused == 1 and worker.archive_records(1) == 0
+    assert pending(redis, service.keys) == 0

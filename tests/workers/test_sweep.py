@@ -73,13 +73,15 @@ def test_a_person_is_not_woken_and_idle_games_and_lobbies_are_ended(
 
 
 def test_one_relay_of_all_enqueues_the_sweep_once_a_window(
-    redis: redis_lib.Redis, key_prefix: str
+    redis: redis_lib.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch, sqlite_url: str
 ) -> None:
+    """With it, the challenges' expiry (issue 49), which reads the SQL database."""
+    monkeypatch.setenv("RISK_DATABASE_URL", sqlite_url)
     keys = KeySpace(key_prefix)
     first = Relay(redis, keys, queue(redis, keys), consumer="a")
     second = Relay(redis, keys, queue(redis, keys), consumer="b")
     assert first.sweep_games() and not second.sweep_games()
-    assert queue(redis, keys).count == 1
+    assert sorted(queue(redis, keys).job_ids) == ["expire-challenges", "sweep-games"]
     work(redis, keys)
     job = queue(redis, keys).fetch_job("sweep-games")
     assert job is not None and job.return_value() == "looked=0 ended=0 woken=0"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -22,7 +23,7 @@ from service.store.accounts import AccountRow, AccountStore
 from service.store.database import create_engine
 from service.store.webhooks import WebhookStore
 from tests.webhook_receiver import Received, receiver
-from workers.webhooks import Courier
+from workers.webhooks import Courier, deliver_many, finish_sends
 
 FAST = WebhookSettings(allow_private=True, timeout_s=2.0, retry_scale=0.0)
 
@@ -36,6 +37,18 @@ def engine(sqlite_url: str) -> Engine:
 
 @pytest.fixture
 def account(engine: Engine) -> str:
+    return new_account(engine)
+
+
+@pytest.fixture
+def either_engine(database_url: str) -> Iterator[Engine]:
+    """SQLite, then PostgreSQL."""
+    engine = create_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+def new_account(engine: Engine) -> str:
     account_id = uuid.uuid4().hex[:16]
     row = AccountRow(account_id, f"ada{account_id[:6]}", "human", None, int(time.time() * 1000))
     AccountStore(engine).create(row)
@@ -76,9 +89,10 @@ def test_a_delivery_is_signed_and_verifies_with_the_library(engine: Engine, acco
     )
 
 
-def test_a_retry_carries_the_same_webhook_id(engine: Engine, account: str) -> None:
+def test_a_retry_carries_the_same_webhook_id(either_engine: Engine) -> None:
     """The receiver fails with 500 first: the second attempt is the same message."""
-    service = webhooks(engine)
+    account = new_account(either_engine)
+    service = webhooks(either_engine)
     courier = Courier(service)
     with receiver((500, {}, 0.0), (200, {}, 0.0)) as hook:
         _, secret = service.register(account, hook.url, [GAME_FINISHED], None)
@@ -94,11 +108,15 @@ def test_a_retry_carries_the_same_webhook_id(engine: Engine, account: str) -> No
     assert endpoint.failing_since_ms is None  # it answered well again
 
 
-def test_the_same_event_found_twice_is_one_delivery(engine: Engine, account: str) -> None:
-    service = webhooks(engine)
+def test_the_same_event_found_twice_is_one_delivery(either_engine: Engine) -> None:
+    account = new_account(either_engine)
+    service = webhooks(either_engine)
     service.register(account, "http://127.0.0.1:9/hook", [GAME_FINISHED], None)
     assert len(service.emit([finished(account)])) == 1
     assert service.emit([finished(account)]) == []
+    [(made, _)] = service.emit([finished(account), finished(account, "g2")])  # one is new
+    row = service.store.delivery(made)
+    assert row is not None and json.loads(row.payload)["data"]["game_id"] == "g2"
 
 
 def test_the_retry_schedule_waits_5_s_then_5_min_and_gives_up_after_24_h() -> None:
@@ -163,15 +181,17 @@ def test_an_endpoint_failing_for_days_is_disabled_with_a_reason(
     assert "HTTP 503" in (found.disabled_reason or "")
 
 
-def test_a_redirect_is_not_followed(engine: Engine, account: str) -> None:
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_is_not_followed(engine: Engine, account: str, status: int) -> None:
+    """A redirect is an answer like any other, and not a success: tried again later."""
     service = webhooks(engine)
-    with receiver((302, {"Location": "http://127.0.0.1:9/elsewhere"}, 0.0)) as hook:
+    with receiver((status, {"Location": "http://127.0.0.1:9/elsewhere"}, 0.0)) as hook:
         service.register(account, hook.url, [GAME_FINISHED], None)
         [(delivery, _)] = service.emit([finished(account)])
         assert Courier(service).deliver(delivery) == "retry"
         assert len(hook.wait_for(1)) == 1
     row = service.store.delivery(delivery)
-    assert row is not None and row.last_status_code == 302
+    assert row is not None and row.last_status_code == status
 
 
 def test_a_url_refused_at_send_time_is_not_called(engine: Engine, account: str) -> None:
@@ -215,3 +235,28 @@ def test_a_deleted_accounts_endpoints_get_nothing(engine: Engine, account: str) 
     AccountStore(engine).delete(account, "deleted-x", int(time.time() * 1000))
     assert service.emit([finished(account)]) == []
     assert service.store.accounts_subscribed() == set()
+
+
+def test_a_batch_is_sent_side_by_side_and_a_slow_receiver_holds_no_other(
+    engine: Engine, account: str, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed's job of a batch (``deliver_many``) hands each delivery to the worker's
+    senders and returns: a receiver taking 2 s to answer delays neither the job nor
+    the other endpoint's delivery; stopping the worker waits for the sends in hand.
+    (The bounds are loose for a loaded machine: 4 s against the slow one's 4 s.)"""
+    monkeypatch.setenv("RISK_DATABASE_URL", sqlite_url)
+    monkeypatch.setenv("RISK_WEBHOOK_ALLOW_PRIVATE", "1")
+    service = webhooks(engine)
+    with receiver((200, {}, 4.0)) as slow, receiver((200, {}, 0.0)) as fast:
+        service.register(account, slow.url, [GAME_FINISHED], None)
+        service.register(account, fast.url, [GAME_FINISHED], None)
+        made = [d for d, _ in service.emit([finished(account)])]
+        began = time.monotonic()
+        assert deliver_many(made) == "2 handed to the senders"
+        assert time.monotonic() - began < 2.0
+        fast.wait_for(1, timeout=3.5)
+        assert time.monotonic() - began < 3.5  # not after the slow one's 4 s
+        finish_sends(10)
+        assert len(slow.got) == 1
+    rows = [service.store.delivery(d) for d in made]
+    assert [r.status if r else None for r in rows] == ["delivered", "delivered"]

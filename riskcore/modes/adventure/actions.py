@@ -61,7 +61,7 @@ def power_plays(s: State, seat: str) -> list[Action]:
             actions.extend(
                 _body("play_adventure", number, source=a, target=t)
                 for a, t in attacks
-                if not strong or t in s.board.strongholds
+                if (not strong or t in s.board.strongholds) and _takes_something(s, card, t)
             )
         elif card.primitive == "withdraw":
             attacked = s.mode_data["defence_window"]["target"]
@@ -81,6 +81,13 @@ def power_plays(s: State, seat: str) -> list[Action]:
         else:
             actions.append(_body("play_adventure", number))
     return actions
+
+
+def _takes_something(s: State, card: AdventureCard, target: str) -> bool:
+    """Grima Wormtongue takes defenders over, "1 always stays": against a territory of
+    one army it takes none, so it is not offered there (issue 51). The engine still
+    accepts such a play, a card spent for nothing: records that hold one replay."""
+    return card.primitive != "take_defenders" or s.troops(target) > 1
 
 
 def _shift_plays(s: State, seat: str, number: int, card: AdventureCard) -> list[Action]:

@@ -245,10 +245,12 @@ def _card(entry: Mapping[str, Any], board: Board) -> tuple[AdventureCard, int]:
     if not isinstance(source, dict) or not set(source.values()) <= SOURCES or "card" not in source:
         raise ValueError(f"source must name, per number, one of {sorted(SOURCES)}")
     site = entry.get("site")
+    text = entry.get("text", "")
     if kind == MISSION:
         _check_reward(effect, board)
         if site not in board.sites_of_power:
             raise ValueError(f"site {site!r} is no site of power on the {board.name} board")
+        text = text or mission_text(effect, site, board)
     else:
         _check_effect(kind, moment, effect, board)
     card = AdventureCard(
@@ -259,9 +261,35 @@ def _card(entry: Mapping[str, Any], board: Board) -> tuple[AdventureCard, int]:
         effect=effect,
         points=per_side,
         site=site,
-        text=entry.get("text", ""),
+        text=text,
     )
     return card, copies
+
+
+def mission_text(reward: Mapping[str, Any], site: str, board: Board) -> str:
+    """What a mission card gives, in words, from its reward (the deck files write no
+    text for missions: their reward says it all). Issue 51: the board said only when a
+    mission is claimed, never what it brings."""
+    gives = []
+    if "armies" in reward:
+        where = reward.get("where", "site")
+        region = next(
+            (g.name for g in board.groups if isinstance(where, dict) and g.id == where["region"]),
+            "",
+        )
+        place = f"on a territory of yours in {region}" if region else "there"
+        gives.append(_per_side(reward["armies"], place))
+    cards = reward.get("territory_cards", 0)
+    if cards:
+        gives.append(f"draw {cards} territory card{'s' if cards > 1 else ''}")
+    return f"With a leader of yours in {board.territory_names[site]}: {' and '.join(gives)}."
+
+
+def _per_side(armies: Mapping[str, int], place: str) -> str:
+    """ "4 armies there", or "4 armies there for a good player, 2 for an evil one"."""
+    good, evil = armies["good"], armies["evil"]
+    said = f"{good} arm{'y' if good == 1 else 'ies'} {place}"
+    return said if good == evil else f"{said} for a good player, {evil} for an evil one"
 
 
 def _check_effect(kind: str, moment: str, effect: Mapping[str, Any], board: Board) -> None:

@@ -15,6 +15,7 @@ from service.http.api import (
     history,
     lobby,
     ops,
+    pairing,
     play,
     records,
     reference,
@@ -33,4 +34,5 @@ def register(app: Flask) -> None:
     app.register_blueprint(analysis.bp)  # issue 37: analyses and forks of finished games
     app.register_blueprint(accounts.bp)  # issue 49: players
     app.register_blueprint(challenges.bp)
+    app.register_blueprint(pairing.bp)
     app.register_blueprint(webhooks.bp)  # issue 50

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from riskcore.modes import BUILT_IN_MODES
+from service.application import account_deletion
 from service.application.accounts import (
     AccountNotFound,
     InvalidAccountName,
@@ -63,7 +64,9 @@ def get_account() -> Response:
 def delete_account() -> Response:
     """Delete the caller's account: its tokens stop at once, its games keep their
     records under a replaced name."""
-    services().accounts.delete(require_principal().account_id)
+    risk = services()
+    account = require_principal().account_id
+    account_deletion.delete_account(risk.accounts, risk.archive, risk.games.lobby, account)
     return Response(status=204)
 
 
@@ -78,7 +81,7 @@ def get_player(name: str) -> Response:
     ratings = {r.mode: rating_json(r) for r in risk.ratings.of_account(account.id)}
     document = account_json(account) | {
         "ratings": ratings,
-        "history": f"/v1/games?player={account.name}",
+        "history": f"/v1/games?player=acct:{account.name}",
     }
     return reply(document)
 

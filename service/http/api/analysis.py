@@ -3,7 +3,8 @@
 ``POST /v1/games/{id}/analysis`` asks a worker for the game's analysis at a
 depth (202 while it is queued or running, 200 once done; asking again makes
 no second job) and ``GET`` reads it: its progress while it runs, then its
-report (``service.application.analysis``). ``POST /v1/games/{id}/fork`` creates a game
+report (``service.application.analysis``); ``GET /v1/games/{id}/analyses``
+lists the depths it has one at. ``POST /v1/games/{id}/fork`` creates a game
 that continues the finished one after a chosen version (``service.application.forks``).
 Both refuse a running game (409 ``game_running``): an analysis during play
 would be an engine at a player's elbow, and a fork would give its hidden
@@ -86,6 +87,17 @@ def get_analysis(game: str) -> Response:
         detail = f"no analysis of game {gid!r} at depth {depth}: POST to start one"
         raise ApiProblem(404, "analysis_not_found", detail)
     return reply(found)
+
+
+@bp.get("/<game>/analyses")
+def list_analyses(game: str) -> Response:
+    """The depths this finished game has an analysis at (queued, running, done or failed),
+    without their reports: a page reads one only where it is (issue 51: the replay page
+    asked for depth 8 on every load and logged the 404)."""
+    gid = game_id(game)
+    head = _finished_head(gid, "analysed")
+    found = _analyses().listed(gid, range(1, MAX_DEPTH + 1), head)
+    return reply({"game_id": gid, "head": head, "analyses": found})
 
 
 @bp.post("/<game>/fork")

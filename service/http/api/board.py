@@ -1,4 +1,7 @@
-"""The web board: the lobby at ``/``, a game's page at ``/games/<id>``, and their files.
+"""The web board: the lobby at ``/``, a game's page at ``/games/<id>``, and their files;
+the players' pages (issue 49): ``/account`` (sign in with an account token, play a bot,
+your games), ``/play`` (quick pairing, challenges by link), ``/players/<name>`` (a
+profile) and ``/leaderboards``.
 
 The pages are plain HTML, CSS and JavaScript modules under
 ``service/http/static/board`` (no build step, nothing from a CDN: the machines
@@ -21,6 +24,7 @@ from riskcore.bots import bot_names
 from riskcore.bots.levels import LEVELS
 from riskcore.model.options import OPTIONS
 from riskcore.modes import BUILT_IN_MODES, mode_named
+from service.application.accounts import NAME
 from service.http.api.common import game_id, reply
 from service.http.problems import ApiProblem
 
@@ -39,6 +43,31 @@ def lobby_page() -> Response:
 def game_page(game: str) -> Response:
     game_id(game)  # a malformed id is a 404 here, not a page that fails later
     return _page("game.html")
+
+
+@bp.get("/account")
+def account_page() -> Response:
+    """Signing in happens in the page: the token never comes to this URL."""
+    return _page("account.html")
+
+
+@bp.get("/play")
+def play_page() -> Response:
+    """Quick pairing and challenges by link; a challenge's link is this page with the
+    challenge's id in the fragment, which the browser never sends here."""
+    return _page("play.html")
+
+
+@bp.get("/players/<name>")
+def player_page(name: str) -> Response:
+    if not NAME.fullmatch(name):  # no account could have it: a 404, not a page that fails later
+        raise ApiProblem(404, "player_not_found", f"no player named {name[:40]!r}")
+    return _page("player.html")
+
+
+@bp.get("/leaderboards")
+def leaderboards_page() -> Response:
+    return _page("leaderboards.html")
 
 
 @bp.get("/board/<path:name>")

@@ -23,12 +23,14 @@ from riskcore.protocol.codec import event_to_dict
 from riskcore.views.view import redact
 from service.application import auth
 from service.application.accounts import Accounts
+from service.application.challenges import Challenges
 from service.application.computed import Computed
 from service.application.errors import InvalidSeatToken
 from service.application.games import GameService
 from service.application.lobby import GameInfo, SeatInfo
 from service.application.offload import Offload
 from service.application.oidc import Oidc
+from service.application.pairing import Pairing
 from service.application.player_ratings import PlayerRatings
 from service.application.quotas import GameQuota
 from service.application.seating import seat_teams
@@ -84,6 +86,8 @@ class Services:
     ratings: PlayerRatings  # players' ratings per mode (issue 49)
     oidc: Oidc | None  # bearer JWTs of the deployment's own login (RISK_OIDC_ISSUER)
     webhooks: Webhooks  # accounts' webhook endpoints and deliveries (issue 50)
+    challenges: Challenges  # challenges of accounts and open links (issue 49)
+    pairing: Pairing  # the quick-pairing queue (issue 49)
 
     @classmethod
     def of(cls, app: Flask) -> Services:

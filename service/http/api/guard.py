@@ -21,7 +21,7 @@ from service.application.scopes import PUBLIC
 from service.http.problems import BEARER_CHALLENGE, ApiProblem
 from service.http.ratelimit import Check
 
-__all__ = ["ENDPOINT_SCOPES", "check_scope", "principal", "require_principal"]
+__all__ = ["ENDPOINT_SCOPES", "check_scope", "count_guess", "principal", "require_principal"]
 
 READ, CREATE, PLAY = "read", "game:create", "game:play"
 MANAGE, WEBHOOKS = "account:manage", "webhook:manage"
@@ -45,6 +45,7 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "history.export_games": READ,  # records, as records.download_record (issue 48)
     "analysis.start_analysis": READ,
     "analysis.get_analysis": READ,
+    "analysis.list_analyses": READ,
     "analysis.fork_game": CREATE,
     "tournaments.create_tournament": CREATE,
     "tournaments.list_tournaments": PUBLIC,
@@ -57,6 +58,10 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "reference.list_modes": PUBLIC,
     "board.lobby_page": PUBLIC,
     "board.game_page": PUBLIC,
+    "board.account_page": PUBLIC,
+    "board.play_page": PUBLIC,
+    "board.player_page": PUBLIC,
+    "board.leaderboards_page": PUBLIC,
     "board.board_file": PUBLIC,
     "board.board_meta": PUBLIC,
     "ops.healthz": PUBLIC,
@@ -76,9 +81,18 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "accounts.revoke_token": MANAGE,
     "accounts.get_leaderboard": PUBLIC,
     "challenges.create_challenge": CREATE,
+    "challenges.list_challenges": READ,
+    "challenges.get_challenge": READ,
+    "challenges.accept_challenge": CREATE,
+    "challenges.decline_challenge": CREATE,
+    "challenges.cancel_challenge": CREATE,
+    "pairing.join_pairing": CREATE,
+    "pairing.get_seek": READ,
+    "pairing.leave_pairing": CREATE,
     # webhooks (issue 50)
     "webhooks.create_webhook": WEBHOOKS,
     "webhooks.list_webhooks": WEBHOOKS,
+    "webhooks.update_webhook": WEBHOOKS,
     "webhooks.delete_webhook": WEBHOOKS,
     "webhooks.rotate_secret": WEBHOOKS,
     "webhooks.list_deliveries": WEBHOOKS,
@@ -132,19 +146,20 @@ def _resolve() -> Principal | None:
     if is_account_token(presented):
         found = risk.accounts.authenticate(presented)
         if found is None:
-            _count_guess(client_address())
+            count_guess(client_address())
         return found or _refuse("the account token is unknown or revoked")
     if risk.oidc is not None and looks_like_jwt(presented):
         try:
             return risk.oidc.principal(presented)
         except InvalidJwt as error:
-            _count_guess(client_address())
+            count_guess(client_address())
             return _refuse(str(error))
     return None
 
 
-def _count_guess(address: str) -> None:
-    """A wrong token: counted against the address; 429 once it guessed too often."""
+def count_guess(address: str) -> None:
+    """A wrong token (or an unknown challenge or seek id, which act as one: issue 49):
+    counted against the address; 429 once it guessed too often."""
     from service.http.api.common import services
 
     risk = services()

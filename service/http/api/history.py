@@ -12,6 +12,8 @@ stored members as they are between a small member before and after each
 nothing is compressed per record, which is what makes an export fast. Any
 other client gets the lines decompressed. An export costs the address one
 from its budget of costly requests (``RISK_COSTLY_IP``), like a large record.
+``player=acct:<name>`` selects the games of an account's seats (issue 49); a
+plain ``player`` any seat shown so.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, stream_with_context
 
+from service.application.accounts import AccountNotFound
 from service.application.archived import info_from_json
 from service.http.api.common import client_address, iso_time, query, reply, services, summary
 from service.http.problems import ApiProblem
@@ -34,6 +37,7 @@ from service.store.archive import Filters, GameRow
 bp = Blueprint("history", __name__)
 _EXPORT = ExportQuery()
 NDJSON = "application/x-ndjson"
+ACCOUNT_PLAYER = "acct:"  # player=acct:<name>: the account's games (issue 49)
 CHUNK = 256 * 1024  # bytes gathered before each write of a streamed export
 _CLOSE = b"]}\n"
 _CLOSE_MEMBER = gzip.compress(_CLOSE, mtime=0)
@@ -78,8 +82,10 @@ def export_games() -> Response:
 
 
 def _filters(args: dict[str, Any]) -> Filters:
+    player, account = _player(args.get("player"))
     return Filters(
-        player=args.get("player"),
+        player=player,
+        account=account,
         mode=args.get("mode"),
         board=args.get("board"),
         status=args.get("status"),
@@ -87,6 +93,24 @@ def _filters(args: dict[str, Any]) -> Filters:
         since=args.get("since"),
         until=args.get("until"),
     )
+
+
+def _player(player: str | None) -> tuple[str | None, str | None]:
+    """(seat name, account id) of the ``player`` filter (issue 49). ``acct:<name>`` is
+    strictly the account of that name (404 ``player_not_found`` without one); a plain
+    name is an account's when an account has that name (the seats bound to it, whatever
+    each is called, and no stranger's seat that took the name), else any seat shown so
+    (anonymous play: anyone may call a seat "Ada")."""
+    if player is None:
+        return None, None
+    strict = player.startswith(ACCOUNT_PLAYER)
+    name = player.removeprefix(ACCOUNT_PLAYER)
+    try:
+        return None, services().accounts.named(name).id
+    except AccountNotFound:
+        if strict:
+            raise ApiProblem(404, "player_not_found", f"no player named {name[:40]!r}") from None
+        return player, None
 
 
 def _charge() -> None:

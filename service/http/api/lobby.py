@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from flask import Blueprint, Response, request
@@ -12,7 +14,13 @@ from service.application.auth import hash_token, is_admin
 from service.application.clocks import deadline
 from service.application.games import SeatPlan
 from service.application.quotas import Creator, GameQuotaExceeded
-from service.application.storage import Reservation, StorageFull, StorageQuotaExceeded
+from service.application.storage import (
+    Reservation,
+    StorageFull,
+    StorageQuotaExceeded,
+    stored_budget,
+)
+from service.application.webhook_events import created_events
 from service.http.api import history
 from service.http.api.common import (
     body,
@@ -58,6 +66,7 @@ def _create(creators: list[Creator]) -> Response:
     except ApiProblem:
         quotas.cancel(ticket)
         raise
+    caller = principal()
     try:
         created = games().create(
             seats=bound_seats([SeatPlan(**seat) for seat in data["seats"]]),
@@ -65,6 +74,7 @@ def _create(creators: list[Creator]) -> Response:
             mode=data["mode"],
             rules=data["rules"],
             clock=data["clock"],
+            creator=None if caller is None else caller.account_id,
         )
     except BaseException:
         quotas.cancel(ticket)
@@ -72,6 +82,10 @@ def _create(creators: list[Creator]) -> Response:
         raise
     info = created.info
     quotas.confirm(ticket, info.game_id, info.created_ms)
+    accounts = info.creator or any(s.account for s in info.seats)
+    if info.version == 0 and accounts:  # it waits for players
+        webhooks = services().webhooks  # issue 50: game.created now, not when it begins
+        webhooks.emit(created_events(info, webhooks.settings.public_url))
     document = {"game": summary(info), "tokens": created.tokens}
     location = {"Location": f"/v1/games/{info.game_id}"}
     return reply(document, 201, version=info.version, headers=location)
@@ -123,11 +137,18 @@ def reserve_storage(creators: list[Creator], games: int) -> Reservation:
     past a budget, 503 while Redis is past its high-water mark."""
     settings = services().settings
     limits = {"ip": settings.stored_games_per_address, "token": settings.stored_games_per_token}
-    # A scope whose active games are not counted (RISK_GAMES_PER_*=0: one address
-    # creates every game of a deployment, as the benchmarks' do) has no budget either.
-    stored = [Creator(c.scope, c.ident, limits[c.scope] if c.limit else 0) for c in creators]
-    try:
+    stored = [stored_budget(c, limits) for c in creators]
+    with storage_refusals():
         return services().storage.reserve(stored, games)
+
+
+@contextmanager
+def storage_refusals() -> Iterator[None]:
+    """A storage budget's refusals as problems: 429 ``storage_quota_exceeded`` past a
+    budget, 503 ``store_full`` while Redis is past its high-water mark (a game's creation,
+    a challenge's, a seek's alike)."""
+    try:
+        yield
     except StorageQuotaExceeded as error:
         raise ApiProblem(429, "storage_quota_exceeded", str(error)) from None
     except StorageFull as error:
@@ -170,6 +191,7 @@ def get_game(game: str) -> Response:
     game_document(document, games().seat_info(gid))
     if info.clock:
         document["deadline"] = deadline(games().clocks, gid, loaded.state)
+        document["clock"] = info.clock  # (a rematch's settings: issue 51)
     return reply(document, version=loaded.version)
 
 

@@ -121,14 +121,18 @@ def _frames(tid: str, last: str) -> Iterator[str]:
     yield "retry: 2000\n\n"
     head = tournaments().feed_head(tid)
     sent = _at(tid, head)
-    if last == "0" or last != head:
+    resumed = last != "0" and last == head
+    if not resumed:
         yield _frame("tournament", head, sent)
     last = head
     while time.monotonic() < deadline:
         if tournaments().status(tid) == "finished":
             head = tournaments().feed_head(tid)
             now = _at(tid, head)
-            if now != sent:  # the final standings, if this stream has not sent them
+            # The final standings, if this stream has not sent them. A resumed client
+            # has the last entry's frame, which may have gone out before the status
+            # was set (the status follows the entry): it is told once more.
+            if now != sent or resumed:
                 yield _frame("progress", head, _progress(sent, now))
             yield "event: end\ndata: {}\n\n"
             return

@@ -14,15 +14,20 @@ from typing import Any
 from flask import Blueprint, Response
 
 from service.application.webhook_urls import UnsafeWebhookUrl
-from service.application.webhooks import TooManyEndpoints, WebhookNotFound, Webhooks
+from service.application.webhooks import (
+    EndpointChanges,
+    TooManyEndpoints,
+    WebhookNotFound,
+    Webhooks,
+)
 from service.http.api.common import body, iso_time, query, reply, services
 from service.http.api.guard import require_principal
 from service.http.problems import ApiProblem
-from service.http.webhook_schemas import CreateWebhook, DeliveriesQuery
+from service.http.webhook_schemas import CreateWebhook, DeliveriesQuery, UpdateWebhook
 from service.store.webhooks import DeliveryRow, EndpointRow
 
 bp = Blueprint("webhooks", __name__, url_prefix="/v1/webhooks")
-_CREATE, _DELIVERIES = CreateWebhook(), DeliveriesQuery()
+_CREATE, _UPDATE, _DELIVERIES = CreateWebhook(), UpdateWebhook(), DeliveriesQuery()
 
 
 def webhooks() -> Webhooks:
@@ -50,6 +55,27 @@ def create_webhook() -> Response:
 def list_webhooks() -> Response:
     rows = webhooks().endpoints(require_principal().account_id)
     return reply({"webhooks": [endpoint_json(r) for r in rows]})
+
+
+@bp.patch("/<webhook_id>")
+def update_webhook(webhook_id: str) -> Response:
+    """Change an endpoint's URL, events or description, or disable or enable it
+    (``{"enabled": true}`` brings back one disabled after a 410 or days of failures)."""
+    caller = require_principal()
+    data = body(_UPDATE)
+    changes = EndpointChanges(
+        url=data.get("url"),
+        events=data.get("events"),
+        description=data.get("description"),
+        clear_description="description" in data and data["description"] is None,
+        enabled=data.get("enabled"),
+    )
+    with _found(webhook_id):
+        try:
+            row = webhooks().update(caller.account_id, webhook_id[:40], changes)
+        except UnsafeWebhookUrl as error:
+            raise ApiProblem(422, "unsafe_webhook_url", str(error)) from None
+    return reply(endpoint_json(row))
 
 
 @bp.delete("/<webhook_id>")
@@ -105,6 +131,7 @@ def endpoint_json(row: EndpointRow) -> dict[str, Any]:
         "created": iso_time(row.created_ms),
         "failing_since": iso_time(row.failing_since_ms) if row.failing_since_ms else None,
         "disabled": iso_time(row.disabled_ms) if row.disabled_ms else None,
+        "enabled": row.disabled_ms is None,
         "disabled_reason": row.disabled_reason,
     }
 

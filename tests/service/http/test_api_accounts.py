@@ -14,9 +14,9 @@ import sqlalchemy as sa
 from flask import Flask
 
 from service.http.app import create_app
-from service.settings import RateLimit, Settings
+from service.settings import Settings
 from service.store.database import create_engine
-from tests.service.api_helpers import ApiClient, problem
+from tests.service.api_helpers import ApiClient, problem, steady
 
 
 def account(api: ApiClient, name: str = "Ada") -> str:
@@ -151,7 +151,7 @@ def test_a_deleted_account_keeps_its_games_records_under_a_replaced_name(api: Ap
 
 @pytest.fixture
 def guarded(settings: Settings) -> Iterator[ApiClient]:
-    app = create_app(dataclasses.replace(settings, rate_guess=RateLimit(3, 60)))
+    app = create_app(dataclasses.replace(settings, rate_guess=steady(3)))
     yield ApiClient(app.test_client())
     app.extensions["risk"].archive.engine.dispose()
 

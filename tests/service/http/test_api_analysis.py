@@ -68,6 +68,7 @@ def test_a_running_game_is_neither_analysed_nor_forked(
     version = service.load(game).version
     problem(api.post(f"/v1/games/{game}/analysis", json={"depth": 1}), 409, "game_running")
     problem(api.get(f"/v1/games/{game}/analysis"), 409, "game_running")
+    problem(api.get(f"/v1/games/{game}/analyses"), 409, "game_running")
     seats = [{"kind": "bot", "bot": "random"}] * 3
     fork = api.post(f"/v1/games/{game}/fork", json={"version": 100, "seats": seats})
     problem(fork, 409, "game_running")
@@ -80,17 +81,26 @@ def test_an_analysis_is_queued_once_run_by_a_worker_and_kept(
     game, _ = api.create(SEATS)
     play(service, game)
     path = f"/v1/games/{game}/analysis"
+    listed = lambda: api.get(f"/v1/games/{game}/analyses")  # noqa: E731
     problem(api.get(path, query_string={"depth": 1}), 404, "analysis_not_found")
+    assert listed().status_code == 200 and listed().json["analyses"] == []  # (issue 51)
     first = api.post(path, json={"depth": 1})
     again = api.post(path, json={"depth": 1})
     assert first.status_code == again.status_code == 202
     assert first.json["status"] == "queued" and first.json["head"] == again.json["head"]
+    assert [a["status"] for a in listed().json["analyses"]] == ["queued"]
     risk = app.extensions["risk"]
     assert queue(risk.queue_redis, risk.games.keys, ANALYSES_QUEUE).count == 1  # one job
     run_jobs(app, redis)
     done = api.get(path, query_string={"depth": 1})
     assert done.status_code == 200 and done.json["status"] == "done"
     assert done.json["done"] == done.json["total"] > 0
+    total = done.json["total"]
+    assert listed().json == {
+        "game_id": game,
+        "head": done.json["head"],
+        "analyses": [{"depth": 1, "status": "done", "done": total, "total": total}],
+    }
     # The same report as `risk analyse RECORD --depth 1` gives offline.
     record = parse_record(api.get(f"/v1/games/{game}/record").get_data(as_text=True))
     envelopes = [envelope_from_dict(e.envelope()) for e in record.entries]

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from service.http.app import create_app
-from service.settings import Settings
+from service.settings import RateLimit, Settings
 from tests.service.api_helpers import SPEC
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -46,8 +46,15 @@ ADMIN = "admin-secret"  # as in the settings fixture
 
 @pytest.fixture
 def fuzzed_app(settings: Settings, redis: Any) -> Flask:
+    # Unknown challenge and seek ids count as guessed tokens per address (issue 49): the
+    # fuzz sends hundreds from one address, so that limit is off here (it has its own
+    # test, tests/service/http/test_api_challenges.py).
     quick = dataclasses.replace(
-        settings, max_wait_seconds=0.05, sse_keepalive_seconds=0.05, sse_max_seconds=0.1
+        settings,
+        max_wait_seconds=0.05,
+        sse_keepalive_seconds=0.05,
+        sse_max_seconds=0.1,
+        rate_guess=RateLimit(0, 1),
     )
     return create_app(quick)
 
@@ -86,6 +93,13 @@ CONFIG = SchemathesisConfig.from_dict(
                 "include-operation-id": "createTournament",
                 "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400"]}},
             },
+            # A rated challenge needs an account token (issue 49: ratings are an
+            # account's), a dependency between the caller and the body JSON Schema cannot
+            # express: 400 rated_needs_account.
+            {
+                "include-operation-id": "createChallenge",
+                "checks": {"positive_data_acceptance": {"expected-statuses": [*PLAYING, "400"]}},
+            },
             # The history's `result` is the named player's (issue 48): without `player`
             # it is refused, a dependency between parameters JSON Schema cannot express.
             {
@@ -94,6 +108,12 @@ CONFIG = SchemathesisConfig.from_dict(
             },
             {
                 "include-operation-id": "exportGames",
+                "checks": {"positive_data_acceptance": {"expected-statuses": [*PLAYING, "400"]}},
+            },
+            # A seek's mode and seat count must fit together, and a rated one needs an
+            # account (issue 49): what JSON Schema cannot express.
+            {
+                "include-operation-id": "joinPairing",
                 "checks": {"positive_data_acceptance": {"expected-statuses": [*PLAYING, "400"]}},
             },
             # Any bytes are a string on the wire, so a "wrongly typed" record is still a

@@ -189,6 +189,10 @@ def test_the_clock_is_stored_and_shown(api: ApiClient, service: GameService) -> 
     assert service.lobby.get(game).clock == clock
     default = api.create(3, clock={"turn_seconds": 30})[0]
     assert service.lobby.get(default).clock == {"turn_seconds": 30, "on_timeout": "bot"}
+    # The view says it too, so a finished game's page asks for the same in a rematch
+    # (issue 51); a game without a clock has none.
+    assert api.get(f"/v1/games/{game}").json["clock"] == clock
+    assert "clock" not in api.get(f"/v1/games/{api.create(3)[0]}").json
 
 
 def test_unknown_games_are_404(api: ApiClient) -> None:

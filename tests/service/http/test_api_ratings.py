@@ -32,7 +32,7 @@ def test_a_rated_game_changes_both_ratings_and_the_leaderboard_lists_both(api: A
     rating = ada["ratings"]["two_player"]
     assert rating["games"] == 1 and rating["provisional"] is True
     assert rating["mu"] < 25  # lost to the bot
-    assert ada["history"] == "/v1/games?player=Ada"
+    assert ada["history"] == "/v1/games?player=acct:Ada"
     bot = api.get("/v1/players/bot-easy").json
     assert bot["kind"] == "bot" and bot["level"] == "easy"
     assert bot["ratings"]["two_player"]["mu"] > 25

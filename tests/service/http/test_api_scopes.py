@@ -19,6 +19,7 @@ from tests.service.api_helpers import SPEC, ApiClient
 VALUES = {"game": "g0000000000000000", "tournament": "t0000000000000000", "name": "nobody"}
 VALUES |= {"token_id": "t0", "mode": "classic", "path": "index.html", "filename": "x"}
 VALUES |= {"webhook_id": "wh0", "delivery_id": "d0"}
+VALUES |= {"challenge_id": "ch_none", "seek_id": "pk_none"}  # issue 49
 
 
 def _routes(app: Flask) -> list[tuple[str, str, str]]:

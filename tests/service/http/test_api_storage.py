@@ -112,3 +112,76 @@ def test_metrics_count_the_keys_by_kind(api: ApiClient) -> None:
     metrics = api.get("/metrics").get_data(as_text=True)
     for kind in ("events", "meta", "info", "seats"):
         assert f'risk_redis_keys_by_kind{{kind="{kind}"}} 1' in metrics, metrics[-2000:]
+
+
+@pytest.fixture
+def agreed(settings: Settings, redis: redis_lib.Redis) -> Iterator[ApiClient]:
+    """Budgets of two stored games an account (RISK_STORED_GAMES_PER_TOKEN) and an
+    address; active games counted (a budget is kept only where they are)."""
+    app: Flask = create_app(
+        dataclasses.replace(
+            settings,
+            games_per_address=100,
+            stored_games_per_address=2,
+            stored_games_per_token=2,
+        )
+    )
+    yield ApiClient(app.test_client())
+    app.extensions["risk"].offload.close()
+    app.extensions["risk"].redis.close()
+    app.extensions["risk"].archive.engine.dispose()
+
+
+def new_account(api: ApiClient, name: str) -> str:
+    made = api.post("/v1/accounts", json={"name": name})
+    assert made.status_code == 201, made.json
+    token: str = made.json["token"]
+    return token
+
+
+def test_challenges_games_count_against_the_challengers_stored_games(agreed: ApiClient) -> None:
+    """Issue 49: a challenge's game is stored like a created one, on the challenger's
+    account's budget: checked when it challenges (the same 429 `storage_quota_exceeded`
+    as POST /v1/games), counted when the last seat is accepted, and never refused then
+    (a game everyone agreed to is made: both pending challenges' games are)."""
+    ada, bo = new_account(agreed, "Ada"), new_account(agreed, "Bo")
+    pending = []
+    for _ in range(3):  # pending challenges store no game: none is counted yet
+        made = agreed.post("/v1/challenges", json={"opponents": ["Bo"]}, token=ada)
+        assert made.status_code == 201, made.json
+        pending.append(made.json["challenge"]["id"])
+    for challenge_id in pending:  # the third game too: it was agreed to
+        answered = agreed.post(f"/v1/challenges/{challenge_id}/accept", token=bo)
+        assert answered.status_code == 200 and answered.json["game"], answered.json
+    refused = agreed.post("/v1/challenges", json={"open": True}, token=ada)
+    problem(refused, 429, "storage_quota_exceeded")
+    again = agreed.post("/v1/challenges", json={"opponents": ["Ada"]}, token=bo)
+    assert again.status_code == 201, again.json  # the budget is the challenger's only
+
+
+def test_quick_pairings_games_count_against_each_seekers_stored_games(agreed: ApiClient) -> None:
+    """Issue 49: a paired game is stored on each seeker's budget (its account's, or an
+    anonymous seeker's address's, once however many seekers it sent): two games, paired
+    with another seeker or filled with a bot when the wait is over, and the next seek is
+    refused as a creation over budget is."""
+    ada, bo = new_account(agreed, "Ada"), new_account(agreed, "Bo")
+    body = {"mode": "two_player", "rated": False}
+    for token in (ada, bo):
+        assert agreed.post("/v1/pairing", json=body, token=token).status_code == 201
+    alone = agreed.post("/v1/pairing", json=body | {"wait": 0}, token=ada)
+    assert alone.status_code == 201, alone.json
+    pairing = agreed.client.application.extensions["risk"].pairing
+    assert pairing.fill_due() == 1  # its wait is over: a bot takes the other seat
+    problem(agreed.post("/v1/pairing", json=body, token=ada), 429, "storage_quota_exceeded")
+    room = agreed.post("/v1/pairing", json=body, token=bo)  # Bo's one game: room for another
+    assert room.status_code == 201, room.json
+    assert agreed.call("DELETE", room.json["seek"]["url"]).status_code == 204
+    guests = [agreed.post("/v1/pairing", json=body | {"name": n}) for n in ("Gil", "Hal")]
+    assert [g.json["seek"]["status"] for g in guests] == ["waiting", "paired"]
+    assert agreed.post("/v1/pairing", json=body | {"name": "Ivy"}).status_code == 201
+    assert agreed.post("/v1/pairing", json=body | {"name": "Jo"}).status_code == 201  # paired
+    refused = agreed.post("/v1/pairing", json=body | {"name": "Kit"})
+    problem(refused, 429, "storage_quota_exceeded")
+    two = {"seats": [{"kind": "human"}] * 2, "mode": "two_player"}
+    created = agreed.post("/v1/games", json=two)
+    problem(created, 429, "storage_quota_exceeded")  # the address's budget is one budget

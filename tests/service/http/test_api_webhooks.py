@@ -4,6 +4,7 @@ challenge makes its `challenge.accepted` delivery."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -12,6 +13,8 @@ from flask import Flask
 from service.application.webhooks import WebhookSettings
 from tests.service.api_helpers import ApiClient, problem
 from tests.service.http.test_api_accounts import account, scoped
+from tests.webhook_receiver import receiver
+from workers.webhooks import Courier
 
 HOOK = "http://127.0.0.1:9/hooks/risk"
 
@@ -112,3 +115,125 @@ def test_a_challenge_makes_a_delivery_that_can_be_redelivered(api: ApiClient) ->
     assert again.status_code == 202 and again.json["id"] == delivery["id"]
     missing = api.post(f"/v1/webhooks/{hook['id']}/deliveries/msg_none/redeliver", token=owner)
     assert problem(missing, 404, "webhook_not_found")
+
+
+def test_patch_disables_enables_and_changes_an_endpoint(api: ApiClient, app: Flask) -> None:
+    """Issue 50: an endpoint disabled (here after a 410) comes back with
+    `PATCH {"enabled": true}`, its failure forgotten; url, events and description
+    change too, and a new URL is checked like a registered one."""
+    owner = account(api)
+    hook = register(api, owner, "challenge.accepted")
+    path = f"/v1/webhooks/{hook['id']}"
+    webhooks = app.extensions["risk"].webhooks
+    webhooks.store.disable(hook["id"], 1_000, "the receiver answered 410 Gone")
+    [listed] = api.get("/v1/webhooks", token=owner).json["webhooks"]
+    assert listed["enabled"] is False
+    assert listed["disabled_reason"] == "the receiver answered 410 Gone"
+    assert api.post("/v1/challenges", json={"bots": ["easy"]}, token=owner).status_code == 201
+    assert api.get(f"{path}/deliveries", token=owner).json["deliveries"] == []  # disabled
+
+    enabled = api.call("PATCH", path, json={"enabled": True}, token=owner)
+    assert enabled.status_code == 200, enabled.json
+    assert enabled.json["enabled"] is True
+    assert (enabled.json["disabled"], enabled.json["disabled_reason"]) == (None, None)
+    assert enabled.json["failing_since"] is None and "secret" not in enabled.json
+    assert api.post("/v1/challenges", json={"bots": ["easy"]}, token=owner).status_code == 201
+    [delivery] = api.get(f"{path}/deliveries", token=owner).json["deliveries"]
+    assert delivery["type"] == "challenge.accepted"
+
+    off = api.call("PATCH", path, json={"enabled": False}, token=owner).json
+    assert off["enabled"] is False and off["disabled_reason"] == "disabled by its owner"
+    changed = api.call(
+        "PATCH",
+        path,
+        json={"url": HOOK + "/v2", "events": ["game.finished"], "description": "v2"},
+        token=owner,
+    ).json
+    assert (changed["url"], changed["events"], changed["description"]) == (
+        HOOK + "/v2",
+        ["game.finished"],
+        "v2",
+    )
+    assert changed["enabled"] is False  # only `enabled` turns it on again
+    cleared = api.call("PATCH", path, json={"description": None}, token=owner).json
+    assert cleared["description"] is None and cleared["url"] == HOOK + "/v2"
+
+
+def test_patch_refuses_nothing_to_change_a_private_url_and_a_stranger(
+    api: ApiClient, app: Flask
+) -> None:
+    owner = account(api, "Ada")
+    hook = register(api, owner)
+    path = f"/v1/webhooks/{hook['id']}"
+    assert problem(api.call("PATCH", path, json={}, token=owner), 400, "invalid_body")
+    not_a_bool = api.call("PATCH", path, json={"enabled": "yes"}, token=owner)
+    assert problem(not_a_bool, 400, "invalid_body")
+    app.extensions["risk"].webhooks.settings = WebhookSettings()
+    private = api.call("PATCH", path, json={"url": "http://10.0.0.1/h"}, token=owner)
+    assert problem(private, 422, "unsafe_webhook_url")
+    other = account(api, "Bob")
+    stranger = api.call("PATCH", path, json={"enabled": False}, token=other)
+    assert problem(stranger, 404, "webhook_not_found")
+    [listed] = api.get("/v1/webhooks", token=owner).json["webhooks"]
+    assert (listed["url"], listed["enabled"]) == (HOOK, True)  # nothing changed
+
+
+def test_game_created_is_made_when_a_game_waiting_for_players_is_created(
+    api: ApiClient, app: Flask
+) -> None:
+    """Issue 50: `game.created` when the game is created, though it begins (and makes
+    `game.started`) only once its open seats are taken."""
+    owner = account(api)
+    hook = register(api, owner, "game.created", "game.started")
+    seats = [{"kind": "human"}, {"kind": "open"}]
+    made = api.post("/v1/games", json={"seats": seats, "mode": "two_player"}, token=owner)
+    assert made.status_code == 201, made.json
+    assert made.json["game"]["status"] == "open"
+    [delivery] = api.get(f"/v1/webhooks/{hook['id']}/deliveries", token=owner).json["deliveries"]
+    assert (delivery["type"], delivery["status"]) == ("game.created", "pending")
+    row = app.extensions["risk"].webhooks.store.delivery(delivery["id"])
+    payload = json.loads(row.payload)
+    assert payload["data"]["game_id"] == made.json["game"]["game_id"]
+    assert payload["data"]["seat"] == "p1"
+
+
+def test_an_account_that_creates_a_game_for_others_hears_of_it_without_a_seat(
+    api: ApiClient, app: Flask
+) -> None:
+    """Issue 50: a game the account created is its game though it took no seat (open
+    seats only): `game.created` at once, `seat` null; the game keeps its creator."""
+    owner = account(api)
+    hook = register(api, owner, "game.created")
+    seats = [{"kind": "open"}, {"kind": "open"}]
+    made = api.post("/v1/games", json={"seats": seats, "mode": "two_player"}, token=owner)
+    assert made.status_code == 201, made.json
+    game = made.json["game"]["game_id"]
+    assert made.json["tokens"] == {}  # no seat of the account's
+    [delivery] = api.get(f"/v1/webhooks/{hook['id']}/deliveries", token=owner).json["deliveries"]
+    row = app.extensions["risk"].webhooks.store.delivery(delivery["id"])
+    assert json.loads(row.payload)["data"] == {
+        "game_id": game,
+        "seat": None,
+        "mode": "two_player",
+        "url": f"/v1/games/{game}",
+    }
+    me = api.get("/v1/account", token=owner).json["account"]["id"]
+    assert app.extensions["risk"].games.info(game).creator == me
+
+
+def test_deliveries_keep_at_most_1_kb_of_an_answer(api: ApiClient, app: Flask) -> None:
+    """Issue 50: the deliveries list shows the receiver's answer, never more than 1 KB
+    of it (here a 5,000-byte body)."""
+    owner = account(api)
+    body = ("x" * 1000 + "y" * 4000).encode()
+    with receiver((500, {}, 0.0, body)) as hook:
+        made = api.post(
+            "/v1/webhooks", json={"url": hook.url, "events": ["challenge.accepted"]}, token=owner
+        ).json
+        assert api.post("/v1/challenges", json={"bots": ["easy"]}, token=owner).status_code == 201
+        path = f"/v1/webhooks/{made['id']}/deliveries"
+        [pending] = api.get(path, token=owner).json["deliveries"]
+        assert Courier(app.extensions["risk"].webhooks).deliver(pending["id"]) == "retry"
+    [delivery] = api.get(path, token=owner).json["deliveries"]
+    assert delivery["response_code"] == 500
+    assert delivery["response"] == "x" * 1000 + "y" * 24  # the first 1,024 bytes

@@ -57,7 +57,7 @@ def test_a_bad_seat_names_the_field_and_the_fault(api: ApiClient) -> None:
 def test_bot_seats_have_names_in_the_create_answer(api: ApiClient) -> None:
     created = api.post("/v1/games", json={"seats": [{"kind": "human"}, BOT, BOT]}).get_json()
     names = [seat["name"] for seat in created["game"]["seats"]]
-    assert names == ["Player 1", "random bot (p2)", "random bot (p3)"]
+    assert names == ["Player 1", "Random bot 2", "Random bot 3"]
     view = api.get(f"/v1/games/{created['game']['game_id']}").get_json()
     assert [seat["name"] for seat in view["seats"]] == names
 

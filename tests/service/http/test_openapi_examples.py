@@ -40,19 +40,25 @@ NO_RESPONSE_EXAMPLE = {
     "docsUiFile",
     "lobbyPage",
     "gamePage",
+    "accountPage",
+    "playPage",
+    "playerPage",
+    "leaderboardsPage",
     "boardFile",
     "streamTournament",
     "deleteGame",
     "deleteAccount",  # 204: no body (issue 49)
     "revokeToken",
     "deleteWebhook",  # 204 (issue 50)
+    "cancelChallenge",  # 204 (issue 49)
+    "leavePairing",
 }
 # Swagger UI's own file names: schemathesis sends a parameter's example, and Flask's
 # test client then leaves the file it served open (a ResourceWarning fails the fuzz).
 NO_PARAMETER_EXAMPLE = {"docsUiFile"}
 # Operations on finished games only (issue 37): the example game is running, so the
 # real server must refuse them with 409 `game_running`.
-FINISHED_GAMES_ONLY = {"startAnalysis", "getAnalysis", "forkGame"}
+FINISHED_GAMES_ONLY = {"startAnalysis", "getAnalysis", "listAnalyses", "forkGame"}
 ADMIN = "admin-token-for-the-examples"
 
 
@@ -312,8 +318,21 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
     )
     ids["delivery_id"] = answer["deliveries"][0]["id"]
 
+    # Challenges and the pairing queue (issue 49): Bo, whom the opponents example names;
+    # an open challenge of Ada's, which anyone may look at (the link); a seek to read
+    # and leave. Accepting, declining and withdrawing need a challenge of their own each.
+    tokens["Bo"] = send(server, "POST", "/v1/accounts", {"name": "Bo"})[1]["token"]
+    status, answer = send(server, "POST", "/v1/challenges", {"open": True}, token=tokens["account"])
+    assert status == 201, answer
+    ids["challenge_id"] = answer["challenge"]["id"]
+    status, answer = send(server, "POST", "/v1/pairing", {"players": 4, "wait": 600})
+    assert status == 201, answer
+    ids["seek_id"] = answer["seek"]["id"]
+    answer_challenges(server, by_id, tokens)
+
     done = {"createGame", "createTournament", "joinGame", "sendCommand", "deleteGame"}
     done |= {"createAccount", "createToken", "deleteAccount", "createWebhook", "deleteWebhook"}
+    done |= {"acceptChallenge", "declineChallenge", "cancelChallenge"}
     done |= NO_PARAMETER_EXAMPLE
     for operation_id, (method, path, op_at) in by_id.items():
         if operation_id in done:
@@ -340,6 +359,28 @@ def test_every_example_request_is_taken_by_a_real_server(server: Stack) -> None:
     assert status == 204
     status, _ = send(server, "DELETE", "/v1/account", token=tokens["account"])
     assert status == 204
+
+
+def answer_challenges(
+    server: Stack, by_id: dict[str, tuple[str, str, str]], tokens: dict[str, str]
+) -> None:
+    """Each answer's example on a challenge of its own: someone without an account takes
+    an open seat of Ada's, Ada declines Bo's challenge, and withdraws one of hers."""
+    ada, bo = tokens["account"], tokens["Bo"]
+    cases = [
+        ("acceptChallenge", ada, {"open": True, "rated": False}, ""),
+        ("declineChallenge", bo, {"opponents": ["Ada"]}, ada),
+        ("cancelChallenge", ada, {"opponents": ["Bo"]}, ada),
+    ]
+    for operation_id, challenger, made, answerer in cases:
+        status, answer = send(server, "POST", "/v1/challenges", made, token=challenger)
+        assert status == 201, answer
+        method, path, op_at = by_id[operation_id]
+        url = url_of(path, op_at, {"challenge_id": answer["challenge"]["id"]})
+        for media, name, body in body_examples(op_at) or [("", "", None)]:
+            status, answer = send(server, method, url, body, media, token=answerer)
+            expected = min(s for s in at(op_at)["responses"] if s.startswith("2"))
+            assert str(status) == expected, (operation_id, name, status, answer)
 
 
 def offered_by_swagger_ui(url: str) -> Any:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from service.store.archive import Archive, ArchiveUnavailable, Filters, GameRow, RecordRow, SeatRow
-from service.store.database import create_engine
+from service.store.database import create_engine, migrate
 
 
 @pytest.fixture
@@ -135,3 +138,79 @@ def test_a_database_that_is_not_there_is_archive_unavailable(tmp_path: object) -
         assert Archive(engine, migrate_on_first_use=True).get("g1") is None  # migrates
     finally:
         engine.dispose()
+
+
+def test_the_records_still_to_archive_are_found_in_their_index(
+    archive: Archive, database_url: str
+) -> None:
+    """The projector's records process asks for finished games without a record many
+    times a second: a look-up in the partial index of exactly those (migration 0005),
+    which a newer summary of a recorded game never puts back."""
+    archive.write([game(f"g{n}", 10 - n) for n in range(4)], [record("g1")], 1)
+    archive.write([game("g9", 0, status="running")], [], 1)
+    assert archive.unrecorded(10) == ["g3", "g2", "g0"]  # the oldest end first
+    assert archive.unrecorded(1) == ["g3"]
+    archive.write([], [record("g3")], 2)
+    archive.write([game("g1", 9, version=99)], [], 3)  # a newer summary of a recorded game
+    assert archive.unrecorded(10) == ["g2", "g0"]
+    query = archive.unrecorded_query(16).compile(
+        archive.engine, compile_kwargs={"literal_binds": True}
+    )
+    with archive.engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if not sqlite:
+            connection.exec_driver_sql("SET enable_seqscan = off")  # a handful of rows
+        explain = "EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN "
+        plan = connection.exec_driver_sql(explain + str(query)).all()
+    assert "ix_archived_games_unrecorded" in " ".join(str(row) for row in plan)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_migration_0005_marks_the_games_already_recorded(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """An archive from before migration 0005: the games whose record it holds are
+    marked recorded, so only the others are looked for."""
+    with _database_at("0004_challenges", backend, tmp_path, request) as url:
+        engine = create_engine(url)
+        try:
+            with engine.begin() as connection:
+                for game_id in ("old1", "old2"):
+                    connection.execute(
+                        sa.text(
+                            "INSERT INTO archived_games (game_id, mode, board, status,"
+                            " created_ms, finished_ms, updated_ms, version, head, seat_count,"
+                            " info) VALUES (:g, 'classic', 'classic', 'finished', 1, 2, 2, 5,"
+                            " 'h', 0, '{}')"
+                        ),
+                        {"g": game_id},
+                    )
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO archived_records (game_id, record, events, size,"
+                        " archived_ms) VALUES ('old1', :r, 1, 1, 3)"
+                    ),
+                    {"r": b"x"},
+                )
+            migrate(url)
+            assert Archive(engine).unrecorded(10) == ["old2"]
+        finally:
+            engine.dispose()
+
+
+@contextmanager
+def _database_at(
+    revision: str, backend: str, folder: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / 'old.db'}"
+        migrate(url, revision)
+        yield url
+        return
+    from tests.sql import postgres_database, postgres_problem
+
+    problem = postgres_problem()
+    if problem:
+        pytest.skip(problem)
+    with postgres_database(revision) as url:
+        yield url

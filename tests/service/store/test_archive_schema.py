@@ -10,6 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 import service.store.account_tables
+import service.store.challenge_tables
 import service.store.webhook_tables  # noqa: F401  (issue 50)
 from service.store.archive_tables import metadata
 from service.store.database import create_engine, current_revision, migrate, newest_revision

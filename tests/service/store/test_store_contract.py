@@ -678,3 +678,18 @@ def test_a_private_record_replays_only_after_a_refusal(
     assert store._append(script_keys, args) == [b"ok", 2, 2, mine[-1].hash, 1]
     other = [args[0][:32] + b"pother", *args[1:]]
     assert store._append(script_keys, other) == [b"idempotency"]
+
+
+def test_ends_are_each_games_first_and_last_events_in_one_read(store: EventStore) -> None:
+    """What the archive's summaries read (issue 48): both ends of every stream asked
+    for, each with its chain link; a game without events is left out."""
+    grow(store, "long", 5, size=3)
+    grow(store, "short", 1)
+    ends = store.ends(["long", "missing", "short"])
+    assert set(ends) == {"long", "short"}
+    events = store.read("long")
+    assert ends["long"] == (events[0], events[-1])
+    assert ends["long"][1].prev == events[-2].hash  # the link to the one before
+    only = store.read("short")[0]
+    assert ends["short"] == (only, only) and only.prev == GENESIS
+    assert store.ends([]) == {}

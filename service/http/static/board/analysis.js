@@ -39,12 +39,42 @@ async function start() {
         ...DEPTHS.map((d) => el("option", { value: d, text: String(d), selected: d === 8 ? "" : null }))),
       " ", el("output", { id: "analysis-progress", "aria-live": "polite" })),
     el("div", { id: "analysis-result" }),
-    forkable(state.view) ? await forkForm() : null,
+    await forkForm(), // every mode's finished game may be forked (issue 53: Lord of the Rings too)
   );
   $("analyse-start").addEventListener("click", () => analyse("POST"));
-  $("analysis-depth").addEventListener("change", () => analyse("GET"));
+  $("analysis-depth").addEventListener("change", () => readKept());
   watchVersion();
-  analyse("GET"); // one kept already is shown at once
+  readKept(); // one kept already is shown at once
+}
+
+/**
+ * The analysis at the chosen depth where one is kept (the list says so first: a page that
+ * asked for one that is not there logged a 404 on every load, issue 51); on the first
+ * load, the depth of a kept one if the default has none.
+ */
+async function readKept(first = !state.listed) {
+  clearTimeout(state.poll);
+  let kept = [];
+  try {
+    kept = (await api(`${base}/analyses`)).analyses;
+  } catch { return; }
+  state.listed = true;
+  const select = $("analysis-depth");
+  const at = (depth) => kept.find((a) => a.depth === depth);
+  if (first && !at(Number(select.value))) {
+    const other = kept.find((a) => a.status === "done" && DEPTHS.includes(a.depth)) ?? kept.find((a) => DEPTHS.includes(a.depth));
+    if (other) select.value = String(other.depth);
+  }
+  if (at(Number(select.value))) return analyse("GET");
+  $("analysis-progress").textContent = `not analysed at depth ${select.value} yet`;
+  $("analysis-result").replaceChildren();
+  clearSlider();
+}
+
+function clearSlider() {
+  $("slider-marks")?.replaceChildren();
+  state.better = {};
+  drawBetter(Number($("map")?.dataset.version));
 }
 
 /** Ask for the analysis (POST) or read it (GET), then poll until it is done. */
@@ -189,11 +219,6 @@ function watchVersion() {
 }
 
 // ---------------------------------------------------------------- continue from here
-
-/** Whether any version of this game may be forked: a Lord of the Rings adventure pile may not. */
-function forkable(view) {
-  return (view.rules?.adventure_deck ?? "none") === "none";
-}
 
 /**
  * The version "continue from here" starts from when the replay was not moved off the end:

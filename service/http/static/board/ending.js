@@ -3,6 +3,7 @@
 // game goes on. One function draws it all (endingPanel), so a mode's `win_condition` from
 // /v1/modes, where the API gives one, is said here and nowhere else.
 import { api, el, seatName } from "/board/common.js";
+import { keepSeat } from "/board/seat.js";
 
 let modes = null; // /v1/modes, fetched once, only when a game has ended or a seat is out
 
@@ -132,6 +133,7 @@ export async function endingPanel(ctx) {
       parts.push(el("p", { class: "you", text: `${outWords(out, who)}${place ? ` You finished ${ordinal(place)} of ${view.seats.filter((s) => s.kind === "player").length}.` : ""}` }));
     }
     parts.push(el("p", { class: "muted", text: `The game: ${length(events, view)}.` }));
+    if (seat) parts.push(rematchButton(view, seat));
     if (document.getElementById("analysis")) parts.push(el("p", {}, el("a", { href: "#analysis", text: "The analysis and “continue from here” are below the board." })));
   } else {
     parts.push(el("h2", { text: out.how === "resigned" ? "You resigned" : "You are out" }));
@@ -142,6 +144,49 @@ export async function endingPanel(ctx) {
 
 function outWords(out, who) {
   if (!out) return "";
-  if (out.how === "resigned") return `You resigned in turn ${out.turn}.`;
-  return `You were eliminated by ${who(out.by)} in turn ${out.turn}.`;
+  const when = out.turn ? `in turn ${out.turn}` : "during the setup"; // (not "in turn 0")
+  if (out.how === "resigned") return `You resigned ${when}.`;
+  return `You were eliminated by ${who(out.by)} ${when}.`;
+}
+
+/**
+ * A rematch (issue 51): a new game of the same board, mode, rules and clock, with the same
+ * seats in the same order: this tab's seat played by its person again, each bot at its bot
+ * and level, and every other person's seat open, to be joined from the lobby (their tokens
+ * are theirs: this tab cannot hand them over). The body of ``POST /v1/games``.
+ */
+export function rematchRequest(view, seat) {
+  const players = view.seats.filter((s) => s.kind === "player");
+  const seats = players.map((s) => {
+    const team = s.team ? { team: s.team } : {};
+    if (s.controller === "bot") return { kind: "bot", ...(s.bot ? { bot: s.bot } : {}), ...(s.level ? { level: s.level } : {}), ...team };
+    if (s.id === seat) return { kind: "human", ...(s.name ? { name: s.name } : {}), ...team };
+    return { kind: "open", ...team };
+  });
+  const { variant, ...rules } = view.rules || {}; // (``variant``: the mode's old name)
+  void variant;
+  return { board: view.board, mode: view.mode, rules, seats, ...(view.clock ? { clock: view.clock } : {}) };
+}
+
+function rematchButton(view, seat) {
+  const error = el("p", { class: "error", role: "alert", id: "rematch-error" });
+  const others = view.seats.filter((s) => s.kind === "player" && s.controller !== "bot" && s.id !== seat).length;
+  const button = el("button", { type: "button", class: "primary", id: "rematch", text: "Rematch" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    error.textContent = "";
+    try {
+      // The game as it is now (a past state shown at the end carries no clock).
+      const now = await api(`/v1/games/${encodeURIComponent(view.game_id)}`).catch(() => view);
+      const made = await api("/v1/games", { method: "POST", body: rematchRequest(now, seat) });
+      const game = made.game.game_id;
+      keepSeat(game, seat, made.tokens[seat]);
+      location.assign(`/games/${encodeURIComponent(game)}`);
+    } catch (failure) {
+      error.textContent = `No rematch: ${failure.message}`;
+      button.disabled = false;
+    }
+  });
+  const note = others ? ` The other player${others > 1 ? "s'" : "'s"} seat${others > 1 ? "s are" : " is"} open: they join from the lobby.` : "";
+  return el("div", { class: "rematch" }, button, el("small", { class: "muted", text: ` A new game with the same seats and rules${view.seats.some((s) => s.controller === "bot") ? " (the bots at the same levels)" : ""}.${note}` }), error);
 }

@@ -39,6 +39,8 @@ export function actionWords(command, ctx) {
     case "end_phase": return endWords(ctx.view?.phase);
     case "pass_adventure": return "Pass: play no adventure card";
     case "play_adventure": return `Play ${ctx.cardName?.(command.adventure) ?? `card ${command.adventure}`}${command.target ? ` on ${at(command.target)}` : command.territory ? ` on ${at(command.territory)}` : ""}`;
+    case "claim_adventure": return `Fulfil the mission ${ctx.cardName?.(command.adventure) ?? `card ${command.adventure}`}${command.territory ? `: the armies on ${at(command.territory)}` : ""}`;
+    case "discard_adventure": return `Discard ${ctx.cardName?.(command.adventure) ?? `card ${command.adventure}`}`;
     case "place_leader": return `Put your leader on ${at(command.territory)}`;
     case "move_leader": return `Move your leader from ${at(command.source)} to ${at(command.target)}`;
     case "resign": return "Resign";

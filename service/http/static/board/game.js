@@ -2,13 +2,13 @@
 // Holds no rules: the map is the API's view, the choices are /legal-actions.
 import { ApiError, api, el, eventText, loadBoard, nameAdventures, seatName, seatStyles, svg } from "/board/common.js";
 import { boardLayout, drawMap, drawMoment, legend, loadShapes, paintMap, placeTokens } from "/board/map.js";
-import { PACES, Playback, momentAt, nextStep } from "/board/playback.js";
+import { PACES, Playback, momentAt, nextStep, waitingFor } from "/board/playback.js";
 import { actionForm, moveDefault } from "/board/forms.js";
 import { ATTACK_CHOICES, PER_CLICK, SHIFT_COUNT, clickPlan, loadSettings, saveSettings } from "/board/clicks.js";
 import { endingPanel } from "/board/ending.js";
 import { adventureName, renderHand } from "/board/hand.js";
 import { attentionControls, setTitle, yourMove } from "/board/attention.js";
-import { forgetSeat, keepSeat, linkShown, seatLink, seatOf } from "/board/seat.js";
+import { forgetSeat, keepSeat, linkable, linkShown, seatLink, seatOf } from "/board/seat.js";
 import { showWinCondition } from "/board/result.js";
 
 const gid = decodeURIComponent(location.pathname.split("/").pop());
@@ -107,7 +107,8 @@ function showSeat(view) {
   $("token-panel").hidden = true;
   $("you").textContent = `You play ${ownName(seatName(page.styles, mine.seat), mine.seat)}`;
   $("attention").replaceChildren(attentionControls());
-  if (!linkShown(gid)) {
+  // (a finished game's seat plays no more; an account's token is never put in a link)
+  if (view.phase !== "finished" && linkable(mine.token) && !linkShown(gid)) {
     const link = seatLink(gid, mine.seat, mine.token);
     const field = el("input", { type: "text", readonly: true, value: link, id: "seat-link", "aria-label": "your seat link", size: 30 });
     const copy = el("button", { type: "button", text: "Copy", onclick: () => {
@@ -121,7 +122,6 @@ function showSeat(view) {
       el("p", { text: "Your seat link opens this seat in any tab or on any device. It is shown once: keep it, and share it with nobody." }),
       field, " ", copy, " ", close));
   }
-  void view;
 }
 
 /** A seat's name said once: without the seat when the name holds it already, "you" as the seat. */
@@ -284,7 +284,7 @@ async function pastState(version) {
 function render(view) {
   page.styles = seatStyles(view.seats);
   paintMap(page.map, view.territories, page.styles);
-  drawMoment(page.map, momentAt(page.events, view.version), page.styles);
+  drawMoment(page.map, momentAt(page.events, view.version), page.styles, view.version);
   legend($("legend"), page.map, page.shapes, page.styles, { tokens: Boolean(view.mode_state?.fellowship) });
   const map = $("map");
   map.dataset.version = String(view.version);
@@ -707,14 +707,8 @@ function resignForm(resign) {
   return form;
 }
 
-/** Whom the game waits for, in words that read right when it is this tab's own seat. */
 function waitingWords(view) {
-  if (view?.phase === "finished" || view?.seats?.some((s) => s.id === mine?.seat && s.status !== "playing")) return ""; // (the ending panel says it)
-  const seat = view?.defender_to_choose || view?.current;
-  if (seat && seat === mine?.seat) return "Your move is on its way…";
-  const behind = page.playback?.behind() ?? 0;
-  if (behind) return `Other seats' moves are playing back (${behind} to go).`;
-  return `Waiting for ${seatName(page.styles, seat)}.`;
+  return waitingFor(view, mine?.seat, page.playback?.behind() ?? 0, (seat) => seatName(page.styles, seat));
 }
 
 /**
@@ -922,6 +916,7 @@ async function send(command, form) {
   } catch (failure) {
     $("play-error").textContent = failure instanceof ApiError && failure.problem?.code === "version_conflict" ? "The game moved on before your move arrived; here is where it is now." : `Refused: ${failure.message}`;
     accepted = false;
+    shownActions = ""; // the same actions may come back: drawn again, their buttons enabled
   }
   await loadEvents().catch(() => {});
   page.following = true;

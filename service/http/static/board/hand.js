@@ -8,7 +8,7 @@ export const SYMBOLS = { infantry: "♟", cavalry: "♞", artillery: "✹", crea
 // When each kind of adventure card may be played (the moments of riskcore/modes/adventure.py).
 const MOMENTS = {
   at_once: "at once, when drawn",
-  site: "a mission: at its site, in a battle or a manoeuvre",
+  site: "as a mission, in your battle or manoeuvre phase (the leader then stays there until your next turn)",
   turn_start: "at the start of your turn (reinforcements)",
   before_attack: "before one of your attacks",
   before_attack_stronghold: "before one of your attacks on a stronghold",
@@ -91,13 +91,21 @@ export function renderHand(box, ctx) {
   const mine = adventure?.hands?.[seat]?.adventure_hand;
   if (mine) {
     parts.push(el("h3", { text: "Your adventure cards" }));
+    const side = view.mode_state?.sides?.[seat];
     parts.push(mine.length ? el("ul", { class: "adventure-cards" }, mine.map((n) => {
       const card = adventure.catalogue[n];
-      return el("li", { "data-adventure": n }, el("strong", { text: card?.name || `card ${n}` }), ` — ${card?.text || ""} `, el("em", { text: `Played ${MOMENTS[card?.moment] || (card?.moment || "").replaceAll("_", " ")}.` }));
+      return el("li", { "data-adventure": n }, el("strong", { text: card?.name || `card ${n}` }), ` — ${card?.text || ""} `,
+        el("em", { text: `Played ${MOMENTS[card?.moment] || (card?.moment || "").replaceAll("_", " ")}.${pointWords(card, side)}` }));
     })) : el("p", { class: "muted", text: "none in hand" }));
   }
   box.replaceChildren(...parts);
   box.hidden = !parts.length;
+}
+
+/** What a card counts at the end (" Worth 1 point."), for the seat's side; nothing for 0. */
+export function pointWords(card, side) {
+  const points = card?.points?.[side] ?? Math.max(0, ...Object.values(card?.points || {}));
+  return points ? ` Worth ${points} point${points === 1 ? "" : "s"} at the end.` : "";
 }
 
 export function adventureName(view, n) {

@@ -1,8 +1,12 @@
-// The lobby: games by status, a form to start one, and a button to join an open seat.
+// The lobby: games by status, a form to start one, and a button to join an open seat;
+// the finished games are the archive's, with the history's filters (finished.js).
+// Signed in (signin.js), the seat you create or join is your account's (issue 49).
 import { api, el } from "/board/common.js";
+import { startFinished } from "/board/finished.js";
 import { heldGames, keepSeat } from "/board/seat.js";
+import { showWho, signedIn } from "/board/signin.js";
 
-const STATUSES = [["open", "Waiting for players"], ["running", "Running"], ["finished", "Finished"]];
+const STATUSES = [["open", "Waiting for players"], ["running", "Running"]];
 let meta = null;
 
 /** Seat tokens live in this browser's storage (seat.js), never in a URL sent to the server. */
@@ -35,7 +39,11 @@ async function start() {
   followMode();
   $("create").addEventListener("submit", create);
   $("token-play").addEventListener("submit", playWithToken);
-  await refresh();
+  showAccount();
+  const finished = startFinished().catch((failure) => { $("filters-error").textContent = failure.message; });
+  await Promise.all([refresh(), finished]);
+  // A linked search (/?player=Ada#finished): the browser scrolled there before the page grew.
+  if (location.hash === "#finished") $("finished").scrollIntoView();
   setInterval(refresh, 5000);
 }
 
@@ -149,6 +157,18 @@ function formBody() {
   return { board: $("board").value, mode: mode.name, seats, rules };
 }
 
+/** Signed in: say so, and name the seats you take after the account unless named. */
+function showAccount() {
+  showWho($("who"));
+  const account = signedIn();
+  if (!account) return;
+  const note = $("signed-in-note");
+  note.hidden = false;
+  note.textContent = `Signed in as ${account.name}: the seat you take is your account's, so the game is among your games.`;
+  $("play-a-bot").replaceChildren(el("a", { href: "/account", text: "Play a bot in one click" }), ", and your games, on your account's page.");
+  $("join-name").placeholder = account.name;
+}
+
 /** A game of this server played with a token from elsewhere (`risk dev`, another device). */
 async function playWithToken(event) {
   event.preventDefault();
@@ -169,7 +189,7 @@ async function create(event) {
   const error = document.getElementById("create-error");
   error.textContent = "";
   try {
-    const created = await api("/v1/games", { method: "POST", body: formBody() });
+    const created = await api("/v1/games", { method: "POST", body: formBody(), token: signedIn()?.token });
     const game = created.game.game_id;
     const mine = Object.entries(created.tokens || {});
     if (mine.length) keepToken(game, mine[0][0], mine[0][1]);
@@ -184,7 +204,8 @@ async function join(game) {
   error.textContent = "";
   const name = document.getElementById("join-name").value;
   try {
-    const joined = await api(`/v1/games/${game}/join`, { method: "POST", body: name.trim() ? { name: name.trim() } : {} });
+    const body = name.trim() ? { name: name.trim() } : {};
+    const joined = await api(`/v1/games/${game}/join`, { method: "POST", body, token: signedIn()?.token });
     keepToken(game, joined.seat, joined.token);
     location.assign(`/games/${game}`);
   } catch (failure) {

@@ -256,9 +256,11 @@ function escape(value) {
  * The last move on the map: ``moment`` is {kind, seat, source, target, count, battle,
  * conquered, eliminated, placed} (playback.js reads it from the events), or null.
  */
-export function drawMoment(map, moment, styles) {
+export function drawMoment(map, moment, styles, version = null) {
   const layer = map.overlay;
   layer.replaceChildren();
+  const fresh = version === null || version !== map.momentVersion; // (a redraw does not replay it)
+  map.momentVersion = version;
   for (const node of Object.values(map.nodes)) node.group.classList.remove("moved-from", "moved-to", "conquered", "placed", "carded");
   map.root.dataset.moment = moment ? moment.kind : "";
   if (!moment) return;
@@ -267,7 +269,11 @@ export function drawMoment(map, moment, styles) {
   if (from && to) {
     from.group.classList.add("moved-from");
     to.group.classList.add("moved-to");
-    layer.append(arrow(map, from.at, to.at, colour, moment.kind));
+    const line = arrow(map, from.at, to.at, colour, moment.kind);
+    layer.append(line);
+    if (moment.count && (moment.kind === "occupy" || moment.kind === "fortify") && fresh && !stillMotion()) {
+      layer.append(armiesMoving(line.querySelector(".arrow-line").getAttribute("d"), moment.count, colour));
+    }
   }
   for (const [id, count] of Object.entries(moment.placed || {})) {
     const node = map.nodes[id];
@@ -296,6 +302,28 @@ export function drawMoment(map, moment, styles) {
   } else if (moment.kind === "fortify" && to) {
     layer.append(callout(map, to.at[0], to.at[1] - BADGE - 12, `+${moment.count} from ${from ? from.name : "?"}`, "plus"));
   }
+}
+
+const MOTION_SECONDS = 0.9;
+
+/** The reader asked for less motion: the arrow alone says where the armies went. */
+function stillMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
+
+/**
+ * The moved armies as a badge travelling along the arrow, from the source to the target,
+ * then fading there (issue 51: "armies move along the arrow"). SMIL's animateMotion: the
+ * map's SVG clock drives it, so a test may pause it and set its time.
+ */
+function armiesMoving(path, count, colour) {
+  const motion = svg("animateMotion", { path, dur: `${MOTION_SECONDS}s`, fill: "freeze", begin: "indefinite", calcMode: "spline", keyTimes: "0;1", keySplines: ".4 0 .2 1" });
+  const badge = svg("g", { class: "armies-moving", "data-count": count, "aria-hidden": "true" },
+    svg("circle", { r: BADGE - 1, fill: colour, class: "moving-disc" }),
+    svg("text", { y: 4.5, "text-anchor": "middle", class: "moving-count" }, text(count)),
+    motion);
+  queueMicrotask(() => motion.beginElement?.()); // (once in the document)
+  return badge;
 }
 
 /** A curved arrow from badge to badge in the mover's colour, over a dark casing. */

@@ -97,6 +97,21 @@ function apply(moment, e) {
 
 // ---------------------------------------------------------------- the live queue
 
+/**
+ * Whom the game waits for, in words that read right when it is this tab's own ``seat``
+ * (null: a spectator); ``behind``: the steps still to be played back; ``name``: a seat's
+ * name. Nothing once the game is over or the seat is out (the ending panel says it).
+ * Steps still to be played back come first: the version shown may be the seat's own last,
+ * where it is still "current" although the others have moved since (issue 51).
+ */
+export function waitingFor(view, seat, behind, name) {
+  if (view?.phase === "finished" || view?.seats?.some((s) => s.id === seat && s.status !== "playing")) return "";
+  if (behind) return `Other seats' moves are playing back (${behind} to go).`;
+  const waited = view?.defender_to_choose || view?.current;
+  if (waited && waited === seat) return "Your move is on its way…";
+  return `Waiting for ${name(waited)}.`;
+}
+
 export const PACES = { instant: 0, fast: 300, normal: 800, slow: 1600 };
 const MOST_BEHIND = 12; // steps: a longer backlog is skipped (it stays in the log)
 const DRAWING = "drawing"; // the timer's place while a paced step is being fetched

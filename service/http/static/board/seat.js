@@ -56,6 +56,13 @@ export function seatOf(game) {
   return stored()[game] || null;
 }
 
+/** Whether ``token`` may travel in a seat link: an anonymous seat's own token (``rsk_``) only.
+ * An account's token (``rac_``, or a sign-in's JWT) plays every seat of the account and more:
+ * it stays in this browser, never in a link. */
+export function linkable(token) {
+  return typeof token === "string" && token.startsWith("rsk_");
+}
+
 export function seatLink(game, seat, token) {
   return `${location.origin}/games/${encodeURIComponent(game)}#seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(token)}`;
 }
