@@ -91,6 +91,9 @@ class Spec:
     turn_seconds: int
     created_ms: int
     seed_commitment: str
+    # The account whose token created it: its games are that account's games
+    # (their webhooks reach it, as a game's creator's do: issue 50).
+    creator: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(
@@ -108,6 +111,7 @@ class Spec:
                 "turn_seconds": self.turn_seconds,
                 "created_ms": self.created_ms,
                 "seed_commitment": self.seed_commitment,
+                "creator": self.creator,
             },
             sort_keys=True,
         )
@@ -137,6 +141,7 @@ class Spec:
             data["turn_seconds"],
             data["created_ms"],
             data["seed_commitment"],
+            data.get("creator"),  # absent from tournaments made before it was kept
         )
 
 
@@ -180,8 +185,9 @@ class Tournaments:
         )
         return len(fixtures)
 
-    def create(self, request: Mapping[str, Any]) -> Created:
+    def create(self, request: Mapping[str, Any], creator: str | None = None) -> Created:
         """A new tournament from a ``CreateTournament`` body; its first games start now.
+        ``creator``: the account whose token created it (None: no account's).
 
         Everything is checked before anything is stored: TournamentError for
         bad entrants or format; the games' own setup (mode, board, rules, the
@@ -215,6 +221,7 @@ class Tournaments:
             turn_seconds=request["turn_seconds"],
             created_ms=int(self._clock() * 1000),
             seed_commitment=hashlib.sha256(seed).hexdigest(),
+            creator=creator,
         )
         tokens = {e.id: auth.new_token() for e in entrants if e.kind == "http"}
         hashes = {entrant: auth.hash_token(token) for entrant, token in tokens.items()}
@@ -307,6 +314,7 @@ class Tournaments:
             tournament=tournament_id,
             seed=fixture.seed,
             game_id=game_id,
+            creator=spec.creator,
         )
         return created.info.game_id
 

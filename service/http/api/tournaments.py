@@ -18,6 +18,7 @@ from service.application.game_types import Lru
 from service.application.quotas import GameQuotaExceeded
 from service.application.tournaments import TournamentError, TournamentNotFound, Tournaments
 from service.http.api.common import body, client_address, query, reply, services, token
+from service.http.api.guard import principal
 from service.http.api.lobby import game_creators, reserve_storage
 from service.http.problems import ApiProblem
 from service.http.schemas import CreateTournament, ListTournamentsQuery
@@ -37,6 +38,7 @@ def tournaments() -> Tournaments:
 def create_tournament() -> Response:
     """A new tournament; the response holds each HTTP entrant's token, shown only here."""
     creators = game_creators()  # 401/403 first when creation needs a token
+    caller = principal()  # an account's token: its tournament's games are its games
     data = body(_CREATE)
     quotas = services().quotas
     try:  # its games at once count against its creator's quota (service.application.quotas)
@@ -46,7 +48,7 @@ def create_tournament() -> Response:
     stored = None
     try:  # and every game of its schedule against its creator's storage budget
         stored = reserve_storage(creators, tournaments().games_in(data))
-        created = tournaments().create(data)
+        created = tournaments().create(data, None if caller is None else caller.account_id)
     except BaseException as error:
         quotas.cancel(ticket)
         if stored is not None:

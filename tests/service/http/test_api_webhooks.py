@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from flask import Flask
 
+from riskcore.model.state import FINISHED
 from service.application.webhooks import WebhookSettings
 from tests.service.api_helpers import ApiClient, problem
 from tests.service.http.test_api_accounts import account, scoped
@@ -219,6 +220,30 @@ def test_an_account_that_creates_a_game_for_others_hears_of_it_without_a_seat(
     }
     me = api.get("/v1/account", token=owner).json["account"]["id"]
     assert app.extensions["risk"].games.info(game).creator == me
+
+
+def test_the_games_of_an_accounts_tournament_are_its_games(api: ApiClient, app: Flask) -> None:
+    """Issue 50: a tournament an account created makes each of its games that account's
+    (the game's creator), so their webhooks reach it as those of a game it set up do;
+    the games started later, read back from the stored tournament, keep it too."""
+    owner = account(api)
+    me = api.get("/v1/account", token=owner).json["account"]["id"]
+    entrants = [{"level": "easy"}, {"bot": "heuristic"}, {"bot": "random"}]
+    body = {"entrants": entrants, "players": 3, "parallel": 1}
+    made = api.post("/v1/tournaments", json=body, token=owner)
+    assert made.status_code == 201, made.json
+    risk = app.extensions["risk"]
+    tournament = made.json["tournament"]["tournament_id"]
+    [first] = [g["game_id"] for g in made.json["tournament"]["games"] if g["game_id"]]
+    assert risk.games.info(first).creator == me
+    while (state := risk.games.load(first).state).phase != FINISHED:
+        risk.games.execute(first, state.current, {"type": "resign"})
+    risk.tournaments.advance(tournament)  # the next game, from the stored tournament
+    games = risk.tournaments.document(tournament)["games"]
+    started = [g["game_id"] for g in games if g["game_id"]]
+    assert len(started) == 2 and {risk.games.info(g).creator for g in started} == {me}
+    anonymous = api.post("/v1/tournaments", json=body).json["tournament"]["games"][0]["game_id"]
+    assert risk.games.info(anonymous).creator is None
 
 
 def test_deliveries_keep_at_most_1_kb_of_an_answer(api: ApiClient, app: Flask) -> None:
