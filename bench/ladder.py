@@ -6,7 +6,9 @@ of its lower level; game *i* plays seed ``ladder-<mode>-<i // players>``
 (``--seed`` names another prefix than ``ladder``) with the lone seat in
 seat ``i % players`` (p1, p2, ...), so every seed is played
 from every seat (paired: the same deals and dice streams for every seat
-order, and the same seeds for every pairing)::
+order, and the same seeds for every pairing). In the team game the upper
+level plays a whole team (both its seats) against a team of the lower
+level, the teams swapped every other game (an equal share is a half)::
 
     nice -n 10 .venv/bin/python bench/ladder.py classic --games 60
     nice -n 10 .venv/bin/python bench/ladder.py lotr --games 18 --pairings hard/medium
@@ -22,7 +24,7 @@ and ``hard`` levels think to a CPU budget, so their play depends on the
 machine and two runs differ; the seeds keep the deals and dice the same.
 
 Prints JSON: per pairing the lone seat's wins, the games, its share, the
-equal share (1 / players), the Wilson 95% interval of the share, the CPU
+equal share (1 / sides), the Wilson 95% interval of the share, the CPU
 seconds a turn (p50, p99) of each side's own turns, and the wall seconds.
 """
 
@@ -44,6 +46,7 @@ from riskcore.bots.base import Bot
 from riskcore.bots.levels import LEVELS, bot_for
 from riskcore.engine.legal import Action
 from riskcore.modes import mode_named
+from riskcore.modes.team import TeamGame
 from riskcore.simulate import play_game
 from riskcore.views.seatview import SeatView
 
@@ -93,22 +96,31 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def sides_of(mode: str, players: int) -> int:
+    """How many sides a game has: its teams in the team game, else its players."""
+    return 2 if isinstance(mode_named(mode), TeamGame) else players
+
+
 def play(job: tuple[str, int, str, str, int, dict[str, dict[str, Any]], str]) -> dict[str, Any]:
-    """One game: ``upper`` in seat ``lone`` (0-based), ``lower`` in the others."""
+    """One game: ``upper`` on side ``game % sides`` (a seat, or a team's seats:
+    seat *s* is on side ``s % sides``), ``lower`` on the others."""
     mode, players, upper, lower, game, kinds, label = job
-    lone = game % players
-    names = [upper if seat == lone else lower for seat in range(players)]
+    sides = sides_of(mode, players)
+    lone = game % sides
+    upper_seats = {seat for seat in range(players) if seat % sides == lone}
+    names = [upper if seat in upper_seats else lower for seat in range(players)]
     bots = [Timed(make(name, kinds)) for name in names]
-    seed = f"{label}-{mode}-{game // players}".encode()
+    seed = f"{label}-{mode}-{game // sides}".encode()
     result = play_game(bots, seed=seed, game_id=f"ladder-{game}", mode=mode)
-    lone_seat = f"p{lone + 1}"
-    won = lone_seat in result.winners or result.winner == lone_seat
+    winners = set(result.winners) | ({result.winner} if result.winner else set())
+    seats = [[name, f"p{seat + 1}" in winners] for seat, name in enumerate(names)]
     return {
-        "won": won,
-        "drawn": result.winner is None and not result.winners,
+        "won": any(won for seat, (_, won) in enumerate(seats) if seat in upper_seats),
+        "drawn": not winners,
         "turns": result.turns,
-        "upper": list(bots[lone].turns.values()),
-        "lower": [t for i, b in enumerate(bots) if i != lone for t in b.turns.values()],
+        "seats": seats,  # [level, won] a seat, for ratings (bench/level_ratings.py)
+        "upper": [t for i in sorted(upper_seats) for t in bots[i].turns.values()],
+        "lower": [t for i, b in enumerate(bots) if i not in upper_seats for t in b.turns.values()],
     }
 
 
@@ -127,15 +139,18 @@ def pairing(
     workers: int,
     seconds: float | None,
     label: str = "ladder",
+    keep: bool = False,
 ) -> dict[str, Any]:
+    """The pairing's games and figures (``keep``: each game's seats too, as ``played``)."""
     started = time.monotonic()
+    sides = sides_of(mode, players)
     results: list[dict[str, Any]] = []
     jobs = [(mode, players, upper, lower, game, kinds, label) for game in range(games)]
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
     try:
         # A rotation at a time, so a stop at --seconds leaves whole rotations.
-        for first in range(0, games, players):
-            rotation = jobs[first : first + players]
+        for first in range(0, games, sides):
+            rotation = jobs[first : first + sides]
             played = pool.map(play, rotation) if pool else map(play, rotation)
             results.extend(played)
             wins = sum(r["won"] for r in results)
@@ -150,13 +165,13 @@ def pairing(
     low, high = wilson(wins, played_games)
     upper_turns = [t for r in results for t in r["upper"]]
     lower_turns = [t for r in results for t in r["lower"]]
-    return {
-        "alone": upper,
-        "against": f"{players - 1} x {lower}",
+    report = {
+        "alone": upper if sides == players else f"a team of {players // sides} x {upper}",
+        "against": f"{players - players // sides} x {lower}",
         "games": played_games,
         "wins": wins,
         "share": round(wins / played_games, 3) if played_games else None,
-        "equal_share": round(1 / players, 3),
+        "equal_share": round(1 / sides, 3),
         "wilson95": [round(low, 3), round(high, 3)],
         "drawn": sum(r["drawn"] for r in results),
         "turns_p50": quantile([r["turns"] for r in results], 0.5),
@@ -172,6 +187,9 @@ def pairing(
         },
         "wall_s": round(time.monotonic() - started, 1),
     }
+    if keep:
+        report["played"] = [r["seats"] for r in results]
+    return report
 
 
 def main() -> None:
@@ -197,7 +215,8 @@ def main() -> None:
         unknown = [n for n in pair if n not in LEVELS and n not in kinds]
         if len(pair) != 2 or unknown:
             parser.error(f"a pairing is UPPER/LOWER of levels or --kind names: {'/'.join(pair)}")
-    games = -(-args.games // players) * players  # whole rotations
+    sides = sides_of(args.mode, players)
+    games = -(-args.games // sides) * sides  # whole rotations
     report = {
         "mode": args.mode,
         "players": players,
