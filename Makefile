@@ -44,12 +44,12 @@ lint: $(STAMP)
 # the registries this fails and those tests skip, naming `make clients-tools`.
 # The whole suite on the pure-Python build, then riskcore's tests (among them
 # tests/riskcore/test_compiled_build.py, byte-identical event streams) on the
-# compiled one.
+# compiled one. The 25 slowest tests are listed, to keep the suite short.
 test: $(STAMP) lint compiled
 	-@$(MAKE) --no-print-directory clients-tools
 	@REDIS_URL=$$(scripts/ensure-redis) && export REDIS_URL && \
 	echo "tests against $$REDIS_URL" && \
-	$(BIN)/pytest -n 2 $(PYTEST_ARGS) && \
+	$(BIN)/pytest -n 2 --durations=25 $(PYTEST_ARGS) && \
 	echo "riskcore's tests on the compiled build ($(COMPILED))" && \
 	$(COMPILED)/bin/pytest -n 2 tests/riskcore
 
