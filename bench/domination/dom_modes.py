@@ -141,6 +141,8 @@ def classes(arena: ModuleType) -> tuple[type, type, type]:
     class ModeSeat(arena.DominationSeat):  # type: ignore[name-defined,misc]
         """The arena's Domination seat, the neutrals shown as passive Java players."""
 
+        checked = False
+
         def ask(
             self,
             dstate: int,
@@ -182,6 +184,10 @@ def classes(arena: ModuleType) -> tuple[type, type, type]:
             )
             self.count(f"asked.{dstate}")
             reply = m.bridge.ask(line)
+            if not self.checked:  # which of Domination's AIs answered (once a game)
+                self.checked = True
+                playing = m.bridge.ask(f"ai {m.game_id} {self.idx}")
+                self.count(f"ai.{playing[3:] if playing.startswith('ai ') else 'unknown'}")
             if reply.startswith("cmd "):
                 return reply[4:].split()
             m.stats.add(self.kind, f"ai_error.state{dstate}")

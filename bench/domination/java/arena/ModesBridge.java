@@ -9,6 +9,7 @@ import java.lang.reflect.Field;
 
 import net.yura.domination.engine.RiskUtil;
 import net.yura.domination.engine.ai.AISubmissive;
+import net.yura.domination.engine.ai.AbstractAI;
 import net.yura.domination.engine.core.Continent;
 import net.yura.domination.engine.core.Country;
 import net.yura.domination.engine.core.Mission;
@@ -24,6 +25,10 @@ import net.yura.domination.engine.core.RiskGame;
  *       AIMission) and gives Java player SEAT that mission: TARGET is the Java player
  *       to destroy (-1: none), COUNTRIES and ARMIES the territory goal (0 0: none),
  *       C1..C3 continents by their 1-based place in the map (0: none, *: any)  -> "ok"
+ *
+ *   ai GID SEAT
+ *       the class of the AI that made Java player SEAT's last decision -> "ai " + its name
+ *       (AIMission once the game has missions, else AIDomination: a check)
  *
  * Every other line goes to DominationBridge.handle unchanged (new, map, border, decide,
  * end, ping). A two-player game needs no operation of its own: the neutral seats are
@@ -71,7 +76,13 @@ public final class ModesBridge {
             }
             String reply;
             try {
-                reply = line.startsWith("mission ") ? mission(line.split(" "), mode) : DominationBridge.handle(line);
+                if (line.startsWith("mission ")) {
+                    reply = mission(line.split(" "), mode);
+                } else if (line.startsWith("ai ")) {
+                    reply = "ai " + playing(line.split(" "));
+                } else {
+                    reply = DominationBridge.handle(line);
+                }
             } catch (Throwable t) {
                 StackTraceElement[] st = t.getStackTrace();
                 reply = "err " + t.getClass().getSimpleName() + ": " + String.valueOf(t.getMessage()).replace('\n', ' ')
@@ -80,6 +91,14 @@ public final class ModesBridge {
             out.println(reply);
             out.flush();
         }
+    }
+
+    static String playing(String[] tok) throws Exception {
+        DominationBridge.Game g = DominationBridge.GAMES.get(tok[1]);
+        Object ai = g.ais[Integer.parseInt(tok[2])];
+        if (ai == null) return "none";
+        Object current = DominationBridge.field(AbstractAI.class, "current").get(ai);
+        return current == null ? "none" : current.getClass().getSimpleName();
     }
 
     static String mission(String[] tok, Field mode) throws Exception {
