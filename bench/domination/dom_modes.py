@@ -24,8 +24,8 @@ the Java player of that seat and falls back to 24 territories, as our
 
 ``two_player``: the two players are Java players 0 and 1 in turn order, the
 two neutral seats Java players 2 and 3, "human" players that are never asked
-anything (passive). When a neutral defends against our seat, Domination's AI
-rolls its dice (our rule: the player not attacking). In the setup, a turn
+anything (passive). A neutral defends with the most dice allowed (our rules'
+default), so nobody is asked for its dice. In the setup, a turn
 places three of the player's own armies and one on each neutral: the AI
 places its own; a neutral's army goes to that neutral's territory with the
 most of the opponent's territories around it (ties by the seat's generator).
