@@ -63,7 +63,9 @@ from riskcore.modes import mode_named
 from riskcore.modes.missions import card_named, load_deck
 
 HERE = Path(__file__).resolve().parent
-SHARED = "/work/shared/arena/domination/dom_arena.py"
+# The shared arena beside the project's checkout (``RISK_DOM_ARENA`` or
+# ``--domination`` name another place).
+SHARED = str(HERE.parents[2] / "shared" / "arena" / "domination" / "dom_arena.py")
 MODES = ("secret_missions", "two_player", "classic")
 MISSION_DECK = "secret-missions"
 # Domination's destroy cards: when the target is the holder or was put out by
