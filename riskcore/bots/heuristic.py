@@ -334,7 +334,10 @@ class HeuristicPolicy:
         strongholds) or the one-die rule prices the win exactly. So does a
         seat with three times its rivals' armies (``Position.dominant``): a
         heuristic with 4,563 armies next to a rival's 391 never attacked, and
-        the game stalled."""
+        the game stalled. A dominant seat counts the armies of a neutral allied
+        with a rival as that rival's (they fight for it): one with 13,808 armies
+        next to such an ally's 710, the rival's last territory behind them,
+        never attacked either."""
         win, lost, killed = attack_odds(armies, pos.troops[target], stop)
         one_die = pos.view.rules.one_die_vs_one
         if bonus != (0, 0) or one_die:
@@ -346,8 +349,11 @@ class HeuristicPolicy:
                 defender_one_die_vs_one=one_die,
                 stop_at=stop,
             )
-        rival = (pos.duel() or pos.dominant()) and pos.owner[target] in pos.cards
-        kill = 1.0 if rival else self.params.kill_weight
+        holder = pos.owner[target]
+        rival = (pos.duel() or pos.dominant()) and holder in pos.cards
+        ally = pos.view.ally_of(holder) if holder and pos.view.is_neutral(holder) else None
+        shield = ally in pos.cards and not pos.is_friend(ally)  # a rival's ally
+        kill = 1.0 if rival or (shield and pos.dominant()) else self.params.kill_weight
         return win, win * value - lost + kill * killed
 
     # Attack -----------------------------------------------------------------

@@ -20,7 +20,7 @@ from riskcore.engine.legal import legal_actions
 from riskcore.engine.registry import mode_named
 from riskcore.errors import RuleOptionError
 from riskcore.model.options import RuleSet
-from riskcore.model.state import ATTACK, DEFEND, FINISHED, FORTIFY
+from riskcore.model.state import ATTACK, DEFEND, FINISHED, FORTIFY, REINFORCE
 from riskcore.modes.neutral_rules import (
     BRIBE,
     REINFORCE_ALLIES,
@@ -686,6 +686,37 @@ def test_a_side_walled_in_by_its_own_ally_attacks_through_it() -> None:
         game.body("p2", bot.choose(view, legal_actions(game.state, "p2"), rnd.Random(0)))
     body = bot.choose(View(game.state, "p2"), legal_actions(game.state, "p2"), rnd.Random(0))
     assert (body["type"], body["source"], body["target"]) == ("blitz", "siam", "indonesia")
+
+
+def test_a_dominant_side_attacks_the_opponents_ally_that_shields_it() -> None:
+    """An ally's armies fight for the player it is allied with: red (p2), with 160
+    armies in Indonesia and every territory but Australia, faces blue's (p1) ally
+    yellow (n1) in New Guinea and Western Australia (40 each), blue's last territory
+    behind them. A heuristic that counted each ally army it killed at half an army
+    (as an uninvolved neutral's) never attacked: a `hard` against `medium` game
+    (2026-12-07) ran 4,500 turns each without a winner, red's 13,808 armies in
+    Indonesia next to the ally's 710. Dominant, it counts them in full, as blue's
+    own, and attacks."""
+    owners = split({"p1": ["eastern_australia"], "n1": ["western_australia", "new_guinea"]}, "p2")
+    counts = {"eastern_australia": 20, "western_australia": 40, "new_guinea": 40, "indonesia": 160}
+    card = cards_with("cavalry")[0]
+    game = position(owners, counts, hands={"p1": [card]}, mode=MODE, first="p1", n=2)
+    bribe(game, "n1", card)
+    assert game.state.alliances["n1"] == "p1"
+    while game.current == "p1":  # blue places its armies at home and ends its turn
+        if game.state.phase == REINFORCE:
+            game.place_all("eastern_australia")
+        else:
+            game.do(cmd.EndPhase(seat="p1"))
+    bot = get_bot("heuristic")
+    rng = random.Random(0)
+    while game.state.phase != ATTACK:
+        game.body(
+            "p2", bot.choose(SeatView(game.state, "p2"), legal_actions(game.state, "p2"), rng)
+        )
+    body = bot.choose(SeatView(game.state, "p2"), legal_actions(game.state, "p2"), rng)
+    assert body["type"] == "blitz" and body["source"] == "indonesia", body
+    assert body["target"] in {"new_guinea", "western_australia"}
 
 
 def test_a_side_far_ahead_attacks_uninvolved_neutrals_unpriced() -> None:
