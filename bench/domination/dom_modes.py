@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import random
@@ -62,6 +61,11 @@ from riskcore.model.state import SETUP_PHASES, SETUP_PLACE
 from riskcore.modes import mode_named
 from riskcore.modes.missions import card_named, load_deck
 
+# bench/ is no package: the arena loader shared with win_data.py and arena_kinds.py
+# is imported from its folder.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from win_data import load_arena
+
 HERE = Path(__file__).resolve().parent
 # The shared arena beside the project's checkout (``RISK_DOM_ARENA`` or
 # ``--domination`` name another place).
@@ -71,17 +75,6 @@ MISSION_DECK = "secret-missions"
 # Domination's destroy cards: when the target is the holder or was put out by
 # another player, hold 24 territories (one army each), as our occupy_24 rule.
 DESTROY_FALLBACK = (24, 1)
-
-
-def load_arena(path: str) -> ModuleType:
-    """The shared arena's module, imported from its file (its folder is no package)."""
-    sys.path.insert(0, str(Path(path).parent))
-    spec = importlib.util.spec_from_file_location("dom_arena", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load the arena from {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # The mission table -------------------------------------------------------------
