@@ -38,7 +38,7 @@ it against the legal actions, so the bot only ever returns a listed action.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -716,8 +716,18 @@ def _defender_chooses(pos: Position, target: str) -> bool:
 
 def best_fortify(pos: Position) -> tuple[str, str, int] | None:
     """The move that brings most idle armies to where enemies press."""
-    dist = pos.distance_to_border()
     best: tuple[float, str, str, int] | None = None
+    for move in fortify_moves(pos):
+        if best is None or move[0] > best[0]:
+            best = move
+    return None if best is None else best[1:]
+
+
+def fortify_moves(pos: Position) -> Iterator[tuple[float, str, str, int]]:
+    """Every fortify worth making by the heuristic's measure, as (gain, source,
+    target, armies): idle armies towards the border, or a border's spare
+    armies to a border that enemies press harder than it is held."""
+    dist = pos.distance_to_border()
     connected = pos.view.rules.fortify == "connected"
     for source in pos.mine:
         spare = pos.troops[source] - 1
@@ -730,9 +740,8 @@ def best_fortify(pos: Position) -> tuple[str, str, int] | None:
                 continue
         for target in reach(pos, source, connected):
             gain = _fortify_gain(pos, dist, source, target, spare, from_border)
-            if gain > 0 and (best is None or gain > best[0]):
-                best = (gain, source, target, spare)
-    return None if best is None else best[1:]
+            if gain > 0:
+                yield gain, source, target, spare
 
 
 def _fortify_gain(

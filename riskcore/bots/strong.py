@@ -48,6 +48,7 @@ from riskcore.bots.heuristic import (
     Params,
     best_set,
     fallback,
+    fortify_moves,
     fronts,
     may_trade,
     mission_to_claim,
@@ -58,7 +59,15 @@ from riskcore.bots.win_model import MODELS, WinModel, chances
 from riskcore.engine.decide import execute
 from riskcore.engine.legal import Action, legal_actions
 from riskcore.errors import RiskError
-from riskcore.model.state import ATTACK, FINISHED, OCCUPY, REINFORCE, SETUP_CLAIM, State
+from riskcore.model.state import (
+    ATTACK,
+    FINISHED,
+    FORTIFY,
+    OCCUPY,
+    REINFORCE,
+    SETUP_CLAIM,
+    State,
+)
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.rules.cards import sets_in_hand
@@ -74,8 +83,11 @@ SETTLED = 2.0
 HUNT_WIN = 0.5
 
 
-# The phases whose decisions the search can weigh (``SearchConfig.searched``).
-SEARCHABLE = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY})
+# The phases whose decisions the search can weigh (``SearchConfig.searched``),
+# and those it weighs unless told which: the fortify is searched only when
+# named (``hard`` does), so the plain ``strong`` bot plays as it was measured.
+SEARCHABLE = frozenset({SETUP_CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY})
+SEARCHED_BY_DEFAULT = SEARCHABLE - {FORTIFY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +115,7 @@ class SearchConfig:
     place_candidates: int | None = None
     place_iterations: int | None = None
     # The phases whose decisions are searched (the others keep the heuristic's).
-    searched: frozenset[str] = SEARCHABLE
+    searched: frozenset[str] = SEARCHED_BY_DEFAULT
     horizon: int | None = None  # rivals' turns rolled out after its own (None: to its next turn)
     # Own turns a rollout plays past the next one (0: it ends where its next turn begins).
     rounds: int = 0
@@ -464,6 +476,8 @@ def candidates(
         others = occupy_options(view)
     elif phase == SETUP_CLAIM:
         others = claim_options(policy, view)
+    elif phase == FORTIFY and chosen["type"] in ("fortify", "end_phase"):
+        others = fortify_options(view)
     else:
         return [chosen]
     found = [chosen]
@@ -545,6 +559,26 @@ def claim_options(policy: HeuristicPolicy, view: SeatView) -> list[Body]:
     for territory in policy.ranked_claims(pos):
         best.setdefault(pos.info.group_of[territory], territory)
     return [{"type": "claim_territory", "territory": t} for t in best.values()]
+
+
+def fortify_options(view: SeatView) -> list[Body]:
+    """Not fortifying, and the heuristic's best fortifies to other borders.
+
+    The rollouts judge a fortify where it tells: they play the rivals' turns
+    that test the border it held or left thin, and end when this seat's next
+    turn begins. One move per target: moving to the same border from another
+    territory is the same plan.
+    """
+    if view.fortified_this_turn:
+        return []
+    pos = Position(view)
+    options: list[Body] = [{"type": "end_phase"}]
+    targets: set[str] = set()
+    for _, source, target, count in sorted(fortify_moves(pos), key=lambda m: -m[0]):
+        if target not in targets:
+            targets.add(target)
+            options.append({"type": "fortify", "source": source, "target": target, "count": count})
+    return options
 
 
 def occupy_options(view: SeatView) -> list[Body]:
@@ -679,18 +713,18 @@ def strong_bot(
                 f"confidence must be a number of standard errors, 0 or more: {confidence!r}"
             )
         config = replace(config, confidence=float(confidence))
-    if claims is not None:
-        if not isinstance(claims, bool):
-            raise ValueError(f"claims must be true or false: {claims!r}")
-        if not claims:
-            config = replace(config, searched=config.searched - {SETUP_CLAIM})
     if searched is not None:
         if isinstance(searched, str):
             raise ValueError(f"searched takes a list of phases, not {searched!r}")
         unknown = set(searched) - SEARCHABLE
         if unknown:
             raise ValueError(f"searched takes phases of {sorted(SEARCHABLE)}: {sorted(unknown)}")
-        config = replace(config, searched=config.searched & frozenset(searched))
+        config = replace(config, searched=frozenset(searched))
+    if claims is not None:
+        if not isinstance(claims, bool):
+            raise ValueError(f"claims must be true or false: {claims!r}")
+        if not claims:
+            config = replace(config, searched=config.searched - {SETUP_CLAIM})
     if place_share is not None:
         if (
             not isinstance(place_share, (int, float))

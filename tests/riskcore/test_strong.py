@@ -20,6 +20,7 @@ from riskcore.bots.strong import (
     candidates,
     claim,
     eliminations,
+    fortify_options,
     hunt_bases,
     hunt_options,
     score,
@@ -27,7 +28,7 @@ from riskcore.bots.strong import (
 from riskcore.engine.decide import execute, new_game
 from riskcore.engine.evolve import fold
 from riskcore.engine.legal import legal_actions
-from riskcore.model.state import ATTACK, OCCUPY, REINFORCE, SETUP_CLAIM, State
+from riskcore.model.state import ATTACK, FORTIFY, OCCUPY, REINFORCE, SETUP_CLAIM, State
 from riskcore.protocol.commands import command_from_dict
 from riskcore.protocol.dice import GameRng
 from riskcore.simulate import play_game
@@ -82,6 +83,48 @@ def test_only_the_phases_named_are_searched() -> None:
     play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"phases", game_id="ph")
     assert bot.spent.get(REINFORCE, 0) > 0
     assert bot.spent.get(ATTACK, 0) == 0 and bot.spent.get(OCCUPY, 0) == 0
+
+
+def _fortifying(seed: bytes) -> State:
+    """The first position of a heuristic game where the seat to move fortifies
+    and the heuristic would move armies (a decision with alternatives)."""
+    from riskcore.engine.evolve import apply
+
+    result = play_game([get_bot("heuristic") for _ in range(3)], seed=seed, game_id="fo")
+    state = fold(result.events[:1])
+    for event in result.events[1:]:
+        apply(state, event)
+        seat = state.current
+        if state.phase == FORTIFY and seat is not None:
+            chosen = HeuristicPolicy().body(SeatView(state, seat))
+            if chosen["type"] == "fortify":
+                return state
+    raise AssertionError("no fortify in the game")
+
+
+def test_the_fortify_is_searched_only_when_named() -> None:
+    """The alternatives to the heuristic's fortify are not moving and its best
+    moves to other borders, one a border; the plain ``strong`` bot keeps the
+    heuristic's fortify (``SEARCHED_BY_DEFAULT``), ``hard`` names the phase."""
+    state = _fortifying(b"fortify")
+    seat = state.current
+    assert seat is not None
+    view = SeatView(state, seat)
+    policy = HeuristicPolicy()
+    chosen = policy.body(view)
+    options = candidates(policy, view, chosen, SearchConfig(searched=frozenset({FORTIFY})))
+    assert options[0] == chosen and {"type": "end_phase"} in options
+    moves = [o for o in options if o["type"] == "fortify"]
+    assert len({m["target"] for m in moves}) == len(moves)
+    assert all(m in fortify_options(view) for m in options[1:])
+    assert candidates(policy, view, chosen, SearchConfig()) == [chosen]
+    assert FORTIFY in get_bot("strong", {"searched": ["fortify"]}).config.searched
+
+
+def test_a_searched_fortify_spends_rollouts() -> None:
+    bot = PhaseRollouts(SearchConfig(turn_rollouts=24, searched=frozenset({FORTIFY})))
+    play_game([bot, get_bot("heuristic"), get_bot("heuristic")], seed=b"phases", game_id="ph")
+    assert bot.spent.get(FORTIFY, 0) > 0 and bot.spent.get(REINFORCE, 0) == 0
 
 
 def test_rounds_play_a_rollout_past_the_next_own_turn() -> None:
@@ -334,7 +377,7 @@ def test_the_searched_phases_are_named() -> None:
         view
     )
     assert bot.budget.rollouts == 0
-    for wrong in (["fortify"], "attack"):
+    for wrong in (["defend"], "attack"):
         with pytest.raises(ValueError, match="searched"):
             get_bot("strong", {"searched": wrong})
 
