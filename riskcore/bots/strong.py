@@ -639,6 +639,7 @@ def strong_bot(
     claims: bool | None = None,
     searched: Sequence[str] | None = None,
     place_share: float | None = None,
+    params: Mapping[str, float] | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -660,7 +661,10 @@ def strong_bot(
     ``claims``: false takes the heuristic's claims unsearched. ``searched``: the
     phases whose decisions are searched, by name (``SEARCHABLE``; default all).
     ``place_share``: the part of a turn's rest the placing of reinforcements may
-    use (``SearchConfig.place_share``; default ``turn_share``).
+    use (``SearchConfig.place_share``; default ``turn_share``). ``params``: the
+    heuristic's numeric ``Params`` the bot itself plays with (its own seat in the
+    rollouts too); its rivals then play the plain heuristic in them unless
+    ``rivals`` says otherwise (a bot tuned to beat heuristics models them as such).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -733,11 +737,15 @@ def strong_bot(
         ):
             raise ValueError(f"place_share must be a number above 0 and at most 1: {place_share!r}")
         config = replace(config, place_share=float(place_share))
-    return StrongBot(config, rival_params=None if rivals is None else rival_params(rivals))
+    own = None if params is None else rival_params(params, "params")
+    if rivals is not None:
+        return StrongBot(config, own, rival_params(rivals))
+    return StrongBot(config, own, None if own is None else Params())
 
 
-def rival_params(numbers: Mapping[str, float]) -> Params:
-    """The heuristic's parameters from numeric fields named as in ``Params``."""
+def rival_params(numbers: Mapping[str, float], option: str = "rivals") -> Params:
+    """The heuristic's parameters from numeric fields named as in ``Params``
+    (``option``: the bot option that gave them, named in errors)."""
     # Numeric fields by their defaults' types (a compiled build keeps no annotations).
     defaults = {f.name: f.default for f in fields(Params)}
     chosen: dict[str, float] = {}
@@ -746,7 +754,7 @@ def rival_params(numbers: Mapping[str, float]) -> Params:
         numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not numeric or not number:
-            raise ValueError(f"rivals: {name!r} is not a numeric parameter of the heuristic")
+            raise ValueError(f"{option}: {name!r} is not a numeric parameter of the heuristic")
         chosen[name] = int(value) if isinstance(default, int) else float(value)
     return Params(**chosen)  # type: ignore[arg-type]
 

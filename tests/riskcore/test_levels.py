@@ -8,10 +8,10 @@ import json
 import pytest
 
 from riskcore.bots import Bot, get_bot
-from riskcore.bots.heuristic import HeuristicBot
+from riskcore.bots.heuristic import HeuristicBot, Params
 from riskcore.bots.levels import LEVELS, bot_for, resolve
 from riskcore.bots.strong import StrongBot
-from riskcore.model.state import OCCUPY, REINFORCE
+from riskcore.model.state import FORTIFY, OCCUPY, REINFORCE
 from riskcore.simulate import play_game
 
 
@@ -33,7 +33,11 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     # armies moved in: claims and attacks are the heuristic's ("Eighth round")
     for strong in (medium, hard):
         assert strong.config.trades and strong.config.confidence == 0.5
-        assert strong.config.searched == {REINFORCE, OCCUPY}
+    assert medium.config.searched == {REINFORCE, OCCUPY}
+    # issue 52: hard searches its fortify too (docs/bots.md, "What pays at hard");
+    # both play the plain heuristic
+    assert hard.config.searched == {REINFORCE, OCCUPY, FORTIFY}
+    assert hard.policy.params == medium.policy.params == Params()
     # medium's placing may take most of its turn's time ("Eighth round")
     assert medium.config.place_share == 0.7 and hard.config.place_share is None
 

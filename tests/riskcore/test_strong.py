@@ -455,6 +455,19 @@ def test_the_rivals_are_a_bot_option_of_numeric_heuristic_parameters() -> None:
             get_bot("strong", {"rivals": wrong})
 
 
+def test_the_bots_own_heuristic_parameters_are_an_option() -> None:
+    """``params``: the bot's own policy (its seat in the rollouts too); its rivals
+    then play the plain heuristic in them, unless ``rivals`` names theirs."""
+    bot = get_bot("strong", {"params": {"min_win": 0.5, "trade_at": 3}})
+    assert isinstance(bot, StrongBot)
+    assert bot.policy.params == Params(min_win=0.5, trade_at=3)
+    assert bot.rivals.params == Params()
+    both = get_bot("strong", {"params": {"min_win": 0.5}, "rivals": {"leader": 2}})
+    assert isinstance(both, StrongBot) and both.rivals.params == Params(leader=2.0)
+    with pytest.raises(ValueError, match="params"):
+        get_bot("strong", {"params": {"nonsense": 1}})
+
+
 def test_the_placing_share_of_a_turn_is_an_option() -> None:
     """``place_share``: the part of a turn's rest the placing may use (docs/bots.md,
     "Eighth round": ``medium`` takes 0.7)."""
