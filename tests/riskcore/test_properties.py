@@ -138,8 +138,11 @@ def test_random_legal_play_keeps_the_invariants(
         assert not any(w in game.state.out for w in winners)
     else:
         assert game.state.seats[winner].kind == "player" and winners == (winner,)
-    # The end is the mode's outcome of the final position.
-    outcome = game.state.mode.outcome(game.state)
+    # The end is the mode's outcome of the position it was decided in: the one before
+    # the finish, whose seat on turn a mission of conquests this turn counts for
+    # (the finish leaves no seat on turn).
+    decided = fold(game.events[:-1])
+    outcome = decided.mode.outcome(decided)
     assert outcome is not None
     assert (outcome.winner, outcome.reason) == (winner, game.state.finish_reason)
     if winner is None:
