@@ -659,7 +659,8 @@ def strong_bot(
     whoever looks strongest, as Domination's AIs do). ``confidence``: the
     standard errors by which an alternative must beat the heuristic's choice.
     ``claims``: false takes the heuristic's claims unsearched. ``searched``: the
-    phases whose decisions are searched, by name (``SEARCHABLE``; default all).
+    phases whose decisions are searched, by name (of ``SEARCHABLE``; default
+    ``SEARCHED_BY_DEFAULT``, every phase but the fortify).
     ``place_share``: the part of a turn's rest the placing of reinforcements may
     use (``SearchConfig.place_share``; default ``turn_share``). ``params``: the
     heuristic's numeric ``Params`` the bot itself plays with (its own seat in the
@@ -737,13 +738,15 @@ def strong_bot(
         ):
             raise ValueError(f"place_share must be a number above 0 and at most 1: {place_share!r}")
         config = replace(config, place_share=float(place_share))
-    own = None if params is None else rival_params(params, "params")
+    own = None if params is None else heuristic_params(params, "params")
     if rivals is not None:
-        return StrongBot(config, own, rival_params(rivals))
-    return StrongBot(config, own, None if own is None else Params())
+        others: Params | None = heuristic_params(rivals, "rivals")
+    else:  # a bot of its own parameters models its rivals as the plain heuristic
+        others = None if own is None else Params()
+    return StrongBot(config, own, others)
 
 
-def rival_params(numbers: Mapping[str, float], option: str = "rivals") -> Params:
+def heuristic_params(numbers: Mapping[str, float], option: str) -> Params:
     """The heuristic's parameters from numeric fields named as in ``Params``
     (``option``: the bot option that gave them, named in errors)."""
     # Numeric fields by their defaults' types (a compiled build keeps no annotations).

@@ -47,13 +47,17 @@ def test_a_decisions_part_of_the_turn_sets_its_rollouts() -> None:
     assert TurnBudget().iterations(per_turn, 4, 0.6, 64) == 24
 
 
-def test_placing_takes_its_own_number_of_candidates() -> None:
-    state = _placing(_midgame(b"clock"))
+def _heuristic_choice(state: State) -> tuple[SeatView, HeuristicPolicy, dict[str, Any]]:
+    """The seat to move's view, the heuristic, and the heuristic's choice there."""
     seat = state.current
     assert seat is not None
     view = SeatView(state, seat)
     policy = HeuristicPolicy()
-    chosen = policy.body(view)
+    return view, policy, policy.body(view)
+
+
+def test_placing_takes_its_own_number_of_candidates() -> None:
+    view, policy, chosen = _heuristic_choice(_placing(_midgame(b"clock")))
     assert chosen["type"] == "place_armies"
     three = candidates(policy, view, chosen, SearchConfig(place_candidates=None))
     four = candidates(policy, view, chosen, SearchConfig(place_candidates=4))
@@ -106,12 +110,7 @@ def test_the_fortify_is_searched_only_when_named() -> None:
     """The alternatives to the heuristic's fortify are not moving and its best
     moves to other borders, one a border; the plain ``strong`` bot keeps the
     heuristic's fortify (``SEARCHED_BY_DEFAULT``), ``hard`` names the phase."""
-    state = _fortifying(b"fortify")
-    seat = state.current
-    assert seat is not None
-    view = SeatView(state, seat)
-    policy = HeuristicPolicy()
-    chosen = policy.body(view)
+    view, policy, chosen = _heuristic_choice(_fortifying(b"fortify"))
     options = candidates(policy, view, chosen, SearchConfig(searched=frozenset({FORTIFY})))
     assert options[0] == chosen and {"type": "end_phase"} in options
     moves = [o for o in options if o["type"] == "fortify"]
@@ -275,11 +274,7 @@ def test_claim_options_are_the_heuristics_claim_and_one_a_continent() -> None:
     the options are free territories, the heuristic's first, at most one of each
     continent, so each is a different plan and not a neighbour of the same one."""
     state = _claiming(b"claim-options")
-    seat = state.current
-    assert seat is not None
-    view = SeatView(state, seat)
-    policy = HeuristicPolicy()
-    chosen = policy.body(view)
+    view, policy, chosen = _heuristic_choice(state)
     options = candidates(policy, view, chosen, SearchConfig())
     assert options[0] == chosen and len(options) == 6  # six continents, all free
     group_of = {t: g.name for g in state.board.groups for t in g.territories}
