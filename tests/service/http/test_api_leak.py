@@ -211,14 +211,19 @@ def test_nobody_sees_the_cards_another_seat_gave_a_neutral(
     settings: Settings, redis: Any, chunk: int
 ) -> None:
     """000_ed9208fe5525be2d.txt: "Lägg RISK-kortet med framsidan nedåt under motsvarande
-    kanon": twenty seeded games with active neutrals, every viewer, every response."""
+    kanon": twenty seeded games or more with active neutrals, every viewer, every response."""
     seeds = _seeds()
     app = create_app(settings, new_seed=lambda: next(seeds))
     tally: Counter[str] = Counter()
     per_chunk = NEUTRAL_GAMES // NEUTRAL_CHUNKS
-    for index in range(chunk * per_chunk, (chunk + 1) * per_chunk):
-        play_one(app, index, tally, ACTIVE_NEUTRALS)
-    assert tally["games"] == per_chunk and tally["revealed"] == per_chunk
+    # A game's dice follow its id, which the server draws at random, so a chunk's
+    # games differ from run to run; a bribe comes in about half of them. The chunk
+    # plays on (at most three times as many games) until one was seen, so the
+    # check below is never vacuous and never fails for want of a bribe.
+    indices = count(chunk * per_chunk * 3)
+    while tally["games"] < per_chunk or (not tally["own bribe"] and tally["games"] < 3 * per_chunk):
+        play_one(app, next(indices), tally, ACTIVE_NEUTRALS)
+    assert tally["games"] == tally["revealed"] >= per_chunk
     assert tally["own bribe"] > 0 and tally["hidden bribe"] > 0
     assert tally["documents"] > 500
 
