@@ -640,6 +640,7 @@ def strong_bot(
     searched: Sequence[str] | None = None,
     place_share: float | None = None,
     params: Mapping[str, float] | None = None,
+    candidates: int | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -666,6 +667,8 @@ def strong_bot(
     heuristic's numeric ``Params`` the bot itself plays with (its own seat in the
     rollouts too); its rivals then play the plain heuristic in them unless
     ``rivals`` says otherwise (a bot tuned to beat heuristics models them as such).
+    ``candidates``: the options a searched decision weighs, the heuristic's choice
+    among them (``SearchConfig.candidates``; 1 searches nothing).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -738,6 +741,8 @@ def strong_bot(
         ):
             raise ValueError(f"place_share must be a number above 0 and at most 1: {place_share!r}")
         config = replace(config, place_share=float(place_share))
+    if candidates is not None:
+        config = replace(config, candidates=_positive("candidates", candidates))
     own = None if params is None else heuristic_params(params, "params")
     if rivals is not None:
         others: Params | None = heuristic_params(rivals, "rivals")

@@ -67,6 +67,22 @@ def test_placing_takes_its_own_number_of_candidates() -> None:
     assert candidates(policy, view, chosen, only_attacks) == [chosen]
 
 
+def test_the_number_of_candidates_is_an_option() -> None:
+    """``candidates``: the options a searched decision weighs (a level with time to
+    spare may weigh more of the heuristic's runners-up); 1 searches nothing."""
+    view, policy, chosen = _heuristic_choice(_placing(_midgame(b"clock")))
+    five = get_bot("strong", {"candidates": 5})
+    assert isinstance(five, StrongBot) and five.config.candidates == 5
+    weighed = candidates(policy, view, chosen, five.config)
+    three = candidates(policy, view, chosen, SearchConfig())
+    assert len(weighed) > len(three) == 3 and weighed[:3] == three  # (this seat has 4 bases)
+    one = get_bot("strong", {"candidates": 1})
+    assert candidates(policy, view, chosen, one.config) == [chosen]  # type: ignore[attr-defined]
+    for wrong in (0, 2.5, "3", True):
+        with pytest.raises(ValueError, match="candidates"):
+            get_bot("strong", {"candidates": wrong})
+
+
 class PhaseRollouts(StrongBot):
     """Counts the rollouts spent on each phase's decisions."""
 
