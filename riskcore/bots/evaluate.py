@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from riskcore.bots import mission_progress
+from riskcore.bots import end_score, mission_progress
 from riskcore.model.state import State
 from riskcore.protocol.frozen import copied_by_constructor
 
@@ -25,6 +25,10 @@ class Weights:
     # The mission games: the score's share that is the progress along the seat's
     # own missions (``mission_progress``), the rest its share of the strength.
     mission: float = 0.0
+    # Games that end on points (Lord of the Rings): the score's share that is the
+    # seat's share of the points, at most this much, reached as the end nears
+    # (``end_score``: in proportion to the Fellowship's way along its path).
+    points: float = 0.0
 
 
 copied_by_constructor(Weights)  # the strong bot's weights go to worker processes
@@ -86,4 +90,10 @@ def evaluate(state: State, seat: str, weights: Weights = DEFAULT_WEIGHTS) -> flo
         done = mission_progress.progress(state, seat)
         if done is not None:
             return (1 - weights.mission) * share + weights.mission * done
+    if weights.points:
+        standing = end_score.standing(state, seat)
+        if standing is not None:
+            points, near = standing
+            part = weights.points * near
+            return (1 - part) * share + part * points
     return share

@@ -11,8 +11,9 @@ time per own turn (``turn_ms`` on the ``cpu`` clock: a loaded machine makes
 a turn take longer, not play weaker) and a cap on its rollouts, so a faster
 machine or engine buys a level more search but never more than its cap; both
 also search the timing of card trades and trust an alternative sooner
-(``SEARCH``), and search only where to place reinforcements and how many
-armies to move in: their claims and attacks are the heuristic's. Time-bound play is
+(``SEARCH``), and search where to place reinforcements and how many armies
+to move in (``hard`` its fortify as well: ``HARD_SEARCH``): their claims and
+attacks are the heuristic's. Time-bound play is
 not reproducible from the seed (how far a search gets depends on the
 machine); the record still verifies, since the commands chosen are the
 record. ``strong`` with no level is the strong bot on its iteration budget

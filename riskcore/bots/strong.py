@@ -389,13 +389,14 @@ def score(state: State, seat: str, config: SearchConfig) -> float:
     or the seat's chance by ``config.win_model`` (alone, not in the mission games)."""
     over = bool(state.winners) or state.winner is not None or not state.is_active(seat)
     model = config.win_model
-    if model is not None and not over and not state.seats[seat].team and not config.weights.mission:
+    goals = bool(config.weights.mission or config.weights.points)  # the mode's own, mixed in
+    if model is not None and not over and not state.seats[seat].team and not goals:
         return chances(state, model).get(seat, 0.0)
     power = config.power
     plain = power == 1.0 and config.versus == "all"
     if plain or state.winners or state.winner is not None or not state.is_active(seat):
         return evaluate(state, seat, config.weights)
-    if state.seats[seat].team or config.weights.mission:
+    if state.seats[seat].team or goals:
         return evaluate(state, seat, config.weights)
     values = {p: max(v, 0.0) ** power for p, v in strengths(state, config.weights).items()}
     rivals = [v for p, v in values.items() if p != seat]
@@ -641,6 +642,8 @@ def strong_bot(
     place_share: float | None = None,
     params: Mapping[str, float] | None = None,
     candidates: int | None = None,
+    mission: float | None = None,
+    points: float | None = None,
 ) -> StrongBot:
     """The strong bot with its options.
 
@@ -668,7 +671,12 @@ def strong_bot(
     rollouts too); its rivals then play the plain heuristic in them unless
     ``rivals`` says otherwise (a bot tuned to beat heuristics models them as such).
     ``candidates``: the options a searched decision weighs, the heuristic's choice
-    among them (``SearchConfig.candidates``; 1 searches nothing).
+    among them (``SearchConfig.candidates``; 1 searches nothing). ``mission``: the
+    share of a rollout's score that is the progress along the seat's own missions
+    (``Weights.mission``; 0, the default: its share of the strength alone).
+    ``points``: in a game that ends on points (Lord of the Rings), the most of the
+    score that is the seat's share of them, reached as the end nears
+    (``Weights.points``; 0, the default).
     """
     config = SearchConfig()
     if think_ms is not None:
@@ -743,6 +751,18 @@ def strong_bot(
         config = replace(config, place_share=float(place_share))
     if candidates is not None:
         config = replace(config, candidates=_positive("candidates", candidates))
+    if mission is not None:
+        if (
+            not isinstance(mission, (int, float))
+            or isinstance(mission, bool)
+            or not 0 <= mission <= 1
+        ):
+            raise ValueError(f"mission must be a number from 0 to 1: {mission!r}")
+        config = replace(config, weights=replace(config.weights, mission=float(mission)))
+    if points is not None:
+        if not isinstance(points, (int, float)) or isinstance(points, bool) or not 0 <= points <= 1:
+            raise ValueError(f"points must be a number from 0 to 1: {points!r}")
+        config = replace(config, weights=replace(config.weights, points=float(points)))
     own = None if params is None else heuristic_params(params, "params")
     if rivals is not None:
         others: Params | None = heuristic_params(rivals, "rivals")

@@ -83,6 +83,17 @@ def test_the_number_of_candidates_is_an_option() -> None:
             get_bot("strong", {"candidates": wrong})
 
 
+def test_the_missions_share_of_the_score_is_an_option() -> None:
+    """``mission``: the part of a rollout's score that is the seat's progress along its
+    own missions (``evaluate``, tested in test_mission_progress.py); off by default."""
+    bot = get_bot("strong", {"mission": 0.5})
+    assert isinstance(bot, StrongBot) and bot.config.weights.mission == 0.5
+    assert get_bot("strong").config.weights.mission == 0.0  # type: ignore[attr-defined]
+    for wrong in (-0.1, 1.5, "0.5", True):
+        with pytest.raises(ValueError, match="mission"):
+            get_bot("strong", {"mission": wrong})
+
+
 class PhaseRollouts(StrongBot):
     """Counts the rollouts spent on each phase's decisions."""
 
