@@ -54,10 +54,12 @@ def test_the_points_weigh_more_as_the_end_nears_and_only_where_a_game_ends_on_th
         share, near = found
         plain = evaluate(state, seat)
         assert evaluate(state, seat, weights) == pytest.approx((1 - near) * plain + near * share)
-    for state in _positions(b"end-classic", "classic")[:5]:
-        seat = state.order[0]
-        assert standing(state, seat) is None
-        assert evaluate(state, seat, weights) == evaluate(state, seat, DEFAULT_WEIGHTS)
+    # Regular Risk on the Middle-earth board has the path on its map but no scored end.
+    for mode in ("classic", "middle_earth"):
+        for state in _positions(b"end-" + mode.encode(), mode)[:5]:
+            seat = state.order[0]
+            assert standing(state, seat) is None
+            assert evaluate(state, seat, weights) == evaluate(state, seat, DEFAULT_WEIGHTS)
 
 
 def test_the_share_of_points_is_a_strong_bot_option() -> None:

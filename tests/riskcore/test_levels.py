@@ -38,6 +38,9 @@ def test_each_level_names_a_bot_that_takes_its_options() -> None:
     # both play the plain heuristic
     assert hard.config.searched == {REINFORCE, OCCUPY, FORTIFY}
     assert hard.policy.params == medium.policy.params == Params()
+    # and, where a game ends on points (Lord of the Rings), hard's rollouts score them
+    # as the end nears; medium's, the strength alone (docs/bots.md, "Levers at hard")
+    assert hard.config.weights.points == 1.0 and medium.config.weights.points == 0.0
     # medium's placing may take most of its turn's time ("Eighth round")
     assert medium.config.place_share == 0.7 and hard.config.place_share is None
 
