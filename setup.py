@@ -51,6 +51,7 @@ COMPILED = (
     "riskcore/bots/allies.py",
     "riskcore/bots/losses.py",
     "riskcore/bots/mission_progress.py",
+    "riskcore/bots/end_score.py",
     "riskcore/bots/adventure.py",
     "riskcore/simulate.py",
     "riskcore/model/state.py",  # every rule reads the state: native attributes

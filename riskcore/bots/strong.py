@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from riskcore.bots import end_score, mission_progress
 from riskcore.bots.base import register
 from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, strengths
 from riskcore.bots.features import Position
@@ -386,23 +387,31 @@ class StrongBot:
 
 def score(state: State, seat: str, config: SearchConfig) -> float:
     """``evaluate``, with the strengths raised to ``config.power`` (alone, not in teams),
-    or the seat's chance by ``config.win_model`` (alone, not in the mission games)."""
+    or the seat's chance by ``config.win_model`` (alone); where the mode's own goals
+    weigh in (``Weights.mission`` in a mission game, ``Weights.points`` in a game that
+    ends on points), ``evaluate`` alone, which mixes them in."""
     over = bool(state.winners) or state.winner is not None or not state.is_active(seat)
     model = config.win_model
-    goals = bool(config.weights.mission or config.weights.points)  # the mode's own, mixed in
-    if model is not None and not over and not state.seats[seat].team and not goals:
+    plain = config.power == 1.0 and config.versus == "all"
+    if over or (model is None and plain):
+        return evaluate(state, seat, config.weights)
+    if state.seats[seat].team or _mode_goals(state, seat, config.weights):
+        return evaluate(state, seat, config.weights)
+    if model is not None:
         return chances(state, model).get(seat, 0.0)
-    power = config.power
-    plain = power == 1.0 and config.versus == "all"
-    if plain or state.winners or state.winner is not None or not state.is_active(seat):
-        return evaluate(state, seat, config.weights)
-    if state.seats[seat].team or goals:
-        return evaluate(state, seat, config.weights)
-    values = {p: max(v, 0.0) ** power for p, v in strengths(state, config.weights).items()}
+    values = {p: max(v, 0.0) ** config.power for p, v in strengths(state, config.weights).items()}
     rivals = [v for p, v in values.items() if p != seat]
     against = max(rivals, default=0.0) if config.versus == "leader" else sum(rivals)
     total = values[seat] + against
     return values[seat] / total if total > 0 else 0.0
+
+
+def _mode_goals(state: State, seat: str, weights: Weights) -> bool:
+    """Whether ``evaluate`` mixes a goal of this game's mode into ``seat``'s score: a
+    weight set in a mode that has the goal (elsewhere the other scores stand)."""
+    if weights.mission and mission_progress.progress(state, seat) is not None:
+        return True
+    return bool(weights.points) and end_score.standing(state, seat) is not None
 
 
 def claim(state: State, seat: str) -> Body | None:

@@ -8,14 +8,19 @@ The strong bot mixes the seat's share of those points into its score as the end 
 
 from __future__ import annotations
 
+from dataclasses import replace
+from itertools import islice
+
 import pytest
 
 from riskcore.bots import get_bot
 from riskcore.bots.end_score import standing
 from riskcore.bots.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
+from riskcore.bots.strong import SearchConfig, score
+from riskcore.bots.win_model import MODELS
 from riskcore.engine.evolve import fold
 from riskcore.model.state import FINISHED, State
-from riskcore.simulate import play_game
+from riskcore.simulate import play_game, turn_starts
 
 
 def _positions(seed: bytes, mode: str = "lotr") -> list[State]:
@@ -45,6 +50,7 @@ def test_the_standing_is_the_share_of_the_points_and_the_fellowships_way() -> No
 
 def test_the_points_weigh_more_as_the_end_nears_and_only_where_a_game_ends_on_them() -> None:
     weights = Weights(points=1.0)
+    weighed = []
     for state in _positions(b"end-weigh"):
         if state.phase == FINISHED or state.current is None:
             continue
@@ -54,6 +60,8 @@ def test_the_points_weigh_more_as_the_end_nears_and_only_where_a_game_ends_on_th
         share, near = found
         plain = evaluate(state, seat)
         assert evaluate(state, seat, weights) == pytest.approx((1 - near) * plain + near * share)
+        weighed.append(near)
+    assert any(near > 0 for near in weighed) and min(weighed) == 0  # from the start on
     # Regular Risk on the Middle-earth board has the path on its map but no scored end.
     for mode in ("classic", "middle_earth"):
         for state in _positions(b"end-" + mode.encode(), mode)[:5]:
@@ -68,3 +76,15 @@ def test_the_share_of_points_is_a_strong_bot_option() -> None:
     for wrong in (-1, 2, "1", False):
         with pytest.raises(ValueError, match="points"):
             get_bot("strong", {"points": wrong})
+
+
+def test_where_no_game_ends_on_points_the_option_leaves_every_other_score_alone() -> None:
+    """``points`` in classic: the win model's chance and the powered share are scored as
+    without it (the mode has no points to mix in)."""
+    game = play_game([get_bot("random") for _ in range(3)], seed=b"end-other")
+    for state in islice(turn_starts(game), 3, 8):  # (one state, updated in place)
+        seat = state.current
+        assert seat is not None
+        for config in (SearchConfig(win_model=MODELS["classic"]), SearchConfig(power=2.0)):
+            with_points = replace(config, weights=Weights(points=1.0))
+            assert score(state, seat, with_points) == score(state, seat, config)

@@ -219,7 +219,8 @@ def test_nobody_sees_the_cards_another_seat_gave_a_neutral(
     # A game's dice follow its id, which the server draws at random, so a chunk's
     # games differ from run to run; a bribe comes in about half of them. The chunk
     # plays on (at most three times as many games) until one was seen, so the
-    # check below is never vacuous and never fails for want of a bribe.
+    # check below is never vacuous and (but for some thirty games without one)
+    # does not fail for want of a bribe.
     indices = count(chunk * per_chunk * 3)
     while tally["games"] < per_chunk or (not tally["own bribe"] and tally["games"] < 3 * per_chunk):
         play_one(app, next(indices), tally, ACTIVE_NEUTRALS)
