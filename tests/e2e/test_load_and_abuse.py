@@ -481,7 +481,7 @@ def test_a_worker_outlives_a_redis_kill_and_its_bot_games_move_again(
 ) -> None:
     """Redis (AOF, fsync always) killed with -9 while a worker plays an all-bot game,
     down for 2 s, started again: the same worker process plays the game on within
-    20 s (issue 36, item 4: the worker quit, 2 trials of 2, and the games stopped).
+    30 s (issue 36, item 4: the worker quit, 2 trials of 2, and the games stopped).
     Once the bots' claims took no search (the levels' ``claims: false``), the kill
     mostly meets a job between writes rather than mid-search: its game then moves
     again when the lease runs out and the relay's watchdog makes a new job, 10.0 s
@@ -508,6 +508,12 @@ def test_a_worker_outlives_a_redis_kill_and_its_bot_games_move_again(
                     break
                 time.sleep(0.1)
             assert back is not None, "the API did not read the game again"
-            waited = eventually(lambda: (game_version(stack, game) or 0) > back + 2, 20)
+            # 30 s: a CI run on the shared 2-core machine once saw more than 20 (the
+            # logs below say why, if it happens again past 30).
+            try:
+                waited = eventually(lambda: (game_version(stack, game) or 0) > back + 2, 30)
+            except AssertionError as late:
+                logs = {name: stack.log(name)[-2000:] for name in ("worker", "api")}
+                raise AssertionError(f"the game did not move again: {logs}") from late
             assert worker.poll() is None, stack.log("worker")[-3000:]
-            assert waited < 20
+            assert waited < 30
