@@ -717,9 +717,7 @@ def strong_bot(
             raise ValueError(f"versus must be one of {sorted(VERSUS)}: {versus!r}")
         config = replace(config, versus=versus)
     if race is not None:
-        if not isinstance(race, (int, float)) or isinstance(race, bool) or not 0 <= race <= 1:
-            raise ValueError(f"race must be a number from 0 to 1: {race!r}")
-        config = replace(config, race=float(race))
+        config = replace(config, race=_fraction("race", race))
     if score is not None and score != "share":
         if score not in MODELS:
             raise ValueError(f"score must be 'share' or one of {sorted(MODELS)}: {score!r}")
@@ -761,17 +759,12 @@ def strong_bot(
     if candidates is not None:
         config = replace(config, candidates=_positive("candidates", candidates))
     if mission is not None:
-        if (
-            not isinstance(mission, (int, float))
-            or isinstance(mission, bool)
-            or not 0 <= mission <= 1
-        ):
-            raise ValueError(f"mission must be a number from 0 to 1: {mission!r}")
-        config = replace(config, weights=replace(config.weights, mission=float(mission)))
+        weights = replace(config.weights, mission=_fraction("mission", mission))
+        config = replace(config, weights=weights)
     if points is not None:
-        if not isinstance(points, (int, float)) or isinstance(points, bool) or not 0 <= points <= 1:
-            raise ValueError(f"points must be a number from 0 to 1: {points!r}")
-        config = replace(config, weights=replace(config.weights, points=float(points)))
+        config = replace(
+            config, weights=replace(config.weights, points=_fraction("points", points))
+        )
     own = None if params is None else heuristic_params(params, "params")
     if rivals is not None:
         others: Params | None = heuristic_params(rivals, "rivals")
@@ -794,6 +787,12 @@ def heuristic_params(numbers: Mapping[str, float], option: str) -> Params:
             raise ValueError(f"{option}: {name!r} is not a numeric parameter of the heuristic")
         chosen[name] = int(value) if isinstance(default, int) else float(value)
     return Params(**chosen)  # type: ignore[arg-type]
+
+
+def _fraction(name: str, value: object) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number from 0 to 1: {value!r}")
+    return float(value)
 
 
 def _whole(name: str, value: object) -> int:
