@@ -122,9 +122,10 @@ def reads_from_the_archive(
 def test_history_pages_and_refuses_a_result_without_a_player(archived_app: Flask) -> None:
     api = ApiClient(archived_app.test_client())
     service = archived_app.extensions["risk"].games
-    games = [
-        service.create(seats=[SeatPlan("human") for _ in range(3)]).info.game_id for _ in range(5)
-    ]
+    created = [service.create(seats=[SeatPlan("human") for _ in range(3)]).info for _ in range(5)]
+    # Newest first, games created in the same millisecond by their ids (as the archive
+    # orders them), so the pages' order does not hang on the clock's resolution.
+    games = [i.game_id for i in sorted(created, key=lambda i: (i.created_ms, i.game_id))]
     project(archived_app)
     seen, cursor = [], None
     while True:
